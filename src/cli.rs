@@ -1,0 +1,235 @@
+//! Command-line arguments and the glue from them to the library.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use bloomlab::experiments::{Experiment, Outcome};
+use bloomlab::params::{Params, ValueList};
+use bloomlab::report::{self, Format, Table};
+use bloomlab::{HashScheme, Result};
+
+const EXPERIMENT_HELP: &str = "\
+Exit status: 0 when every check passes, 1 when a check fails (with --strict, the bits check
+of any row), 2 for bad input.
+
+The bits check: a row fails when its measured rate is more than 4 binomial standard errors
+from fill_measured^k, the prediction from the filter's own bits.";
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "bloomlab",
+    version,
+    about = "A laboratory for Bloom filters: measured false-positive rates beside every prediction",
+    after_help = "Examples:\n  bloomlab sweep-size\n  bloomlab sweep-k --bits-per-elem 10\n  bloomlab overfill --k 7,14 --format markdown\n  bloomlab seed-check --hash low-bits --m 32768 --k 4\n  bloomlab size --n 4000 --fpr 0.01"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Rate and fill against bits per key (the space), for one or several k.
+    #[command(after_help = format!("Examples:\n  bloomlab sweep-size\n  bloomlab sweep-size --k 4,6,8 --bits-per-key 2..16 --format csv --out curve.csv\n  bloomlab sweep-size --hash low-bits --m 32768 --k 4 --strict\n\n{EXPERIMENT_HELP}"))]
+    SweepSize(ExperimentArgs),
+    /// Rate against the number of hashes k at fixed space; marks (m/n) ln 2 and the minimum.
+    #[command(after_help = format!("Examples:\n  bloomlab sweep-k --bits-per-elem 10\n  bloomlab sweep-k --bits-per-elem 8,12 --k 1..20\n\n{EXPERIMENT_HELP}"))]
+    SweepK(ExperimentArgs),
+    /// A filter designed for --design-n keys receiving s times as many.
+    #[command(after_help = format!("Examples:\n  bloomlab overfill\n  bloomlab overfill --k 14 --factors 1,1.5,2\n\n{EXPERIMENT_HELP}"))]
+    Overfill(OverfillArgs),
+    /// Scale n and m together, then re-draw only the hash seed; prints a verdict.
+    #[command(after_help = format!("Examples:\n  bloomlab seed-check\n  bloomlab seed-check --hash low-bits --m 32768 --k 4\n\nTests (each at significance 0.001):\n  scale:     Cochran's Q of the rates, each with variance p(1-p)/q + (k p/f)^2 Var(fill),\n             against chi-square with S-1 degrees of freedom;\n  hash-seed: sum of z^2 of each count against its own fill^k, against chi-square with\n             S degrees of freedom, failing in either tail.\n\n{EXPERIMENT_HELP}"))]
+    SeedCheck(SeedCheckArgs),
+}
+
+#[derive(Args, Debug)]
+struct ExperimentArgs {
+    /// Number of inserted keys [1..=10^10]
+    #[arg(long, allow_hyphen_values = true)]
+    n: Option<u64>,
+    /// Bits per key: a number, a list (4,6,8) or a range (2..16, 2..16:2) [> 0, <= 10000]
+    #[arg(
+        long = "bits-per-elem",
+        visible_alias = "bits-per-key",
+        value_name = "LIST",
+        allow_hyphen_values = true
+    )]
+    bits_per_key: Option<String>,
+    /// Bits in the filter; overrides --bits-per-elem [1..=2^36]
+    #[arg(long, allow_hyphen_values = true)]
+    m: Option<u64>,
+    /// Number of hashes: a number, a list or a range [1..=64]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    k: Option<String>,
+    /// Absent-key queries per row [1..=10^10, default 60000]
+    #[arg(long, allow_hyphen_values = true)]
+    queries: Option<u64>,
+    /// Seed of the key generator [default 1]
+    #[arg(long, allow_hyphen_values = true)]
+    seed: Option<u64>,
+    /// Seed of the hash parameters [default 2]
+    #[arg(long, allow_hyphen_values = true)]
+    hash_seed: Option<u64>,
+    /// Hash family: multiply-shift (default), low-bits (flawed), double-hashing
+    #[arg(long, value_parser = parse_hash)]
+    hash: Option<HashScheme>,
+    /// Exit 1 when any row fails the bits check
+    #[arg(long)]
+    strict: bool,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+#[derive(Args, Debug)]
+struct OverfillArgs {
+    #[command(flatten)]
+    common: ExperimentArgs,
+    /// Keys the filter is designed for (m = design-n x bits per key) [default 4000]
+    #[arg(long, allow_hyphen_values = true)]
+    design_n: Option<u64>,
+    /// Overfill factors s: keys inserted = s x design-n [> 0, <= 100]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    factors: Option<String>,
+}
+
+#[derive(Args, Debug)]
+struct SeedCheckArgs {
+    #[command(flatten)]
+    common: ExperimentArgs,
+    /// Number of hash seeds for the re-seeding check [2..=1000, default 8]
+    #[arg(long, allow_hyphen_values = true)]
+    seeds: Option<u64>,
+    /// Factors by which n and m are scaled together [> 0, <= 1000]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    scales: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct OutputArgs {
+    /// Output format: table, csv, json, markdown
+    #[arg(long, default_value = "table", value_parser = parse_format)]
+    format: Format,
+    /// Write the output to FILE (atomically) instead of stdout
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// No progress bar
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+fn parse_hash(s: &str) -> std::result::Result<HashScheme, String> {
+    s.parse()
+}
+
+fn parse_format(s: &str) -> std::result::Result<Format, String> {
+    s.parse()
+}
+
+fn list(name: &'static str, text: &Option<String>) -> Result<Option<ValueList>> {
+    text.as_deref()
+        .map(|t| ValueList::parse(name, t))
+        .transpose()
+}
+
+impl ExperimentArgs {
+    fn params(&self) -> Result<Params> {
+        Ok(Params {
+            n: self.n,
+            bits_per_key: list("bits_per_key", &self.bits_per_key)?,
+            m: self.m,
+            k: list("k", &self.k)?,
+            queries: self.queries,
+            seed: self.seed,
+            hash_seed: self.hash_seed,
+            hash: self.hash,
+            ..Params::default()
+        })
+    }
+}
+
+/// A progress bar on stderr, drawn only when stderr is a terminal and not `--quiet`.
+pub fn progress_bar(quiet: bool) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(0);
+    if let Ok(style) = ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {pos}/{len} rows") {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
+}
+
+/// Prints or writes a table; notes go to stderr beside machine formats.
+pub fn emit(table: &Table, output: &OutputArgs) -> Result<()> {
+    let text = report::render(table, output.format)?;
+    match &output.out {
+        Some(path) => report::write_atomic(path, text.as_bytes())?,
+        None => print!("{text}"),
+    }
+    if output.format.is_machine() || output.out.is_some() {
+        for note in &table.notes {
+            eprintln!("{note}");
+        }
+    }
+    Ok(())
+}
+
+fn run_experiment(
+    experiment: Experiment,
+    params: &Params,
+    common: &ExperimentArgs,
+) -> Result<ExitCode> {
+    let bar = progress_bar(common.output.quiet);
+    bar.set_message(experiment.name());
+    let outcome: Outcome = experiment.run(params, &bar)?;
+    bar.finish_and_clear();
+    emit(&outcome.table()?, &common.output)?;
+    let mut failed = false;
+    let bits_failures = outcome.bits_failures();
+    if common.strict && !bits_failures.is_empty() {
+        eprintln!(
+            "bits check failed ({} rows; measured rate beyond 4 standard errors of fill^k):",
+            bits_failures.len()
+        );
+        for line in bits_failures {
+            eprintln!("  {line}");
+        }
+        failed = true;
+    }
+    for line in &outcome.failures {
+        eprintln!("check failed: {line}");
+        failed = true;
+    }
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+pub fn run(cli: Cli) -> Result<ExitCode> {
+    match cli.command {
+        Command::SweepSize(args) => run_experiment(Experiment::SweepSize, &args.params()?, &args),
+        Command::SweepK(args) => run_experiment(Experiment::SweepK, &args.params()?, &args),
+        Command::Overfill(args) => {
+            let params = Params {
+                design_n: args.design_n,
+                factors: list("factors", &args.factors)?,
+                ..args.common.params()?
+            };
+            run_experiment(Experiment::Overfill, &params, &args.common)
+        }
+        Command::SeedCheck(args) => {
+            let params = Params {
+                seeds: args.seeds,
+                scales: list("scales", &args.scales)?,
+                ..args.common.params()?
+            };
+            run_experiment(Experiment::SeedCheck, &params, &args.common)
+        }
+    }
+}

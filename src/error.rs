@@ -1,0 +1,70 @@
+//! Typed errors at the library boundary.
+
+use std::path::PathBuf;
+
+/// Everything the library can refuse or fail at.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A parameter outside its allowed range; `name` is the snake_case field name,
+    /// shown as the matching `--flag`.
+    #[error("{} {value}: {reason} (allowed: {allowed})", flag_name(name))]
+    InvalidParam {
+        name: &'static str,
+        value: String,
+        reason: String,
+        allowed: String,
+    },
+    /// An experiment definition that cannot be read or does not parse.
+    #[error("{}: {message}", path.display())]
+    Definition { path: PathBuf, message: String },
+    /// A file that could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A committed results file that does not match what the experiment produces.
+    #[error("{}: {message}", path.display())]
+    Results { path: PathBuf, message: String },
+    /// An output format or backend that cannot encode what was asked.
+    #[error("{0}")]
+    Output(String),
+}
+
+/// The command-line spelling of a parameter: `bits_per_key` → `--bits-per-key`.
+pub fn flag_name(name: &str) -> String {
+    format!("--{}", name.replace('_', "-"))
+}
+
+impl Error {
+    /// Shorthand for [`Error::InvalidParam`].
+    pub fn invalid(
+        name: &'static str,
+        value: impl ToString,
+        reason: impl Into<String>,
+        allowed: impl Into<String>,
+    ) -> Self {
+        Error::InvalidParam {
+            name,
+            value: value.to_string(),
+            reason: reason.into(),
+            allowed: allowed.into(),
+        }
+    }
+
+    /// True for errors caused by the caller's input (exit code 2 at the CLI).
+    pub fn is_usage(&self) -> bool {
+        matches!(self, Error::InvalidParam { .. } | Error::Definition { .. })
+    }
+
+    pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io {
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+/// Result alias for the library.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

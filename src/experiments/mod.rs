@@ -1,0 +1,197 @@
+//! The essay's experiments. Each turns [`Params`] into setups, measures them with the shared
+//! core, and returns typed rows; formatting is the reporter's job.
+
+pub mod overfill;
+pub mod seed_check;
+pub mod sweep_k;
+pub mod sweep_size;
+
+use std::fmt;
+use std::str::FromStr;
+
+use indicatif::ProgressBar;
+use rayon::prelude::*;
+
+use crate::error::Result;
+use crate::measure::{Measurement, Setup, measure};
+use crate::params::Params;
+use crate::report::{Cell, Column, Record, Table, col};
+
+/// The experiments by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Experiment {
+    SweepSize,
+    SweepK,
+    Overfill,
+    SeedCheck,
+}
+
+impl Experiment {
+    pub const ALL: [Experiment; 4] = [
+        Experiment::SweepSize,
+        Experiment::SweepK,
+        Experiment::Overfill,
+        Experiment::SeedCheck,
+    ];
+
+    /// The subcommand name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Experiment::SweepSize => "sweep-size",
+            Experiment::SweepK => "sweep-k",
+            Experiment::Overfill => "overfill",
+            Experiment::SeedCheck => "seed-check",
+        }
+    }
+
+    /// Runs the experiment; `progress` advances by one per measured row.
+    pub fn run(self, params: &Params, progress: &ProgressBar) -> Result<Outcome> {
+        match self {
+            Experiment::SweepSize => sweep_size::run(params, progress),
+            Experiment::SweepK => sweep_k::run(params, progress),
+            Experiment::Overfill => overfill::run(params, progress),
+            Experiment::SeedCheck => seed_check::run(params, progress),
+        }
+    }
+}
+
+impl fmt::Display for Experiment {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Experiment {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        Experiment::ALL
+            .into_iter()
+            .find(|e| e.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Experiment::ALL.iter().map(|e| e.name()).collect();
+                format!("unknown experiment '{s}' (allowed: {})", names.join(", "))
+            })
+    }
+}
+
+/// The typed rows of one experiment.
+#[derive(Clone, Debug)]
+pub enum Rows {
+    SweepSize(Vec<Measurement>),
+    SweepK(Vec<sweep_k::SweepKRow>),
+    Overfill(Vec<overfill::OverfillRow>),
+    SeedCheck(Vec<seed_check::SeedCheckRow>),
+}
+
+/// What an experiment produced: its rows, notes for the reader, and the checks that failed.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    pub title: String,
+    pub rows: Rows,
+    pub notes: Vec<String>,
+    /// Failed experiment-level checks (seed-check's verdicts); empty when all pass.
+    pub failures: Vec<String>,
+}
+
+impl Outcome {
+    /// The measurements of every row, in order.
+    pub fn measurements(&self) -> Vec<&Measurement> {
+        match &self.rows {
+            Rows::SweepSize(rows) => rows.iter().collect(),
+            Rows::SweepK(rows) => rows.iter().map(|r| &r.measurement).collect(),
+            Rows::Overfill(rows) => rows.iter().map(|r| &r.measurement).collect(),
+            Rows::SeedCheck(rows) => rows.iter().map(|r| &r.measurement).collect(),
+        }
+    }
+
+    /// One line per row whose measured rate departs from its own fill (`bits_check = fail`).
+    pub fn bits_failures(&self) -> Vec<String> {
+        self.measurements()
+            .into_iter()
+            .enumerate()
+            .filter(|(_, m)| !m.bits_ok())
+            .map(|(i, m)| {
+                format!(
+                    "row {} (n={}, m={}, k={}, hash={}): measured {} vs fill^k {} (z = {:.1})",
+                    i + 1,
+                    m.n,
+                    m.m,
+                    m.k,
+                    m.hash,
+                    crate::report::percent(m.fpr_measured),
+                    crate::report::percent(m.fpr_from_fill),
+                    m.z_from_fill
+                )
+            })
+            .collect()
+    }
+
+    /// The rows as a reporter table, notes included.
+    pub fn table(&self) -> Result<Table> {
+        let mut table = match &self.rows {
+            Rows::SweepSize(rows) => Table::from_rows(&self.title, rows),
+            Rows::SweepK(rows) => Table::from_rows(&self.title, rows),
+            Rows::Overfill(rows) => Table::from_rows(&self.title, rows),
+            Rows::SeedCheck(rows) => Table::from_rows(&self.title, rows),
+        }?;
+        table.notes = self.notes.clone();
+        Ok(table)
+    }
+}
+
+/// Measures every setup, in parallel, keeping their order.
+pub fn measure_all(
+    experiment: Experiment,
+    setups: &[Setup],
+    progress: &ProgressBar,
+) -> Result<Vec<Measurement>> {
+    progress.inc_length(setups.len() as u64);
+    setups
+        .par_iter()
+        .map(|setup| {
+            let row = measure(experiment.name(), setup);
+            progress.inc(1);
+            row
+        })
+        .collect()
+}
+
+/// Columns every measured row shows in the human views.
+pub fn measurement_columns() -> Vec<Column> {
+    vec![
+        col("n", Cell::Plain("n")),
+        col("m", Cell::Plain("m")),
+        col("bits/key", Cell::Fixed("bits_per_key", 2)),
+        col("k", Cell::Plain("k")),
+        col("fill", Cell::Percent("fill_measured")),
+        col("E[fill]", Cell::Percent("fill_expected")),
+        col("FP/queries", Cell::Ratio("false_positives", "queries")),
+        col("measured", Cell::Percent("fpr_measured")),
+        col("95% CI", Cell::Interval("ci_low", "ci_high")),
+        col("classic", Cell::Percent("fpr_classic")),
+        col("fill^k", Cell::Percent("fpr_from_fill")),
+        col("exact", Cell::Percent("fpr_exact")),
+        col("z classic", Cell::Fixed("z_classic", 2)),
+        col("z fill^k", Cell::Fixed("z_from_fill", 2)),
+        col("z exact", Cell::Fixed("z_exact", 2)),
+        col("bits", Cell::Plain("bits_check")),
+    ]
+}
+
+impl Record for Measurement {
+    fn columns() -> Vec<Column> {
+        measurement_columns()
+    }
+}
+
+/// The common part of every title: the hash, queries and seeds.
+pub fn setup_caption(params: &Params) -> Result<String> {
+    Ok(format!(
+        "hash {}, {} absent queries, seed {}, hash seed {}",
+        params.hash(),
+        params.queries()?,
+        params.seed(),
+        params.hash_seed()
+    ))
+}

@@ -1,0 +1,69 @@
+//! sweep-size: the rate against the space, at one or several k.
+
+use indicatif::ProgressBar;
+
+use super::{Experiment, Outcome, Rows, measure_all, setup_caption};
+use crate::error::Result;
+use crate::measure::Setup;
+use crate::params::{Params, bits_for};
+use crate::report::percent;
+
+/// Essay defaults: n = 4000, k = 4, 4..12 bits per key in steps of 2.
+pub const DEFAULT_N: u64 = 4_000;
+pub const DEFAULT_K: [u32; 1] = [4];
+pub const DEFAULT_BITS_PER_KEY: [f64; 5] = [4.0, 6.0, 8.0, 10.0, 12.0];
+
+/// The setups, k-major; `--m` replaces the bits-per-key list with one size.
+pub fn setups(params: &Params) -> Result<Vec<Setup>> {
+    let n = params.n_or(DEFAULT_N)?;
+    let ks = params.k_list_or(&DEFAULT_K)?;
+    let sizes: Vec<u64> = match params.m()? {
+        Some(m) => vec![m],
+        None => params
+            .bits_per_key_or(&DEFAULT_BITS_PER_KEY)?
+            .into_iter()
+            .map(|b| bits_for(n, b))
+            .collect::<Result<_>>()?,
+    };
+    let queries = params.queries()?;
+    Ok(ks
+        .iter()
+        .flat_map(|&k| {
+            sizes.iter().map(move |&m| Setup {
+                n,
+                m,
+                k,
+                queries,
+                seed: params.seed(),
+                hash_seed: params.hash_seed(),
+                hash: params.hash(),
+            })
+        })
+        .collect())
+}
+
+pub fn run(params: &Params, progress: &ProgressBar) -> Result<Outcome> {
+    let rows = measure_all(Experiment::SweepSize, &setups(params)?, progress)?;
+    let mut notes = Vec::new();
+    if let (Some(first), Some(last)) = (rows.first(), rows.last()) {
+        notes.push(format!(
+            "fill {} at {:.2} bits/key, {} at {:.2}; rate {} → {}",
+            percent(first.fill_measured),
+            first.bits_per_key,
+            percent(last.fill_measured),
+            last.bits_per_key,
+            percent(first.fpr_measured),
+            percent(last.fpr_measured)
+        ));
+    }
+    Ok(Outcome {
+        title: format!(
+            "sweep-size: n = {}, {}",
+            params.n_or(DEFAULT_N)?,
+            setup_caption(params)?
+        ),
+        rows: Rows::SweepSize(rows),
+        notes,
+        failures: Vec::new(),
+    })
+}

@@ -1,0 +1,99 @@
+//! The Bloom filter: m bits packed in u64 words, k hash functions.
+
+use crate::error::{Error, Result};
+use crate::hash::{HashFamily, HashScheme};
+
+/// Largest bit array accepted: 2^36 bits (8 GiB).
+pub const MAX_BITS: u64 = 1 << 36;
+/// Largest number of hash functions accepted.
+pub const MAX_K: u32 = 64;
+
+/// A classic Bloom filter.
+///
+/// Invariant: after `insert(x)`, `contains(x)` is true for ever (no false negatives); there is
+/// no deletion.
+#[derive(Clone, Debug)]
+pub struct BloomFilter {
+    words: Vec<u64>,
+    m: u64,
+    k: u32,
+    hashes: HashFamily,
+}
+
+impl BloomFilter {
+    /// An empty filter of `m` bits and `k` hashes drawn from `hash_seed`.
+    /// Fails (rather than aborting) when the bit array cannot be allocated.
+    pub fn new(m: u64, k: u32, scheme: HashScheme, hash_seed: u64) -> Result<Self> {
+        if m == 0 || m > MAX_BITS {
+            return Err(Error::invalid(
+                "m",
+                m,
+                "bit array size out of range",
+                format!("1..={MAX_BITS}"),
+            ));
+        }
+        if k == 0 || k > MAX_K {
+            return Err(Error::invalid(
+                "k",
+                k,
+                "number of hashes out of range",
+                format!("1..={MAX_K}"),
+            ));
+        }
+        let word_count = m.div_ceil(64) as usize;
+        let mut words = Vec::new();
+        words.try_reserve_exact(word_count).map_err(|_| {
+            Error::invalid(
+                "m",
+                m,
+                format!("cannot allocate {} bytes", word_count * 8),
+                "a bit array that fits in memory",
+            )
+        })?;
+        words.resize(word_count, 0);
+        Ok(BloomFilter {
+            words,
+            m,
+            k,
+            hashes: HashFamily::new(scheme, k, m, hash_seed),
+        })
+    }
+
+    /// Number of bits m.
+    pub fn bits(&self) -> u64 {
+        self.m
+    }
+
+    /// Number of hash functions k.
+    pub fn hash_count(&self) -> u32 {
+        self.k
+    }
+
+    /// Sets the k bits of `key`.
+    #[inline]
+    pub fn insert(&mut self, key: u64) {
+        for i in 0..self.k as usize {
+            let bit = self.hashes.index(i, key);
+            self.words[(bit >> 6) as usize] |= 1u64 << (bit & 63);
+        }
+    }
+
+    /// True ("probably present") only if all k bits of `key` are set.
+    #[inline]
+    pub fn contains(&self, key: u64) -> bool {
+        (0..self.k as usize).all(|i| {
+            let bit = self.hashes.index(i, key);
+            self.words[(bit >> 6) as usize] & (1u64 << (bit & 63)) != 0
+        })
+    }
+
+    /// Number of set bits (popcount over the words).
+    pub fn set_bits(&self) -> u64 {
+        self.words.iter().map(|w| u64::from(w.count_ones())).sum()
+    }
+
+    /// Fraction of bits set, `set_bits / m`.
+    pub fn fill(&self) -> f64 {
+        self.set_bits() as f64 / self.m as f64
+    }
+}

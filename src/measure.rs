@@ -1,0 +1,148 @@
+//! One measurement: build a filter, insert n keys, query q absent keys, and set the count
+//! beside every prediction.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Result;
+use crate::filter::BloomFilter;
+use crate::hash::HashScheme;
+use crate::keys::KeySource;
+use crate::stats::{Z95, wilson_interval, z_score};
+use crate::theory;
+
+/// The "filter matches its bits" bound: a row whose measured rate is more than this many
+/// binomial standard errors from `fpr_from_fill` fails the bits check.
+pub const BITS_CHECK_Z: f64 = 4.0;
+
+/// Everything that determines one measurement.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Setup {
+    pub n: u64,
+    pub m: u64,
+    pub k: u32,
+    pub queries: u64,
+    pub seed: u64,
+    pub hash_seed: u64,
+    pub hash: HashScheme,
+}
+
+/// The raw outcome: how many bits ended up set and how many absent queries said "present".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Trial {
+    pub set_bits: u64,
+    pub false_positives: u64,
+}
+
+/// Inserts `key(0..n)`, then queries `key(n..n+q)`, none of which was inserted.
+pub fn run_trial(setup: &Setup) -> Result<Trial> {
+    let mut filter = BloomFilter::new(setup.m, setup.k, setup.hash, setup.hash_seed)?;
+    let keys = KeySource::new(setup.seed);
+    keys.inserted(setup.n).for_each(|key| filter.insert(key));
+    let false_positives = keys
+        .absent(setup.n, setup.queries)
+        .filter(|&key| filter.contains(key))
+        .count() as u64;
+    Ok(Trial {
+        set_bits: filter.set_bits(),
+        false_positives,
+    })
+}
+
+/// A measured rate beside every prediction, with its interval and z-scores.
+///
+/// Rates are fractions. `z_*` is `(fpr_measured - p) / sqrt(p(1-p)/queries)` for the
+/// prediction p named; `bits_check` is "pass" when `|z_from_fill| <= BITS_CHECK_Z`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Measurement {
+    pub experiment: String,
+    pub hash: HashScheme,
+    pub n: u64,
+    pub m: u64,
+    pub k: u32,
+    pub bits_per_key: f64,
+    pub seed: u64,
+    pub hash_seed: u64,
+    pub queries: u64,
+    pub false_positives: u64,
+    pub fpr_measured: f64,
+    pub ci_low: f64,
+    pub ci_high: f64,
+    pub fill_measured: f64,
+    pub fill_expected: f64,
+    pub fpr_classic: f64,
+    pub fpr_fill_expected: f64,
+    pub fpr_from_fill: f64,
+    pub fpr_exact: f64,
+    pub z_classic: f64,
+    pub z_from_fill: f64,
+    pub z_exact: f64,
+    pub bits_check: String,
+}
+
+impl Measurement {
+    /// Sets a trial beside the predictions for its setup.
+    pub fn new(experiment: &str, setup: &Setup, trial: Trial) -> Self {
+        let Setup {
+            n, m, k, queries, ..
+        } = *setup;
+        let fpr_measured = trial.false_positives as f64 / queries as f64;
+        let (ci_low, ci_high) = wilson_interval(trial.false_positives, queries, Z95);
+        let fill_measured = trial.set_bits as f64 / m as f64;
+        let fill_expected = theory::fill_expected(n, m, k);
+        let fpr_classic = theory::fpr_classic(n, m, k);
+        let fpr_from_fill = theory::fpr_from_fill(fill_measured, k);
+        let fpr_exact = theory::fpr_exact(n, m, k);
+        let z_from_fill = z_score(fpr_measured, fpr_from_fill, queries);
+        Measurement {
+            experiment: experiment.to_string(),
+            hash: setup.hash,
+            n,
+            m,
+            k,
+            bits_per_key: m as f64 / n as f64,
+            seed: setup.seed,
+            hash_seed: setup.hash_seed,
+            queries,
+            false_positives: trial.false_positives,
+            fpr_measured,
+            ci_low,
+            ci_high,
+            fill_measured,
+            fill_expected,
+            fpr_classic,
+            fpr_fill_expected: theory::fpr_from_fill(fill_expected, k),
+            fpr_from_fill,
+            fpr_exact,
+            z_classic: z_score(fpr_measured, fpr_classic, queries),
+            z_from_fill,
+            z_exact: z_score(fpr_measured, fpr_exact, queries),
+            bits_check: if z_from_fill.abs() <= BITS_CHECK_Z {
+                "pass"
+            } else {
+                "fail"
+            }
+            .to_string(),
+        }
+    }
+
+    /// True when the measured rate agrees with the filter's own fill (see [`BITS_CHECK_Z`]).
+    pub fn bits_ok(&self) -> bool {
+        self.bits_check == "pass"
+    }
+
+    /// Variance of `fpr_measured` as an estimate of the rate of a fresh filter of this size:
+    /// the binomial term `p(1-p)/q` plus the fill's own spread carried through `p = f^k`,
+    /// `(k p / f)² Var(X/m)`.
+    pub fn fpr_variance(&self) -> f64 {
+        let p = self.fpr_exact;
+        let se = crate::stats::binomial_se(p, self.queries);
+        let fill_var = theory::fill_variance(self.m, self.k as f64 * self.n as f64);
+        let slope = self.k as f64 * p / self.fill_expected;
+        se * se + slope * slope * fill_var
+    }
+}
+
+/// Runs one setup and reports it.
+pub fn measure(experiment: &str, setup: &Setup) -> Result<Measurement> {
+    Ok(Measurement::new(experiment, setup, run_trial(setup)?))
+}

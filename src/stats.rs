@@ -1,0 +1,90 @@
+//! Statistics of a measured rate: intervals, z-scores and dispersion tests.
+
+use statrs::distribution::{ChiSquared, ContinuousCDF, Normal};
+
+/// The two-sided 95% normal quantile.
+pub const Z95: f64 = 1.959_963_984_540_054;
+
+/// Wilson score interval for `successes` out of `trials` at normal quantile z:
+/// `(p̂ + z²/2N ± z·sqrt(p̂(1-p̂)/N + z²/4N²)) / (1 + z²/N)`.
+pub fn wilson_interval(successes: u64, trials: u64, z: f64) -> (f64, f64) {
+    let n = trials as f64;
+    let p = successes as f64 / n;
+    let z2 = z * z;
+    let centre = p + z2 / (2.0 * n);
+    let half = z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+    let denom = 1.0 + z2 / n;
+    // At 0 and N successes the bounds are exactly 0 and 1; rounding would say otherwise.
+    let low = if successes == 0 {
+        0.0
+    } else {
+        ((centre - half) / denom).max(0.0)
+    };
+    let high = if successes == trials {
+        1.0
+    } else {
+        ((centre + half) / denom).min(1.0)
+    };
+    (low, high)
+}
+
+/// Binomial standard error of a rate over `trials`, with the rate clamped to
+/// `[0.5/N, 1 - 0.5/N]` so that a predicted 0 or 1 still gives a finite z.
+pub fn binomial_se(rate: f64, trials: u64) -> f64 {
+    let n = trials as f64;
+    let p = rate.clamp(0.5 / n, 1.0 - 0.5 / n);
+    (p * (1.0 - p) / n).sqrt()
+}
+
+/// z-score of a measured rate against a predicted one: `(p̂ - p) / sqrt(p(1-p)/N)`.
+pub fn z_score(measured: f64, predicted: f64, trials: u64) -> f64 {
+    (measured - predicted) / binomial_se(predicted, trials)
+}
+
+/// z of the difference of two estimates with independent variances.
+pub fn two_sample_z(a: f64, var_a: f64, b: f64, var_b: f64) -> f64 {
+    let var = var_a + var_b;
+    if var <= 0.0 {
+        if a == b {
+            0.0
+        } else {
+            f64::INFINITY.copysign(a - b)
+        }
+    } else {
+        (a - b) / var.sqrt()
+    }
+}
+
+/// Upper-tail probability `P(χ²_df ≥ x)`.
+pub fn chi_square_sf(x: f64, df: f64) -> f64 {
+    match ChiSquared::new(df) {
+        Ok(dist) => 1.0 - dist.cdf(x),
+        Err(_) => f64::NAN,
+    }
+}
+
+/// Two-sided normal bound for a family of `comparisons` tests at family-wise error `alpha`
+/// (Bonferroni): `Φ^{-1}(1 - alpha / (2·comparisons))`.
+pub fn bonferroni_z(alpha: f64, comparisons: usize) -> f64 {
+    let normal = Normal::standard();
+    normal.inverse_cdf(1.0 - alpha / (2.0 * comparisons.max(1) as f64))
+}
+
+/// Cochran's Q: heterogeneity of estimates `x_i` with variances `v_i` around their
+/// inverse-variance weighted mean; returns `(Q, mean)`. Under homogeneity `Q ~ χ²_{S-1}`.
+pub fn cochran_q(values: &[(f64, f64)]) -> (f64, f64) {
+    let weight_sum: f64 = values.iter().map(|(_, v)| 1.0 / v).sum();
+    let mean = values.iter().map(|(x, v)| x / v).sum::<f64>() / weight_sum;
+    let q = values.iter().map(|(x, v)| (x - mean).powi(2) / v).sum();
+    (q, mean)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn z95_is_the_normal_quantile() {
+        assert!((bonferroni_z(0.05, 1) - Z95).abs() < 1e-9);
+    }
+}

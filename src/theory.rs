@@ -1,0 +1,214 @@
+//! Predictions: the classic formula, the exact expectation, and the sizing discipline.
+//!
+//! Throughout, n keys are inserted into m bits with k hashes, so `t = k·n` bit writes.
+
+use std::f64::consts::LN_2;
+
+/// Classic approximation `(1 - e^{-kn/m})^k`.
+pub fn fpr_classic(n: u64, m: u64, k: u32) -> f64 {
+    let load = k as f64 * n as f64 / m as f64;
+    (-(-load).exp_m1()).powi(k as i32)
+}
+
+/// Expected fill `E[X/m] = 1 - (1 - 1/m)^{kn}`, X the number of set bits.
+pub fn fill_expected(n: u64, m: u64, k: u32) -> f64 {
+    let writes = k as f64 * n as f64;
+    -(writes * (-1.0 / m as f64).ln_1p()).exp_m1()
+}
+
+/// The independence prediction from a fill f: `f^k`.
+pub fn fpr_from_fill(fill: f64, k: u32) -> f64 {
+    fill.powi(k as i32)
+}
+
+/// `Var(X/m)` for X the number of occupied bins after `writes` uniform writes into m bins:
+/// `Var(E) = m(m-1)(1-2/m)^t + m(1-1/m)^t - m²(1-1/m)^{2t}` for E = m - X, written so that
+/// the difference of near-equal powers is taken with `expm1`.
+pub fn fill_variance(m: u64, writes: f64) -> f64 {
+    let mf = m as f64;
+    if m <= 2 {
+        let a = (1.0 - 1.0 / mf).powf(writes);
+        let b = (1.0 - 2.0 / mf).max(0.0).powf(writes);
+        let var = mf * (mf - 1.0) * b + mf * a - mf * mf * a * a;
+        return (var / (mf * mf)).max(0.0);
+    }
+    let x = 1.0 / mf;
+    // g(x) = 2 ln(1-x) - ln(1-2x) = Σ_{j≥2} (2^j - 2) x^j / j, so (1-2/m)^t = a² e^{-t g}.
+    let g = if x < 1e-3 {
+        (2..=8)
+            .map(|j| ((1u64 << j) - 2) as f64 * x.powi(j) / j as f64)
+            .sum::<f64>()
+    } else {
+        2.0 * (-x).ln_1p() - (-2.0 * x).ln_1p()
+    };
+    let ln_a = writes * (-x).ln_1p();
+    let a = ln_a.exp();
+    let b = (writes * (-2.0 * x).ln_1p()).exp();
+    let var = mf * (a - b) + mf * mf * a * a * (-writes * g).exp_m1();
+    (var / (mf * mf)).max(0.0)
+}
+
+/// Largest binomial window (in writes landing on the query's bits) evaluated exactly before
+/// [`fpr_exact`] falls back to its second-order asymptotic form.
+const EXACT_WINDOW_LIMIT: f64 = 2.0e6;
+
+/// Exact false-positive rate `E[(X/m)^k]` (Bose et al. 2008), X the number of set bits after
+/// `t = kn` uniform writes.
+///
+/// Computed as the probability that k uniform probes all land on set bits: with D the number
+/// of distinct bits among the k probes (`P(D=j)` by the occupancy recursion) and `A_j` the
+/// probability that j given bits are all written, `E[(X/m)^k] = Σ_j P(D=j)·A_j`, where
+/// `A_j = Σ_L Bin(t, j/m)(L) · c_j(L)` and `c_j(L)` is the chance that L writes into j bins
+/// cover them all. Every term is positive, so the sum is stable at any m and t; its cost grows
+/// with `k²·t/m`, not with m. When the binomial window exceeds two million writes it falls back
+/// to `p^k (1 + C(k,2)·Var(X/m)/p²)` with `p = E[X/m]`, whose error is `O(m^{-2})`.
+pub fn fpr_exact(n: u64, m: u64, k: u32) -> f64 {
+    let writes = k as f64 * n as f64;
+    let mf = m as f64;
+    let k = k as usize;
+    let load = writes / mf;
+    let widest = load * k.min(m as usize) as f64;
+    if widest + 40.0 * widest.sqrt() + 64.0 > EXACT_WINDOW_LIMIT {
+        return fpr_asymptotic(n, m, k as u32);
+    }
+    // P(D = j) for j distinct bits among k uniform probes.
+    let mut distinct = vec![0.0f64; k + 1];
+    distinct[0] = 1.0;
+    for _ in 0..k {
+        for j in (0..=k).rev() {
+            let stay = distinct[j] * (j as f64 / mf);
+            let grow = if j > 0 {
+                distinct[j - 1] * ((mf - (j - 1) as f64).max(0.0) / mf)
+            } else {
+                0.0
+            };
+            distinct[j] = stay + grow;
+        }
+    }
+    (1..=k)
+        .filter(|&j| distinct[j] > 0.0)
+        .map(|j| distinct[j] * all_bits_written(writes, j, mf))
+        .sum()
+}
+
+/// `A_j`: probability that j given bins of m are all hit by `writes` uniform writes.
+fn all_bits_written(writes: f64, j: usize, m: f64) -> f64 {
+    let p = (j as f64 / m).min(1.0);
+    let weights = binomial_window(writes, p);
+    let (first, ref probs) = weights;
+    // c_j(L) by the coupon-collector chain: state = bins covered so far.
+    let mut covered = vec![0.0f64; j + 1];
+    covered[0] = 1.0;
+    let mut total = 0.0;
+    let last = first + probs.len() as u64;
+    for throws in 0..last {
+        if throws >= first {
+            total += probs[(throws - first) as usize] * covered[j];
+        }
+        for c in (0..=j).rev() {
+            let stay = covered[c] * (c as f64 / j as f64);
+            let grow = if c > 0 {
+                covered[c - 1] * ((j - c + 1) as f64 / j as f64)
+            } else {
+                0.0
+            };
+            covered[c] = stay + grow;
+        }
+    }
+    total
+}
+
+/// The Binomial(t, p) probabilities over `mean ± 40 sd` (clipped to `[0, t]`), normalised
+/// from the mode outwards so that nothing underflows; returns the first L and the weights.
+fn binomial_window(trials: f64, p: f64) -> (u64, Vec<f64>) {
+    if p >= 1.0 {
+        return (trials as u64, vec![1.0]);
+    }
+    let mean = trials * p;
+    let sd = (trials * p * (1.0 - p)).sqrt();
+    let low = (mean - 40.0 * sd - 10.0).floor().max(0.0) as u64;
+    let high = ((mean + 40.0 * sd + 10.0).ceil()).min(trials) as u64;
+    let mode = (((trials + 1.0) * p).floor() as u64).clamp(low, high);
+    let odds = p / (1.0 - p);
+    let mut weights = vec![0.0f64; (high - low + 1) as usize];
+    weights[(mode - low) as usize] = 1.0;
+    for l in mode..high {
+        let i = (l - low) as usize;
+        weights[i + 1] = weights[i] * (trials - l as f64) / (l as f64 + 1.0) * odds;
+    }
+    for l in (low + 1..=mode).rev() {
+        let i = (l - low) as usize;
+        weights[i - 1] = weights[i] * l as f64 / ((trials - l as f64 + 1.0) * odds);
+    }
+    let sum: f64 = weights.iter().sum();
+    weights.iter_mut().for_each(|w| *w /= sum);
+    (low, weights)
+}
+
+/// Second-order form `p^k (1 + C(k,2)·Var(X/m)/p²)`, `p = E[X/m]`: the fallback of
+/// [`fpr_exact`] beyond its exact window.
+pub fn fpr_asymptotic(n: u64, m: u64, k: u32) -> f64 {
+    let p = fill_expected(n, m, k);
+    let var = fill_variance(m, k as f64 * n as f64);
+    let pairs = k as f64 * (k as f64 - 1.0) / 2.0;
+    (p.powi(k as i32) * (1.0 + pairs * var / (p * p))).min(1.0)
+}
+
+/// Bits per key that minimise the rate for a target ε: `m/n = log2(1/ε) / ln 2`.
+pub fn bits_per_key_for_fpr(fpr: f64) -> f64 {
+    information_floor(fpr) / LN_2
+}
+
+/// The optimal number of hashes `k = (m/n) ln 2`.
+pub fn optimal_k(bits_per_key: f64) -> f64 {
+    bits_per_key * LN_2
+}
+
+/// The information floor `log2(1/ε)` bits per key.
+pub fn information_floor(fpr: f64) -> f64 {
+    -fpr.log2()
+}
+
+/// The classic rate at the real-valued optimum: the fill is one half, so the rate is `2^{-k}`.
+pub fn fpr_at_optimum(bits_per_key: f64) -> f64 {
+    (-optimal_k(bits_per_key)).exp2()
+}
+
+/// Fill after s times the design load of a filter built at its optimum: `1 - 2^{-s}`.
+pub fn fill_closed_form(overfill_factor: f64) -> f64 {
+    1.0 - (-overfill_factor).exp2()
+}
+
+/// Rate after s times the design load of a filter built at its optimum: `(1 - 2^{-s})^k`.
+pub fn fpr_closed_form(overfill_factor: f64, k: u32) -> f64 {
+    fill_closed_form(overfill_factor).powi(k as i32)
+}
+
+/// Relative change of the rate per unit of fractional overfill at the optimum: `k ln 2`.
+pub fn overfill_sensitivity(k: f64) -> f64 {
+    k * LN_2
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binomial_window_sums_to_one_and_has_the_mean() {
+        let (first, w) = binomial_window(1e9, 3e-7);
+        let mean: f64 = w
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (first + i as u64) as f64 * p)
+            .sum();
+        assert!((w.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        assert!((mean - 300.0).abs() < 1e-6, "{mean}");
+    }
+
+    #[test]
+    fn exact_falls_back_smoothly() {
+        let exact = fpr_exact(200_000, 2_000_000, 7);
+        let asym = fpr_asymptotic(200_000, 2_000_000, 7);
+        assert!(((exact - asym) / exact).abs() < 1e-6, "{exact} {asym}");
+    }
+}

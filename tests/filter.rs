@@ -1,0 +1,67 @@
+//! The filter's invariants: no false negatives, determinism, the key source's guarantees.
+
+use bloomlab::measure::{Setup, run_trial};
+use bloomlab::{BloomFilter, HashScheme, KeySource};
+use proptest::prelude::*;
+
+fn scheme() -> impl Strategy<Value = HashScheme> {
+    prop_oneof![
+        Just(HashScheme::MultiplyShift),
+        Just(HashScheme::LowBits),
+        Just(HashScheme::DoubleHashing),
+    ]
+}
+
+proptest! {
+    #[test]
+    fn no_false_negatives(
+        n in 1u64..2_000,
+        m in 1u64..50_000,
+        k in 1u32..=64,
+        seed in any::<u64>(),
+        hash_seed in any::<u64>(),
+        hash in scheme(),
+    ) {
+        let mut filter = BloomFilter::new(m, k, hash, hash_seed).unwrap();
+        let keys = KeySource::new(seed);
+        keys.inserted(n).for_each(|key| filter.insert(key));
+        prop_assert!(keys.inserted(n).all(|key| filter.contains(key)));
+        prop_assert!(filter.set_bits() <= m.min(n * k as u64));
+    }
+
+    #[test]
+    fn inserted_and_absent_keys_never_meet(seed in any::<u64>(), n in 1u64..500, q in 1u64..500) {
+        let keys = KeySource::new(seed);
+        let inserted: std::collections::HashSet<u64> = keys.inserted(n).collect();
+        prop_assert_eq!(inserted.len() as u64, n);
+        prop_assert!(keys.absent(n, q).all(|key| !inserted.contains(&key)));
+    }
+}
+
+#[test]
+fn a_trial_is_a_pure_function_of_its_setup() {
+    let setup = Setup {
+        n: 3_000,
+        m: 30_000,
+        k: 5,
+        queries: 20_000,
+        seed: 9,
+        hash_seed: 4,
+        hash: HashScheme::MultiplyShift,
+    };
+    assert_eq!(run_trial(&setup).unwrap(), run_trial(&setup).unwrap());
+    let reseeded = run_trial(&Setup {
+        hash_seed: 5,
+        ..setup
+    })
+    .unwrap();
+    assert_ne!(run_trial(&setup).unwrap(), reseeded);
+}
+
+#[test]
+fn sizes_outside_the_range_are_refused_not_allocated() {
+    assert!(BloomFilter::new(0, 4, HashScheme::MultiplyShift, 1).is_err());
+    assert!(BloomFilter::new(1 << 40, 4, HashScheme::MultiplyShift, 1).is_err());
+    assert!(BloomFilter::new(100, 0, HashScheme::MultiplyShift, 1).is_err());
+    assert!(BloomFilter::new(100, 65, HashScheme::MultiplyShift, 1).is_err());
+}
