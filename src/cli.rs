@@ -9,7 +9,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 use bloomlab::experiments::{Experiment, Outcome};
 use bloomlab::params::{Params, ValueList};
 use bloomlab::report::{self, Format, Table};
+use bloomlab::sizing::{self, SizeRequest};
+use bloomlab::suite;
 use bloomlab::{HashScheme, Result};
+use rand::Rng;
 
 const EXPERIMENT_HELP: &str = "\
 Exit status: 0 when every check passes, 1 when a check fails (with --strict, the bits check
@@ -44,6 +47,83 @@ enum Command {
     /// Scale n and m together, then re-draw only the hash seed; prints a verdict.
     #[command(after_help = format!("Examples:\n  bloomlab seed-check\n  bloomlab seed-check --hash low-bits --m 32768 --k 4\n\nTests (each at significance 0.001):\n  scale:     Cochran's Q of the rates, each with variance p(1-p)/q + (k p/f)^2 Var(fill),\n             against chi-square with S-1 degrees of freedom;\n  hash-seed: sum of z^2 of each count against its own fill^k, against chi-square with\n             S degrees of freedom, failing in either tail.\n\n{EXPERIMENT_HELP}"))]
     SeedCheck(SeedCheckArgs),
+    /// Size a filter: the rate first, then space, then k, then the warning about n.
+    #[command(
+        after_help = "Give exactly two of --n, --fpr, --bits-per-key, --m (not --fpr with --bits-per-key).\n\nExamples:\n  bloomlab size --n 4000 --fpr 0.01\n  bloomlab size --n 1000000 --bits-per-key 10\n  bloomlab size --m 8388608 --fpr 0.001 --format json"
+    )]
+    Size(SizeArgs),
+    /// Run every experiment in --experiments and write results/<name>.csv and .md.
+    #[command(
+        after_help = "Examples:\n  bloomlab reproduce\n  bloomlab reproduce --experiments experiments --results /tmp/results\n\nExit status 1 when an experiment misses its expected bits check."
+    )]
+    Reproduce(SuiteArgs),
+    /// Re-run every experiment and compare it with the committed results.
+    #[command(
+        after_help = "Each rate and fill is compared with its committed value as two samples,\nz = (new - old) / sqrt(2 var), with the rate's variance p(1-p)/q + (k p/f)^2 Var(fill)\nand the fill's exact occupancy variance; a row fails beyond --z-bound (default 4).\nWith --reseed the key and hash seeds are fresh and the bound is raised to the\nBonferroni bound for a family-wise false-alarm rate of 0.001.\n\nExamples:\n  bloomlab check\n  bloomlab check --reseed\n  bloomlab check --reseed --reseed-seed 7\n\nExit status 1 naming every drifting experiment, row and column."
+    )]
+    Check(CheckArgs),
+}
+
+#[derive(Args, Debug)]
+struct SuiteArgs {
+    /// Folder of experiment definitions (*.toml)
+    #[arg(long, default_value = "experiments")]
+    experiments: PathBuf,
+    /// Folder of results
+    #[arg(long, default_value = "results")]
+    results: PathBuf,
+    /// No progress bar or progress lines
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+#[derive(Args, Debug)]
+struct CheckArgs {
+    #[command(flatten)]
+    suite: SuiteArgs,
+    /// Use fresh key and hash seeds, so that the comparison is purely statistical
+    #[arg(long)]
+    reseed: bool,
+    /// Seed from which --reseed draws its seeds (default: from the operating system)
+    #[arg(long, requires = "reseed")]
+    reseed_seed: Option<u64>,
+    /// Bound on |z| per comparison, in standard errors (> 0)
+    #[arg(long, default_value_t = suite::DEFAULT_Z_BOUND, value_parser = parse_z_bound)]
+    z_bound: f64,
+    /// Format of the summary: table, csv, json, markdown
+    #[arg(long, default_value = "table", value_parser = parse_format)]
+    format: Format,
+}
+
+fn parse_z_bound(s: &str) -> std::result::Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(z) if z > 0.0 && z.is_finite() => Ok(z),
+        _ => Err(format!(
+            "'{s}' is not a positive number (allowed: > 0, e.g. 4)"
+        )),
+    }
+}
+
+#[derive(Args, Debug)]
+struct SizeArgs {
+    /// Keys the filter must hold [1..=10^10]
+    #[arg(long, allow_hyphen_values = true)]
+    n: Option<u64>,
+    /// Target false-positive rate, a fraction in (0, 1)
+    #[arg(long, allow_hyphen_values = true)]
+    fpr: Option<f64>,
+    /// Bits per key, instead of --fpr [> 0, <= 10000]
+    #[arg(
+        long = "bits-per-key",
+        visible_alias = "bits-per-elem",
+        allow_hyphen_values = true
+    )]
+    bits_per_key: Option<f64>,
+    /// Bits in the filter [1..=2^36]
+    #[arg(long, allow_hyphen_values = true)]
+    m: Option<u64>,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 #[derive(Args, Debug)]
@@ -171,7 +251,7 @@ pub fn emit(table: &Table, output: &OutputArgs) -> Result<()> {
         None => print!("{text}"),
     }
     if output.format.is_machine() || output.out.is_some() {
-        for note in &table.notes {
+        for note in table.preamble.iter().chain(&table.notes) {
             eprintln!("{note}");
         }
     }
@@ -211,8 +291,110 @@ fn run_experiment(
     })
 }
 
+fn run_size(args: &SizeArgs) -> Result<ExitCode> {
+    let request = SizeRequest {
+        n: args.n,
+        fpr: args.fpr,
+        bits_per_key: args.bits_per_key,
+        m: args.m,
+    };
+    let rows = sizing::plan(&request)?;
+    let mut table = Table::from_rows("size: the essay's sizing order", &rows)?;
+    table.preamble = sizing::plan_notes(&rows);
+    emit(&table, &args.output)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_reproduce(args: &SuiteArgs) -> Result<ExitCode> {
+    let definitions = suite::load_definitions(&args.experiments)?;
+    let bar = progress_bar(args.quiet);
+    let started = std::time::Instant::now();
+    let unmet = suite::reproduce(
+        &definitions,
+        &args.results,
+        &bar,
+        |definition, outcome, time| {
+            if !args.quiet {
+                bar.suspend(|| {
+                    eprintln!(
+                        "{:<24} {:>3} rows  {:>7.3} s  -> {}/{}.{{csv,md}}",
+                        definition.name,
+                        outcome.measurements().len(),
+                        time.as_secs_f64(),
+                        args.results.display(),
+                        definition.name
+                    )
+                });
+            }
+        },
+    )?;
+    bar.finish_and_clear();
+    if !args.quiet {
+        eprintln!(
+            "{} experiments in {:.3} s",
+            definitions.len(),
+            started.elapsed().as_secs_f64()
+        );
+    }
+    for line in &unmet {
+        eprintln!("expectation not met: {line}");
+    }
+    Ok(if unmet.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn run_check(args: &CheckArgs) -> Result<ExitCode> {
+    let definitions = suite::load_definitions(&args.suite.experiments)?;
+    let bar = progress_bar(args.suite.quiet);
+    let reseed = args
+        .reseed
+        .then(|| args.reseed_seed.unwrap_or_else(|| rand::rng().next_u64()));
+    let report = suite::check(
+        &definitions,
+        &args.suite.results,
+        reseed,
+        args.z_bound,
+        &bar,
+    )?;
+    bar.finish_and_clear();
+    let mut table = Table::from_rows(
+        format!(
+            "check: {} against {} (|z| bound {:.2})",
+            args.suite.experiments.display(),
+            args.suite.results.display(),
+            report.z_bound
+        ),
+        &report.rows,
+    )?;
+    if let (Some(seed), Some((key_seed, hash_seed))) = (reseed, report.seeds) {
+        table.preamble.push(format!(
+            "reseeded: --reseed-seed {seed} (key seed {key_seed}, hash seed {hash_seed})"
+        ));
+    }
+    let output = OutputArgs {
+        format: args.format,
+        out: None,
+        quiet: args.suite.quiet,
+    };
+    emit(&table, &output)?;
+    for line in &report.failures {
+        eprintln!("FAIL {line}");
+    }
+    Ok(if report.failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
 pub fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
+        Command::Reproduce(args) => run_reproduce(&args),
+        Command::Check(args) => run_check(&args),
+        Command::Size(args) => run_size(&args),
         Command::SweepSize(args) => run_experiment(Experiment::SweepSize, &args.params()?, &args),
         Command::SweepK(args) => run_experiment(Experiment::SweepK, &args.params()?, &args),
         Command::Overfill(args) => {

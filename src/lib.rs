@@ -12,7 +12,9 @@ pub mod keys;
 pub mod measure;
 pub mod params;
 pub mod report;
+pub mod sizing;
 pub mod stats;
+pub mod suite;
 pub mod theory;
 
 pub use error::{Error, Result};

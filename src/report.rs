@@ -51,6 +51,8 @@ pub struct Table {
     pub title: String,
     pub columns: Vec<Column>,
     pub records: Vec<Map<String, Value>>,
+    /// Lines printed before the human views (and to stderr beside CSV and JSON).
+    pub preamble: Vec<String>,
     /// Lines printed after the human views (and to stderr beside CSV and JSON).
     pub notes: Vec<String>,
 }
@@ -70,6 +72,7 @@ impl Table {
             title: title.into(),
             columns: R::columns(),
             records,
+            preamble: Vec::new(),
             notes: Vec::new(),
         })
     }
@@ -196,7 +199,14 @@ pub fn render(table: &Table, format: Format) -> Result<String> {
             let mut out = String::new();
             if format == Format::Markdown {
                 grid.with(Style::markdown());
-                out.push_str(&format!("### {}\n\n{grid}\n", table.title));
+                out.push_str(&format!("### {}\n\n", table.title));
+                for line in &table.preamble {
+                    out.push_str(&format!("{line}  \n"));
+                }
+                if !table.preamble.is_empty() {
+                    out.push('\n');
+                }
+                out.push_str(&format!("{grid}\n"));
                 if !table.notes.is_empty() {
                     out.push('\n');
                     for note in &table.notes {
@@ -205,7 +215,11 @@ pub fn render(table: &Table, format: Format) -> Result<String> {
                 }
             } else {
                 grid.with(Style::sharp());
-                out.push_str(&format!("{}\n{grid}\n", table.title));
+                out.push_str(&format!("{}\n", table.title));
+                for line in &table.preamble {
+                    out.push_str(&format!("{line}\n"));
+                }
+                out.push_str(&format!("{grid}\n"));
                 for note in &table.notes {
                     out.push_str(&format!("{note}\n"));
                 }

@@ -1,0 +1,255 @@
+//! The essay's sizing order as a plan: the rate first, then the space, then k, then the
+//! warning about n.
+
+use bytesize::ByteSize;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::filter::MAX_BITS;
+use crate::params::{MAX_COUNT, check_count};
+use crate::report::{Cell, Column, Record, col, percent};
+use crate::theory;
+
+/// Load factors of the overfill table, as multiples of the planned n.
+pub const OVERFILL_FACTORS: [f64; 5] = [1.0, 1.1, 1.25, 1.5, 2.0];
+
+/// What the user fixed: exactly two of n, the rate, bits per key and m.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SizeRequest {
+    pub n: Option<u64>,
+    pub fpr: Option<f64>,
+    pub bits_per_key: Option<f64>,
+    pub m: Option<u64>,
+}
+
+/// One row of a plan: the design (repeated on every row, so CSV stays one flat table) and one
+/// load scenario.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SizeRow {
+    pub n_design: u64,
+    pub m: u64,
+    pub bytes: u64,
+    pub bits_per_key: f64,
+    /// The target ε, or the rate at the real optimum when the space was given.
+    pub fpr_target: f64,
+    /// `(m/n) ln 2`.
+    pub k_optimal: f64,
+    pub k_floor: u32,
+    pub fpr_k_floor: f64,
+    pub k_ceil: u32,
+    pub fpr_k_ceil: f64,
+    /// The whole k of the two with the lower rate.
+    pub k: u32,
+    /// `1 - e^{-k_optimal · n/m}`: one half.
+    pub fill_at_optimum: f64,
+    /// `2^{-k_optimal}`.
+    pub fpr_at_optimum: f64,
+    /// `log2(1/ε)` bits per key.
+    pub information_floor: f64,
+    /// `bits_per_key / information_floor`: 1/ln 2 at the optimum.
+    pub overhead_ratio: f64,
+    /// `k ln 2`.
+    pub sensitivity: f64,
+    pub overfill_factor: f64,
+    pub n_actual: u64,
+    /// Classic rate with k hashes at `n_actual`.
+    pub fpr: f64,
+    pub fill: f64,
+    /// `fpr / fpr at the planned n`.
+    pub ratio_to_design: f64,
+}
+
+impl Record for SizeRow {
+    fn columns() -> Vec<Column> {
+        vec![
+            col("load", Cell::Fixed("overfill_factor", 2)),
+            col("keys", Cell::Plain("n_actual")),
+            col("fill", Cell::Percent("fill")),
+            col("rate", Cell::Percent("fpr")),
+            col("× design rate", Cell::Fixed("ratio_to_design", 2)),
+        ]
+    }
+}
+
+const VALID_CALLS: &str =
+    "--n with one of --fpr, --bits-per-key, --m; or --m with one of --fpr, --bits-per-key";
+
+fn check_fpr(fpr: f64) -> Result<f64> {
+    if fpr > 0.0 && fpr < 1.0 {
+        Ok(fpr)
+    } else {
+        Err(Error::invalid(
+            "fpr",
+            fpr,
+            "a rate must lie strictly between 0 and 1",
+            "(0, 1)",
+        ))
+    }
+}
+
+fn check_bits_per_key(bits: f64) -> Result<f64> {
+    if bits > 0.0 && bits <= 10_000.0 {
+        Ok(bits)
+    } else {
+        Err(Error::invalid(
+            "bits_per_key",
+            bits,
+            "out of range",
+            "greater than 0 and at most 10000",
+        ))
+    }
+}
+
+/// Resolves the request into `(n, m)`, refusing anything but a consistent pair.
+fn resolve(request: &SizeRequest) -> Result<(u64, u64)> {
+    let given = [
+        request.n.is_some(),
+        request.fpr.is_some(),
+        request.bits_per_key.is_some(),
+        request.m.is_some(),
+    ]
+    .iter()
+    .filter(|&&g| g)
+    .count();
+    if given != 2 {
+        return Err(Error::invalid(
+            "n",
+            format!("{given} of --n, --fpr, --bits-per-key, --m"),
+            "give exactly two",
+            VALID_CALLS,
+        ));
+    }
+    let n = request
+        .n
+        .map(|n| check_count("n", n, 1, MAX_COUNT))
+        .transpose()?;
+    let m = request
+        .m
+        .map(|m| check_count("m", m, 1, MAX_BITS))
+        .transpose()?;
+    let bits = match (request.fpr, request.bits_per_key) {
+        (Some(_), Some(_)) => {
+            return Err(Error::invalid(
+                "fpr",
+                "with --bits-per-key",
+                "the rate and the bits per key fix the same thing; n is still missing",
+                VALID_CALLS,
+            ));
+        }
+        (Some(fpr), None) => Some(theory::bits_per_key_for_fpr(check_fpr(fpr)?)),
+        (None, Some(bits)) => Some(check_bits_per_key(bits)?),
+        (None, None) => None,
+    };
+    let (n, m) = match (n, m, bits) {
+        (Some(n), Some(m), None) => (n, m),
+        (Some(n), None, Some(bits)) => (n, (n as f64 * bits).ceil() as u64),
+        (None, Some(m), Some(bits)) => ((m as f64 / bits).floor() as u64, m),
+        _ => unreachable!("exactly two of four given, and fpr with bits_per_key refused"),
+    };
+    if n == 0 {
+        return Err(Error::invalid(
+            "m",
+            m,
+            "too small to hold one key at this rate",
+            "a larger --m",
+        ));
+    }
+    let m = check_count("m", m, 1, MAX_BITS).map_err(|_| {
+        Error::invalid(
+            "n",
+            n,
+            format!("needs {m} bits"),
+            format!("at most {MAX_BITS} bits (8 GiB)"),
+        )
+    })?;
+    Ok((n, m))
+}
+
+/// The plan: one row per load factor in [`OVERFILL_FACTORS`].
+pub fn plan(request: &SizeRequest) -> Result<Vec<SizeRow>> {
+    let (n, m) = resolve(request)?;
+    let bits_per_key = m as f64 / n as f64;
+    let k_optimal = theory::optimal_k(bits_per_key);
+    let k_floor = (k_optimal.floor() as u32).clamp(1, crate::filter::MAX_K);
+    let k_ceil = (k_optimal.ceil() as u32).clamp(1, crate::filter::MAX_K);
+    let fpr_k_floor = theory::fpr_classic(n, m, k_floor);
+    let fpr_k_ceil = theory::fpr_classic(n, m, k_ceil);
+    let k = if fpr_k_floor <= fpr_k_ceil {
+        k_floor
+    } else {
+        k_ceil
+    };
+    let fpr_at_optimum = theory::fpr_at_optimum(bits_per_key);
+    let fpr_target = request.fpr.unwrap_or(fpr_at_optimum);
+    let information_floor = theory::information_floor(fpr_target);
+    let fpr_design = theory::fpr_classic(n, m, k);
+    Ok(OVERFILL_FACTORS
+        .iter()
+        .map(|&s| {
+            let n_actual = (n as f64 * s).round() as u64;
+            let fpr = theory::fpr_classic(n_actual, m, k);
+            SizeRow {
+                n_design: n,
+                m,
+                bytes: m.div_ceil(8),
+                bits_per_key,
+                fpr_target,
+                k_optimal,
+                k_floor,
+                fpr_k_floor,
+                k_ceil,
+                fpr_k_ceil,
+                k,
+                fill_at_optimum: -(-k_optimal / bits_per_key).exp_m1(),
+                fpr_at_optimum,
+                information_floor,
+                overhead_ratio: bits_per_key / information_floor,
+                sensitivity: theory::overfill_sensitivity(k_optimal),
+                overfill_factor: s,
+                n_actual,
+                fpr,
+                fill: -(-(k as f64) * n_actual as f64 / m as f64).exp_m1(),
+                ratio_to_design: fpr / fpr_design,
+            }
+        })
+        .collect())
+}
+
+/// The plan in the essay's order, one decision per line.
+pub fn plan_notes(rows: &[SizeRow]) -> Vec<String> {
+    let Some(r) = rows.first() else {
+        return Vec::new();
+    };
+    vec![
+        format!("1. rate: {}", percent(r.fpr_target)),
+        format!(
+            "2. space: {:.2} bits per key = log2(1/ε) / ln 2; m = {} bits = {} ({} bytes)",
+            r.bits_per_key,
+            r.m,
+            ByteSize::b(r.bytes).display().iec(),
+            r.bytes
+        ),
+        format!(
+            "3. hashes: k = (m/n) ln 2 = {:.2}; k = {} gives {}, k = {} gives {}: use k = {}",
+            r.k_optimal,
+            r.k_floor,
+            percent(r.fpr_k_floor),
+            r.k_ceil,
+            percent(r.fpr_k_ceil),
+            r.k
+        ),
+        format!(
+            "   at the optimum the fill is {:.3} and the rate 2^-k = {}",
+            r.fill_at_optimum,
+            percent(r.fpr_at_optimum)
+        ),
+        format!(
+            "   information floor log2(1/ε) = {:.2} bits per key; this filter spends {:.4} times it",
+            r.information_floor, r.overhead_ratio
+        ),
+        format!(
+            "4. n must be right: designed for n = {}; each 1% more keys costs about {:.1}% more rate (k ln 2 = {:.2}):",
+            r.n_design, r.sensitivity, r.sensitivity
+        ),
+    ]
+}
