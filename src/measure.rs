@@ -130,6 +130,11 @@ impl Measurement {
         self.bits_check == "pass"
     }
 
+    /// The bits check at another bound: `|z_from_fill| <= z_bound`.
+    pub fn bits_ok_at(&self, z_bound: f64) -> bool {
+        self.z_from_fill.abs() <= z_bound
+    }
+
     /// Variance of `fpr_measured` as an estimate of the rate of a fresh filter of this size:
     /// the binomial term `p(1-p)/q` plus the fill's own spread carried through `p = f^k`,
     /// `(k p / f)² Var(X/m)`.

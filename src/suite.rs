@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::experiments::{Experiment, Outcome};
+use crate::measure::BITS_CHECK_Z;
 use crate::params::Params;
 use crate::report::{self, Cell, Column, Format, Record, col};
 use crate::stats::{bonferroni_z, two_sample_z};
@@ -79,7 +80,16 @@ impl Definition {
         let file: ExperimentFile = toml::from_str(&text).map_err(|e| {
             let line = e
                 .span()
-                .map(|span| format!("line {}: ", line_of_offset(&text, span.start)))
+                .map(|span| {
+                    let number = line_of_offset(&text, span.start);
+                    let field = text
+                        .lines()
+                        .nth(number - 1)
+                        .and_then(|l| l.split_once('='))
+                        .map(|(key, _)| format!("field `{}`: ", key.trim()))
+                        .unwrap_or_default();
+                    format!("line {number}: {field}")
+                })
                 .unwrap_or_default();
             Error::Definition {
                 path: path.to_path_buf(),
@@ -140,9 +150,15 @@ impl Definition {
             .map_err(|e| self.locate(e))
     }
 
-    /// Lines saying how the outcome misses this definition's expectation; empty when it meets it.
+    /// Lines saying how the outcome misses this definition's expectation at the bits check's
+    /// bound of 4 standard errors; empty when it meets it.
     pub fn unmet(&self, outcome: &Outcome) -> Vec<String> {
-        let bits = outcome.bits_failures();
+        self.unmet_at(outcome, BITS_CHECK_Z)
+    }
+
+    /// [`Definition::unmet`] with the bits check at `bits_bound`.
+    pub fn unmet_at(&self, outcome: &Outcome, bits_bound: f64) -> Vec<String> {
+        let bits = outcome.bits_failures_at(bits_bound);
         match self.file.expect_bits_check {
             Expectation::Pass => bits
                 .into_iter()
@@ -300,7 +316,8 @@ struct Comparison {
 /// hash, queries and, without reseeding, the seeds) must match exactly. With `reseed`, fresh
 /// seeds are used and the bound is raised to the Bonferroni bound for a family-wise false
 /// alarm rate of [`RESEED_FAMILY_ALPHA`]; experiments expected to fail their bits check are
-/// then compared on the bits check alone, since a flawed hash is not binomial across seeds.
+/// then compared on the bits check alone, since a flawed hash is not binomial across seeds,
+/// and the bits check's bound is raised likewise over all rows.
 pub fn check(
     definitions: &[Definition],
     results: &Path,

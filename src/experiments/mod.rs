@@ -107,10 +107,15 @@ impl Outcome {
 
     /// One line per row whose measured rate departs from its own fill (`bits_check = fail`).
     pub fn bits_failures(&self) -> Vec<String> {
+        self.bits_failures_at(crate::measure::BITS_CHECK_Z)
+    }
+
+    /// One line per row with `|z_from_fill| > z_bound`.
+    pub fn bits_failures_at(&self, z_bound: f64) -> Vec<String> {
         self.measurements()
             .into_iter()
             .enumerate()
-            .filter(|(_, m)| !m.bits_ok())
+            .filter(|(_, m)| !m.bits_ok_at(z_bound))
             .map(|(i, m)| {
                 format!(
                     "row {} (n={}, m={}, k={}, hash={}): measured {} vs fill^k {} (z = {:.1})",

@@ -1,0 +1,301 @@
+//! The command line: every subcommand and format, determinism, atomic output, bad input.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn bloomlab() -> Command {
+    Command::cargo_bin("bloomlab").unwrap()
+}
+
+const REQUIRED_FIELDS: [&str; 16] = [
+    "experiment",
+    "n",
+    "m",
+    "k",
+    "bits_per_key",
+    "queries",
+    "false_positives",
+    "fpr_measured",
+    "ci_low",
+    "ci_high",
+    "fill_measured",
+    "fill_expected",
+    "fpr_classic",
+    "fpr_from_fill",
+    "z_classic",
+    "z_from_fill",
+];
+
+fn csv_of(args: &[&str]) -> String {
+    let out = bloomlab()
+        .args(args)
+        .args(["--format", "csv", "--queries", "5000"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn every_experiment_in_every_format() {
+    for experiment in ["sweep-size", "sweep-k", "overfill", "seed-check"] {
+        for format in ["table", "csv", "json", "markdown"] {
+            bloomlab()
+                .args([experiment, "--format", format, "--queries", "3000"])
+                .assert()
+                .success()
+                .stdout(predicate::str::is_empty().not());
+        }
+        let csv = csv_of(&[experiment]);
+        let header = csv.lines().next().unwrap();
+        for field in REQUIRED_FIELDS {
+            assert!(
+                header.split(',').any(|h| h == field),
+                "{experiment}: no {field}"
+            );
+        }
+    }
+}
+
+#[test]
+fn json_is_an_array_of_records_with_fractions() {
+    let out = bloomlab()
+        .args(["sweep-size", "--format", "json", "--queries", "5000"])
+        .output()
+        .unwrap();
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 5);
+    for row in rows {
+        let rate = row["fpr_measured"].as_f64().unwrap();
+        assert!(rate > 0.0 && rate < 1.0);
+        assert!(row["ci_low"].as_f64().unwrap() <= rate);
+    }
+}
+
+#[test]
+fn overfill_and_seed_check_carry_their_own_fields() {
+    let header = csv_of(&["overfill"]).lines().next().unwrap().to_string();
+    for field in [
+        "design_n",
+        "overfill_factor",
+        "fill_closed_form",
+        "fpr_closed_form",
+        "ratio_to_design",
+    ] {
+        assert!(header.contains(field), "overfill: no {field}");
+    }
+    let header = csv_of(&["seed-check"]).lines().next().unwrap().to_string();
+    assert!(header.contains("hash_seed") && header.contains("check"));
+}
+
+#[test]
+fn markdown_is_a_github_table() {
+    let out = bloomlab()
+        .args(["sweep-k", "--format", "markdown", "--queries", "2000"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.lines().any(|l| l.starts_with("|---")), "{text}");
+}
+
+#[test]
+fn sweep_k_prints_the_essay_table() {
+    let out = bloomlab()
+        .args(["sweep-k", "--bits-per-elem", "10", "--format", "csv"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), 17, "header + k = 1..16");
+    assert!(text.lines().nth(1).unwrap().contains(",4000,40000,1,"));
+}
+
+#[test]
+fn same_seeds_same_bytes_other_hash_seed_other_bytes() {
+    let a = csv_of(&["sweep-size", "--seed", "5", "--hash-seed", "6"]);
+    let b = csv_of(&["sweep-size", "--seed", "5", "--hash-seed", "6"]);
+    let c = csv_of(&["sweep-size", "--seed", "5", "--hash-seed", "7"]);
+    assert_eq!(a, b);
+    assert_ne!(a, c);
+}
+
+#[test]
+fn out_writes_the_file_and_a_failed_run_leaves_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rows.csv");
+    bloomlab()
+        .args([
+            "sweep-size",
+            "--format",
+            "csv",
+            "--queries",
+            "2000",
+            "--out",
+        ])
+        .arg(&path)
+        .assert()
+        .success()
+        .stdout("");
+    let written = std::fs::read_to_string(&path).unwrap();
+    assert!(written.starts_with("experiment,"));
+    let failed = dir.path().join("failed.csv");
+    bloomlab()
+        .args(["sweep-size", "--k", "0", "--format", "csv", "--out"])
+        .arg(&failed)
+        .assert()
+        .code(2);
+    assert!(!failed.exists());
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        1,
+        "no temp files left"
+    );
+}
+
+#[test]
+fn bad_input_exits_2_naming_the_flag() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["sweep-size", "--n", "0"], "--n"),
+        (&["sweep-size", "--n", "-5"], "--n"),
+        (&["sweep-size", "--m", "0"], "--m"),
+        (&["sweep-size", "--m", "1099511627776"], "--m"),
+        (&["sweep-size", "--k", "0"], "--k"),
+        (&["sweep-size", "--k", "65"], "--k"),
+        (&["sweep-size", "--k", "2.5"], "--k"),
+        (&["sweep-size", "--queries", "0"], "--queries"),
+        (&["sweep-size", "--bits-per-key", "0"], "--bits-per-key"),
+        (&["sweep-size", "--bits-per-key", "-3"], "--bits-per-key"),
+        (&["sweep-size", "--bits-per-key", "4,,6"], "--bits-per-key"),
+        (&["sweep-size", "--bits-per-key", "6..2"], "--bits-per-key"),
+        (&["sweep-size", "--bits-per-key", "x..4"], "--bits-per-key"),
+        (&["sweep-k", "--k", "1..99"], "--k"),
+        (&["overfill", "--factors", "0,1"], "--factors"),
+        (&["overfill", "--factors", "-1"], "--factors"),
+        (&["overfill", "--design-n", "0"], "--design-n"),
+        (
+            &["sweep-size", "--n", "10000000000", "--bits-per-key", "100"],
+            "--bits-per-key",
+        ),
+        (&["seed-check", "--seeds", "1"], "--seeds"),
+        (&["seed-check", "--k", "4,6"], "--k"),
+        (&["sweep-size", "--hash", "md5"], "--hash"),
+        (&["sweep-size", "--format", "xml"], "--format"),
+        (&["size", "--n", "4000", "--fpr", "1.5"], "--fpr"),
+        (&["size", "--n", "4000", "--fpr", "0"], "--fpr"),
+        (&["size", "--n", "0", "--fpr", "0.01"], "--n"),
+        (&["size", "--n", "4000"], "--fpr"),
+        (&["size", "--fpr", "0.01", "--bits-per-key", "9"], "--n"),
+    ];
+    for (args, flag) in cases {
+        let out = bloomlab().args(*args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        let first = stderr.lines().next().unwrap_or_default();
+        assert!(
+            first.starts_with("error:") && first.contains(flag),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}: printed a table");
+    }
+}
+
+#[test]
+fn strict_catches_the_flawed_hash_and_passes_the_default() {
+    bloomlab()
+        .args([
+            "sweep-size",
+            "--hash",
+            "low-bits",
+            "--m",
+            "32768",
+            "--k",
+            "4",
+            "--strict",
+        ])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains(
+            "row 1 (n=4000, m=32768, k=4, hash=low-bits)",
+        ));
+    for experiment in ["sweep-size", "sweep-k", "overfill"] {
+        bloomlab().args([experiment, "--strict"]).assert().success();
+    }
+    bloomlab()
+        .args(["overfill", "--k", "14", "--strict"])
+        .assert()
+        .success();
+}
+
+#[test]
+fn seed_check_verdicts() {
+    bloomlab()
+        .args(["seed-check"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("scale check: pass"))
+        .stdout(predicate::str::contains("hash-seed check: pass"));
+    bloomlab()
+        .args([
+            "seed-check",
+            "--hash",
+            "low-bits",
+            "--m",
+            "32768",
+            "--k",
+            "4",
+        ])
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("hash-seed check: FAIL"));
+}
+
+#[test]
+fn help_shows_examples() {
+    for sub in [
+        "sweep-size",
+        "sweep-k",
+        "overfill",
+        "seed-check",
+        "size",
+        "reproduce",
+        "check",
+    ] {
+        bloomlab()
+            .args([sub, "--help"])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("Examples:"))
+            .stdout(predicate::str::contains(format!("bloomlab {sub}")));
+    }
+}
+
+#[test]
+fn size_prints_the_plan() {
+    bloomlab()
+        .args(["size", "--n", "4000", "--fpr", "0.01"])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("9.59 bits per key"))
+        .stdout(predicate::str::contains("1.4427 times"));
+    let out = bloomlab()
+        .args([
+            "size",
+            "--n",
+            "4000",
+            "--bits-per-key",
+            "10",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows[0]["m"], 40_000);
+    assert!((rows[0]["k_optimal"].as_f64().unwrap() - 6.931).abs() < 1e-3);
+}
