@@ -160,6 +160,9 @@ struct ExperimentArgs {
     /// Exit 1 when any row fails the bits check
     #[arg(long)]
     strict: bool,
+    /// Draw the plate to FILE.svg (measured points with 95% intervals, predicted curves)
+    #[arg(long, value_name = "FILE.svg", value_parser = parse_plot_path)]
+    plot: Option<PathBuf>,
     #[command(flatten)]
     output: OutputArgs,
 }
@@ -203,6 +206,18 @@ pub struct OutputArgs {
 
 fn parse_hash(s: &str) -> std::result::Result<HashScheme, String> {
     s.parse()
+}
+
+fn parse_plot_path(s: &str) -> std::result::Result<PathBuf, String> {
+    let path = PathBuf::from(s);
+    if path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("svg"))
+    {
+        Ok(path)
+    } else {
+        Err("plots are written as SVG: give a file name ending in .svg (PNG would need system font libraries)".into())
+    }
 }
 
 fn parse_format(s: &str) -> std::result::Result<Format, String> {
@@ -268,6 +283,9 @@ fn run_experiment(
     let outcome: Outcome = experiment.run(params, &bar)?;
     bar.finish_and_clear();
     emit(&outcome.table()?, &common.output)?;
+    if let Some(path) = &common.plot {
+        bloomlab::plot::write_plot(&outcome, path)?;
+    }
     let mut failed = false;
     let bits_failures = outcome.bits_failures();
     if common.strict && !bits_failures.is_empty() {
@@ -317,7 +335,7 @@ fn run_reproduce(args: &SuiteArgs) -> Result<ExitCode> {
             if !args.quiet {
                 bar.suspend(|| {
                     eprintln!(
-                        "{:<24} {:>3} rows  {:>7.3} s  -> {}/{}.{{csv,md}}",
+                        "{:<24} {:>3} rows  {:>7.3} s  -> {}/{}.{{csv,md,svg}}",
                         definition.name,
                         outcome.measurements().len(),
                         time.as_secs_f64(),

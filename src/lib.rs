@@ -11,6 +11,7 @@ pub mod hash;
 pub mod keys;
 pub mod measure;
 pub mod params;
+pub mod plot;
 pub mod report;
 pub mod sizing;
 pub mod stats;

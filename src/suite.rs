@@ -195,9 +195,9 @@ pub fn load_definitions(dir: &Path) -> Result<Vec<Definition>> {
 }
 
 /// The files `reproduce` writes for a definition, by extension.
-pub const RESULT_EXTENSIONS: [&str; 2] = ["csv", "md"];
+pub const RESULT_EXTENSIONS: [&str; 3] = ["csv", "md", "svg"];
 
-/// Runs every definition and writes `results/<name>.csv` and `.md` atomically; `on_done` sees
+/// Runs every definition and writes `results/<name>.csv`, `.md` and `.svg` atomically; `on_done` sees
 /// each outcome with its wall time. Returns the unmet expectations.
 pub fn reproduce(
     definitions: &[Definition],
@@ -215,6 +215,7 @@ pub fn reproduce(
             let path = results.join(format!("{}.{ext}", definition.name));
             report::write_atomic(&path, report::render(&table, format)?.as_bytes())?;
         }
+        crate::plot::write_plot(&outcome, &results.join(format!("{}.svg", definition.name)))?;
         unmet.extend(definition.unmet(&outcome));
         on_done(definition, &outcome, started.elapsed());
     }

@@ -185,6 +185,7 @@ fn bad_input_exits_2_naming_the_flag() {
         (&["seed-check", "--k", "4,6"], "--k"),
         (&["sweep-size", "--hash", "md5"], "--hash"),
         (&["sweep-size", "--format", "xml"], "--format"),
+        (&["sweep-size", "--plot", "plate.png"], "--plot"),
         (&["size", "--n", "4000", "--fpr", "1.5"], "--fpr"),
         (&["size", "--n", "4000", "--fpr", "0"], "--fpr"),
         (&["size", "--n", "0", "--fpr", "0.01"], "--n"),
@@ -298,4 +299,17 @@ fn size_prints_the_plan() {
     let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(rows[0]["m"], 40_000);
     assert!((rows[0]["k_optimal"].as_f64().unwrap() - 6.931).abs() < 1e-3);
+}
+
+#[test]
+fn plot_writes_an_svg() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("plate.svg");
+    bloomlab()
+        .args(["overfill", "--queries", "3000", "--plot"])
+        .arg(&path)
+        .assert()
+        .success();
+    let svg = std::fs::read_to_string(&path).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("overfill factor"));
 }
