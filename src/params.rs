@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::filter::{MAX_BITS, MAX_K};
 use crate::hash::HashScheme;
+use crate::measure::Setup;
 
 /// Largest number of keys or queries accepted.
 pub const MAX_COUNT: u64 = 10_000_000_000;
@@ -230,6 +231,38 @@ impl Params {
     /// Number of hash seeds, 2..=1000.
     pub fn seeds_or(&self, default: u64) -> Result<u64> {
         check_count("seeds", self.seeds.unwrap_or(default), 2, 1000)
+    }
+
+    /// The bit array sizes for n keys: `--m` when given, else `round(n · b)` for each bits per
+    /// key `b` (the default list when none is given).
+    pub fn sizes_or(&self, n: u64, default_bits: &[f64]) -> Result<Vec<u64>> {
+        match self.m()? {
+            Some(m) => Ok(vec![m]),
+            None => self
+                .bits_per_key_or(default_bits)?
+                .into_iter()
+                .map(|b| bits_for(n, b))
+                .collect(),
+        }
+    }
+
+    /// One bit array size, as [`Params::sizes_or`], refusing a list of bits per key.
+    pub fn size_or(&self, n: u64, default_bits: &[f64]) -> Result<u64> {
+        Params::single("bits_per_key", &self.sizes_or(n, default_bits)?)
+    }
+
+    /// The setup of one measurement of n keys in m bits with k hashes, with this run's
+    /// queries, seeds and hash.
+    pub fn setup(&self, n: u64, m: u64, k: u32) -> Result<Setup> {
+        Ok(Setup {
+            n,
+            m,
+            k,
+            queries: self.queries()?,
+            seed: self.seed(),
+            hash_seed: self.hash_seed(),
+            hash: self.hash(),
+        })
     }
 
     /// Refuses a list where one value is expected.

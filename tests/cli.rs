@@ -26,18 +26,19 @@ const REQUIRED_FIELDS: [&str; 16] = [
     "z_from_fill",
 ];
 
-fn csv_of(args: &[&str]) -> String {
-    let out = bloomlab()
-        .args(args)
-        .args(["--format", "csv", "--queries", "5000"])
-        .output()
-        .unwrap();
+/// Stdout of a run that must succeed.
+fn stdout_of(args: &[&str]) -> String {
+    let out = bloomlab().args(args).output().unwrap();
     assert!(
         out.status.success(),
-        "{}",
+        "{args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).unwrap()
+}
+
+fn csv_of(args: &[&str]) -> String {
+    stdout_of(&[args, &["--format", "csv", "--queries", "5000"]].concat())
 }
 
 #[test]
@@ -63,11 +64,8 @@ fn every_experiment_in_every_format() {
 
 #[test]
 fn json_is_an_array_of_records_with_fractions() {
-    let out = bloomlab()
-        .args(["sweep-size", "--format", "json", "--queries", "5000"])
-        .output()
-        .unwrap();
-    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let out = stdout_of(&["sweep-size", "--format", "json", "--queries", "5000"]);
+    let rows: serde_json::Value = serde_json::from_str(&out).unwrap();
     let rows = rows.as_array().unwrap();
     assert_eq!(rows.len(), 5);
     for row in rows {
@@ -95,22 +93,13 @@ fn overfill_and_seed_check_carry_their_own_fields() {
 
 #[test]
 fn markdown_is_a_github_table() {
-    let out = bloomlab()
-        .args(["sweep-k", "--format", "markdown", "--queries", "2000"])
-        .output()
-        .unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = stdout_of(&["sweep-k", "--format", "markdown", "--queries", "2000"]);
     assert!(text.lines().any(|l| l.starts_with("|---")), "{text}");
 }
 
 #[test]
 fn sweep_k_prints_the_essay_table() {
-    let out = bloomlab()
-        .args(["sweep-k", "--bits-per-elem", "10", "--format", "csv"])
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let text = String::from_utf8(out.stdout).unwrap();
+    let text = stdout_of(&["sweep-k", "--bits-per-elem", "10", "--format", "csv"]);
     assert_eq!(text.lines().count(), 17, "header + k = 1..16");
     assert!(text.lines().nth(1).unwrap().contains(",4000,40000,1,"));
 }
@@ -206,19 +195,15 @@ fn bad_input_exits_2_naming_the_flag() {
     }
 }
 
+/// The essay's flawed first version: low bits of a power-of-two m.
+const FLAWED: [&str; 6] = ["--hash", "low-bits", "--m", "32768", "--k", "4"];
+
 #[test]
 fn strict_catches_the_flawed_hash_and_passes_the_default() {
     bloomlab()
-        .args([
-            "sweep-size",
-            "--hash",
-            "low-bits",
-            "--m",
-            "32768",
-            "--k",
-            "4",
-            "--strict",
-        ])
+        .arg("sweep-size")
+        .args(FLAWED)
+        .arg("--strict")
         .assert()
         .code(1)
         .stderr(predicate::str::contains(
@@ -242,15 +227,8 @@ fn seed_check_verdicts() {
         .stdout(predicate::str::contains("scale check: pass"))
         .stdout(predicate::str::contains("hash-seed check: pass"));
     bloomlab()
-        .args([
-            "seed-check",
-            "--hash",
-            "low-bits",
-            "--m",
-            "32768",
-            "--k",
-            "4",
-        ])
+        .arg("seed-check")
+        .args(FLAWED)
         .assert()
         .code(1)
         .stderr(predicate::str::contains("hash-seed check: FAIL"));

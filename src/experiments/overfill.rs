@@ -5,8 +5,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{Experiment, Outcome, Rows, measure_all, measurement_columns, setup_caption};
 use crate::error::{Error, Result};
-use crate::measure::{Measurement, Setup};
-use crate::params::{MAX_COUNT, Params, bits_for, check_count};
+use crate::measure::Measurement;
+use crate::params::{MAX_COUNT, Params, check_count};
 use crate::report::{Cell, Column, Record, col};
 use crate::theory;
 
@@ -65,32 +65,14 @@ pub fn run(params: &Params, progress: &ProgressBar) -> Result<Outcome> {
         (None, Some(n)) => check_count("n", n, 1, MAX_COUNT)?,
         (None, None) => DEFAULT_DESIGN_N,
     };
-    let m = match params.m()? {
-        Some(m) => m,
-        None => bits_for(
-            design_n,
-            Params::single(
-                "bits_per_key",
-                &params.bits_per_key_or(&DEFAULT_BITS_PER_KEY)?,
-            )?,
-        )?,
-    };
+    let m = params.size_or(design_n, &DEFAULT_BITS_PER_KEY)?;
     let ks = params.k_list_or(&DEFAULT_K)?;
     let factors = params.factors_or(&DEFAULT_FACTORS)?;
-    let queries = params.queries()?;
     let mut setups = Vec::new();
     for &k in &ks {
         for &s in &factors {
             let n = (s * design_n as f64).round().max(1.0) as u64;
-            setups.push(Setup {
-                n: check_count("factors", n, 1, MAX_COUNT)?,
-                m,
-                k,
-                queries,
-                seed: params.seed(),
-                hash_seed: params.hash_seed(),
-                hash: params.hash(),
-            });
+            setups.push(params.setup(check_count("factors", n, 1, MAX_COUNT)?, m, k)?);
         }
     }
     let measurements = measure_all(Experiment::Overfill, &setups, progress)?;

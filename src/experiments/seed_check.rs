@@ -51,16 +51,7 @@ impl Record for SeedCheckRow {
 pub fn run(params: &Params, progress: &ProgressBar) -> Result<Outcome> {
     let n = params.n_or(DEFAULT_N)?;
     let k = Params::single("k", &params.k_list_or(&DEFAULT_K)?)?;
-    let m = match params.m()? {
-        Some(m) => m,
-        None => bits_for(
-            n,
-            Params::single(
-                "bits_per_key",
-                &params.bits_per_key_or(&DEFAULT_BITS_PER_KEY)?,
-            )?,
-        )?,
-    };
+    let m = params.size_or(n, &DEFAULT_BITS_PER_KEY)?;
     let scales = params.scales_or(&DEFAULT_SCALES)?;
     if scales.len() < 2 {
         return Err(Error::invalid(
@@ -71,16 +62,7 @@ pub fn run(params: &Params, progress: &ProgressBar) -> Result<Outcome> {
         ));
     }
     let seeds = params.seeds_or(DEFAULT_SEEDS)?;
-    let queries = params.queries()?;
-    let base = Setup {
-        n,
-        m,
-        k,
-        queries,
-        seed: params.seed(),
-        hash_seed: params.hash_seed(),
-        hash: params.hash(),
-    };
+    let base = params.setup(n, m, k)?;
     let mut setups = Vec::new();
     for &s in &scales {
         let scaled_n = check_count("scales", (n as f64 * s).round() as u64, 1, MAX_COUNT)?;

@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use super::{Experiment, Outcome, Rows, measure_all, measurement_columns, setup_caption};
 use crate::error::Result;
-use crate::measure::{Measurement, Setup};
-use crate::params::{Params, bits_for};
+use crate::measure::Measurement;
+use crate::params::Params;
 use crate::report::{Cell, Column, Record, col, percent};
 use crate::theory::optimal_k;
 
@@ -40,29 +40,12 @@ impl Record for SweepKRow {
 pub fn run(params: &Params, progress: &ProgressBar) -> Result<Outcome> {
     let n = params.n_or(DEFAULT_N)?;
     let ks = params.k_list_or(&DEFAULT_K)?;
-    let sizes: Vec<u64> = match params.m()? {
-        Some(m) => vec![m],
-        None => params
-            .bits_per_key_or(&DEFAULT_BITS_PER_KEY)?
-            .into_iter()
-            .map(|b| bits_for(n, b))
-            .collect::<Result<_>>()?,
-    };
-    let queries = params.queries()?;
-    let setups: Vec<Setup> = sizes
-        .iter()
-        .flat_map(|&m| {
-            ks.iter().map(move |&k| Setup {
-                n,
-                m,
-                k,
-                queries,
-                seed: params.seed(),
-                hash_seed: params.hash_seed(),
-                hash: params.hash(),
-            })
-        })
-        .collect();
+    let mut setups = Vec::new();
+    for m in params.sizes_or(n, &DEFAULT_BITS_PER_KEY)? {
+        for &k in &ks {
+            setups.push(params.setup(n, m, k)?);
+        }
+    }
     let measurements = measure_all(Experiment::SweepK, &setups, progress)?;
     let mut rows = Vec::with_capacity(measurements.len());
     let mut notes = Vec::new();

@@ -5,7 +5,7 @@ use indicatif::ProgressBar;
 use super::{Experiment, Outcome, Rows, measure_all, setup_caption};
 use crate::error::Result;
 use crate::measure::Setup;
-use crate::params::{Params, bits_for};
+use crate::params::Params;
 use crate::report::percent;
 
 /// Essay defaults: n = 4000, k = 4, 4..12 bits per key in steps of 2.
@@ -16,30 +16,14 @@ pub const DEFAULT_BITS_PER_KEY: [f64; 5] = [4.0, 6.0, 8.0, 10.0, 12.0];
 /// The setups, k-major; `--m` replaces the bits-per-key list with one size.
 pub fn setups(params: &Params) -> Result<Vec<Setup>> {
     let n = params.n_or(DEFAULT_N)?;
-    let ks = params.k_list_or(&DEFAULT_K)?;
-    let sizes: Vec<u64> = match params.m()? {
-        Some(m) => vec![m],
-        None => params
-            .bits_per_key_or(&DEFAULT_BITS_PER_KEY)?
-            .into_iter()
-            .map(|b| bits_for(n, b))
-            .collect::<Result<_>>()?,
-    };
-    let queries = params.queries()?;
-    Ok(ks
-        .iter()
-        .flat_map(|&k| {
-            sizes.iter().map(move |&m| Setup {
-                n,
-                m,
-                k,
-                queries,
-                seed: params.seed(),
-                hash_seed: params.hash_seed(),
-                hash: params.hash(),
-            })
-        })
-        .collect())
+    let sizes = params.sizes_or(n, &DEFAULT_BITS_PER_KEY)?;
+    let mut setups = Vec::new();
+    for k in params.k_list_or(&DEFAULT_K)? {
+        for &m in &sizes {
+            setups.push(params.setup(n, m, k)?);
+        }
+    }
+    Ok(setups)
 }
 
 pub fn run(params: &Params, progress: &ProgressBar) -> Result<Outcome> {
