@@ -157,6 +157,9 @@ struct ExperimentArgs {
     /// Hash family: multiply-shift (default), low-bits (flawed), double-hashing
     #[arg(long, value_parser = parse_hash)]
     hash: Option<HashScheme>,
+    /// Independent trials per row, with hash seeds hash-seed + t; prints a summary [1..=1000]
+    #[arg(long, allow_hyphen_values = true)]
+    trials: Option<u64>,
     /// Exit 1 when any row fails the bits check
     #[arg(long)]
     strict: bool,
@@ -241,6 +244,7 @@ impl ExperimentArgs {
             seed: self.seed,
             hash_seed: self.hash_seed,
             hash: self.hash,
+            trials: self.trials,
             ..Params::default()
         })
     }

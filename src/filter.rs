@@ -1,5 +1,10 @@
 //! The Bloom filter: m bits packed in u64 words, k hash functions.
 
+use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rayon::prelude::*;
+
 use crate::error::{Error, Result};
 use crate::hash::{HashFamily, HashScheme};
 
@@ -87,9 +92,46 @@ impl BloomFilter {
         })
     }
 
+    /// The words as atomics, for parallel insertion.
+    fn atomic_words(&mut self) -> &[AtomicU64] {
+        // SAFETY: AtomicU64 has the size and alignment of u64, and the exclusive borrow of
+        // `self` rules out any non-atomic access to the words while the view lives.
+        unsafe { &*(self.words.as_mut_slice() as *mut [u64] as *const [AtomicU64]) }
+    }
+
+    /// Inserts `key_of(c)` for every counter c in `counters`, on all cores. Each bit is set
+    /// with an atomic OR, which commutes, so the result equals sequential insertion exactly.
+    pub fn insert_parallel(&mut self, counters: Range<u64>, key_of: impl Fn(u64) -> u64 + Sync) {
+        let hashes = self.hashes.clone();
+        let k = self.k as usize;
+        let words = self.atomic_words();
+        counters.into_par_iter().for_each(|c| {
+            let key = key_of(c);
+            for i in 0..k {
+                let bit = hashes.index(i, key);
+                words[(bit >> 6) as usize].fetch_or(1u64 << (bit & 63), Ordering::Relaxed);
+            }
+        });
+    }
+
+    /// How many of `key_of(c)`, c in `counters`, the filter reports present, on all cores.
+    pub fn count_present_parallel(
+        &self,
+        counters: Range<u64>,
+        key_of: impl Fn(u64) -> u64 + Sync,
+    ) -> u64 {
+        counters
+            .into_par_iter()
+            .filter(|&c| self.contains(key_of(c)))
+            .count() as u64
+    }
+
     /// Number of set bits (popcount over the words).
     pub fn set_bits(&self) -> u64 {
-        self.words.iter().map(|w| u64::from(w.count_ones())).sum()
+        self.words
+            .par_iter()
+            .map(|w| u64::from(w.count_ones()))
+            .sum()
     }
 
     /// Fraction of bits set, `set_bits / m`.

@@ -33,15 +33,41 @@ pub struct Trial {
     pub false_positives: u64,
 }
 
+/// Below this many keys plus queries a trial runs on one thread (rows already run in
+/// parallel); above it, insertion and queries use every core.
+pub const PARALLEL_THRESHOLD: u64 = 1 << 18;
+
+/// How a trial uses the cores; both give identical results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Threads {
+    /// One thread below [`PARALLEL_THRESHOLD`], all cores above it.
+    Auto,
+    Sequential,
+    Parallel,
+}
+
 /// Inserts `key(0..n)`, then queries `key(n..n+q)`, none of which was inserted.
 pub fn run_trial(setup: &Setup) -> Result<Trial> {
+    run_trial_with(setup, Threads::Auto)
+}
+
+/// [`run_trial`] with a choice of threading.
+pub fn run_trial_with(setup: &Setup, threads: Threads) -> Result<Trial> {
     let mut filter = BloomFilter::new(setup.m, setup.k, setup.hash, setup.hash_seed)?;
     let keys = KeySource::new(setup.seed);
-    keys.inserted(setup.n).for_each(|key| filter.insert(key));
-    let false_positives = keys
-        .absent(setup.n, setup.queries)
-        .filter(|&key| filter.contains(key))
-        .count() as u64;
+    let parallel = match threads {
+        Threads::Auto => setup.n.saturating_add(setup.queries) >= PARALLEL_THRESHOLD,
+        Threads::Sequential => false,
+        Threads::Parallel => true,
+    };
+    let absent = setup.n..setup.n + setup.queries;
+    let false_positives = if parallel {
+        filter.insert_parallel(0..setup.n, |c| keys.key(c));
+        filter.count_present_parallel(absent, |c| keys.key(c))
+    } else {
+        keys.inserted(setup.n).for_each(|key| filter.insert(key));
+        absent.filter(|&c| filter.contains(keys.key(c))).count() as u64
+    };
     Ok(Trial {
         set_bits: filter.set_bits(),
         false_positives,

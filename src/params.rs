@@ -122,6 +122,7 @@ pub struct Params {
     pub factors: Option<ValueList>,
     pub seeds: Option<u64>,
     pub scales: Option<ValueList>,
+    pub trials: Option<u64>,
 }
 
 /// Default key seed.
@@ -263,6 +264,11 @@ impl Params {
             hash_seed: self.hash_seed(),
             hash: self.hash(),
         })
+    }
+
+    /// Independent trials per setup, each with its own hash seed `hash_seed + t`, 1..=1000.
+    pub fn trials(&self) -> Result<u64> {
+        check_count("trials", self.trials.unwrap_or(1), 1, 1000)
     }
 
     /// Refuses a list where one value is expected.

@@ -291,3 +291,29 @@ fn plot_writes_an_svg() {
     let svg = std::fs::read_to_string(&path).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("overfill factor"));
 }
+
+#[test]
+fn trials_give_one_row_each_and_a_summary() {
+    let out = bloomlab()
+        .args([
+            "sweep-size",
+            "--trials",
+            "3",
+            "--format",
+            "csv",
+            "--queries",
+            "3000",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().count(), 1 + 5 * 3);
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(stderr.matches("3 trials").count(), 5, "{stderr}");
+    bloomlab()
+        .args(["seed-check", "--trials", "2"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--trials"));
+}

@@ -65,3 +65,28 @@ fn sizes_outside_the_range_are_refused_not_allocated() {
     assert!(BloomFilter::new(100, 0, HashScheme::MultiplyShift, 1).is_err());
     assert!(BloomFilter::new(100, 65, HashScheme::MultiplyShift, 1).is_err());
 }
+
+#[test]
+fn parallel_and_sequential_trials_agree_exactly() {
+    use bloomlab::measure::{Threads, run_trial_with};
+    for hash in [
+        HashScheme::MultiplyShift,
+        HashScheme::LowBits,
+        HashScheme::DoubleHashing,
+    ] {
+        let setup = Setup {
+            n: 50_000,
+            m: 480_000,
+            k: 7,
+            queries: 50_000,
+            seed: 3,
+            hash_seed: 8,
+            hash,
+        };
+        assert_eq!(
+            run_trial_with(&setup, Threads::Sequential).unwrap(),
+            run_trial_with(&setup, Threads::Parallel).unwrap(),
+            "{hash}"
+        );
+    }
+}

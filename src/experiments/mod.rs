@@ -47,12 +47,24 @@ impl Experiment {
 
     /// Runs the experiment; `progress` advances by one per measured row.
     pub fn run(self, params: &Params, progress: &ProgressBar) -> Result<Outcome> {
-        match self {
+        let trials = params.trials()?;
+        let mut outcome = match self {
             Experiment::SweepSize => sweep_size::run(params, progress),
             Experiment::SweepK => sweep_k::run(params, progress),
             Experiment::Overfill => overfill::run(params, progress),
+            Experiment::SeedCheck if trials > 1 => Err(crate::Error::invalid(
+                "trials",
+                trials,
+                "seed-check draws its own hash seeds (see --seeds)",
+                "1 for seed-check",
+            )),
             Experiment::SeedCheck => seed_check::run(params, progress),
+        }?;
+        if trials > 1 {
+            let summaries = trial_summaries(&outcome.measurements(), trials as usize);
+            outcome.notes.extend(summaries);
         }
+        Ok(outcome)
     }
 }
 
@@ -145,12 +157,24 @@ impl Outcome {
     }
 }
 
-/// Measures every setup, in parallel, keeping their order.
+/// Measures every setup `--trials` times (hash seeds `hash_seed + t`), in parallel, keeping
+/// their order: the trials of a setup are consecutive rows.
 pub fn measure_all(
     experiment: Experiment,
+    params: &Params,
     setups: &[Setup],
     progress: &ProgressBar,
 ) -> Result<Vec<Measurement>> {
+    let trials = params.trials()?;
+    let setups: Vec<Setup> = setups
+        .iter()
+        .flat_map(|s| {
+            (0..trials).map(move |t| Setup {
+                hash_seed: s.hash_seed.wrapping_add(t),
+                ..*s
+            })
+        })
+        .collect();
     progress.inc_length(setups.len() as u64);
     setups
         .par_iter()
@@ -158,6 +182,43 @@ pub fn measure_all(
             let row = measure(experiment.name(), setup);
             progress.inc(1);
             row
+        })
+        .collect()
+}
+
+/// One line per group of `trials` consecutive rows: the mean rate, its spread across trials
+/// against the spread binomial and fill noise predict (`sqrt` of the mean
+/// [`Measurement::fpr_variance`]), and the pooled rate with its 95% Wilson interval.
+pub fn trial_summaries(rows: &[&Measurement], trials: usize) -> Vec<String> {
+    use crate::report::percent;
+    rows.chunks(trials)
+        .map(|group| {
+            let t = group.len() as f64;
+            let mean = group.iter().map(|r| r.fpr_measured).sum::<f64>() / t;
+            let sd = (group
+                .iter()
+                .map(|r| (r.fpr_measured - mean).powi(2))
+                .sum::<f64>()
+                / (t - 1.0).max(1.0))
+            .sqrt();
+            let expected = (group.iter().map(|r| r.fpr_variance()).sum::<f64>() / t).sqrt();
+            let fp: u64 = group.iter().map(|r| r.false_positives).sum();
+            let queries: u64 = group.iter().map(|r| r.queries).sum();
+            let (lo, hi) = crate::stats::wilson_interval(fp, queries, crate::stats::Z95);
+            let r = group[0];
+            format!(
+                "n={} m={} k={}: {} trials, mean {}, sd {} (noise predicts {}), pooled {} [{}, {}]",
+                r.n,
+                r.m,
+                r.k,
+                group.len(),
+                percent(mean),
+                percent(sd),
+                percent(expected),
+                percent(fp as f64 / queries as f64),
+                percent(lo),
+                percent(hi)
+            )
         })
         .collect()
 }

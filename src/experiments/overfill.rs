@@ -75,13 +75,14 @@ pub fn run(params: &Params, progress: &ProgressBar) -> Result<Outcome> {
             setups.push(params.setup(check_count("factors", n, 1, MAX_COUNT)?, m, k)?);
         }
     }
-    let measurements = measure_all(Experiment::Overfill, &setups, progress)?;
+    let measurements = measure_all(Experiment::Overfill, params, &setups, progress)?;
     let per_k = factors.len();
+    let trials = params.trials()? as usize;
     let rows: Vec<OverfillRow> = measurements
         .into_iter()
         .enumerate()
         .map(|(i, measurement)| {
-            let s = factors[i % per_k];
+            let s = factors[i / trials % per_k];
             let k = measurement.k;
             let fpr_design = theory::fpr_exact(design_n, m, k);
             OverfillRow {

@@ -79,7 +79,7 @@ pub fn run(params: &Params, progress: &ProgressBar) -> Result<Outcome> {
             ..base
         });
     }
-    let measurements = measure_all(Experiment::SeedCheck, &setups, progress)?;
+    let measurements = measure_all(Experiment::SeedCheck, params, &setups, progress)?;
     let (scaled, reseeded) = measurements.split_at(scales.len());
 
     let estimates: Vec<(f64, f64)> = scaled

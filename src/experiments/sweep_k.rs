@@ -46,7 +46,7 @@ pub fn run(params: &Params, progress: &ProgressBar) -> Result<Outcome> {
             setups.push(params.setup(n, m, k)?);
         }
     }
-    let measurements = measure_all(Experiment::SweepK, &setups, progress)?;
+    let measurements = measure_all(Experiment::SweepK, params, &setups, progress)?;
     let mut rows = Vec::with_capacity(measurements.len());
     let mut notes = Vec::new();
     for group in measurements.chunk_by(|a, b| a.m == b.m) {

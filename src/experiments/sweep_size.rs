@@ -27,7 +27,7 @@ pub fn setups(params: &Params) -> Result<Vec<Setup>> {
 }
 
 pub fn run(params: &Params, progress: &ProgressBar) -> Result<Outcome> {
-    let rows = measure_all(Experiment::SweepSize, &setups(params)?, progress)?;
+    let rows = measure_all(Experiment::SweepSize, params, &setups(params)?, progress)?;
     let mut notes = Vec::new();
     if let (Some(first), Some(last)) = (rows.first(), rows.last()) {
         notes.push(format!(

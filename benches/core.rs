@@ -1,0 +1,52 @@
+//! Speed of the core: insert and query at an in-cache size, and the exact rate at the largest
+//! sizes the theory module promises to handle in under a second.
+
+use std::hint::black_box;
+
+use bloomlab::theory::fpr_exact;
+use bloomlab::{BloomFilter, HashScheme, KeySource};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+
+fn filter_ops(c: &mut Criterion) {
+    let keys = KeySource::new(1);
+    let n = 4_000u64;
+    let mut group = c.benchmark_group("filter m=40000");
+    group.throughput(Throughput::Elements(n));
+    for k in [1u32, 4, 7, 16] {
+        group.bench_with_input(BenchmarkId::new("insert", k), &k, |b, &k| {
+            b.iter(|| {
+                let mut filter = BloomFilter::new(40_000, k, HashScheme::MultiplyShift, 2).unwrap();
+                keys.inserted(n).for_each(|key| filter.insert(key));
+                black_box(filter.set_bits())
+            })
+        });
+        let mut filter = BloomFilter::new(40_000, k, HashScheme::MultiplyShift, 2).unwrap();
+        keys.inserted(n).for_each(|key| filter.insert(key));
+        group.bench_with_input(BenchmarkId::new("query absent", k), &k, |b, _| {
+            b.iter(|| {
+                keys.absent(n, n)
+                    .filter(|&key| filter.contains(key))
+                    .count()
+            })
+        });
+    }
+    group.finish();
+}
+
+fn exact_rate(c: &mut Criterion) {
+    let mut group = c.benchmark_group("fpr_exact");
+    group.sample_size(10);
+    for (n, m, k) in [
+        (4_000u64, 40_000u64, 7u32),
+        (100_000_000, 100_000_000, 10),
+        (15_625_000, 100_000_000, 64),
+    ] {
+        group.bench_function(format!("n={n} m={m} k={k}"), |b| {
+            b.iter(|| fpr_exact(black_box(n), black_box(m), black_box(k)))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, filter_ops, exact_rate);
+criterion_main!(benches);
