@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use bloomlab::bench;
 use bloomlab::experiments::{Experiment, Outcome};
 use bloomlab::params::{Params, ValueList};
 use bloomlab::report::{self, Format, Table};
@@ -62,6 +63,39 @@ enum Command {
         after_help = "Each rate and fill is compared with its committed value as two samples,\nz = (new - old) / sqrt(2 var), with the rate's variance p(1-p)/q + (k p/f)^2 Var(fill)\nand the fill's exact occupancy variance; a row fails beyond --z-bound (default 4).\nWith --reseed the key and hash seeds are fresh and the bound is raised to the\nBonferroni bound for a family-wise false-alarm rate of 0.001.\n\nExamples:\n  bloomlab check\n  bloomlab check --reseed\n  bloomlab check --reseed --reseed-seed 7\n\nExit status 1 naming every drifting experiment, row and column."
     )]
     Check(CheckArgs),
+    /// Time insert and query against the peer crates, or time against rate across k.
+    #[command(
+        after_help = "Peers (fastbloom, bloomfilter) are timed when built with `--features peers`:\n  cargo run --release --features peers -- bench\n\nTimes are the best of --repeats single-threaded passes, in ns per key. Sizes:\nin-cache m = 40000, out-of-cache m = 2^30 bits, each filled to --bits-per-key.\n\nExamples:\n  bloomlab bench --size in-cache --k 4,7\n  bloomlab bench --sweep-k --format csv"
+    )]
+    Bench(BenchArgs),
+}
+
+#[derive(Args, Debug)]
+struct BenchArgs {
+    /// Numbers of hashes: a list or range [1..=64]
+    #[arg(long, default_value = "1..16", allow_hyphen_values = true)]
+    k: String,
+    /// Which sizes: in-cache, out-of-cache or both
+    #[arg(long, default_value = "both", value_parser = ["in-cache", "out-of-cache", "both"])]
+    size: String,
+    /// Bits per key the filters are filled to (> 0, <= 10000)
+    #[arg(
+        long = "bits-per-key",
+        visible_alias = "bits-per-elem",
+        default_value_t = 10.0
+    )]
+    bits_per_key: f64,
+    /// Query keys per timing pass [1..=10^8]
+    #[arg(long, default_value_t = 1_000_000)]
+    queries: u64,
+    /// Passes per figure; the best is kept [1..=100]
+    #[arg(long, default_value_t = 3)]
+    repeats: u32,
+    /// Instead: ns per absent query beside the measured rate for each k, out of cache
+    #[arg(long)]
+    sweep_k: bool,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 #[derive(Args, Debug)]
@@ -412,8 +446,72 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode> {
     })
 }
 
+fn run_bench(args: &BenchArgs) -> Result<ExitCode> {
+    let probe = Params {
+        k: Some(ValueList::parse("k", &args.k)?),
+        bits_per_key: Some(ValueList(vec![args.bits_per_key])),
+        ..Params::default()
+    };
+    let ks = probe.k_list_or(&[])?;
+    probe.bits_per_key_or(&[])?;
+    bloomlab::params::check_count("queries", args.queries, 1, 100_000_000)?;
+    bloomlab::params::check_count("repeats", u64::from(args.repeats), 1, 100)?;
+    let sizes = bench::default_sizes()
+        .into_iter()
+        .filter(|s| args.size == "both" || args.size == s.label || args.sweep_k)
+        .collect();
+    let config = bench::BenchConfig {
+        sizes,
+        ks,
+        bits_per_key: args.bits_per_key,
+        queries: args.queries,
+        repeats: args.repeats,
+        seed: 1,
+    };
+    let bar = progress_bar(args.output.quiet);
+    bar.set_message("bench");
+    let table = if args.sweep_k {
+        let rows = bench::time_versus_rate(&config, &bar)?;
+        let mut table = Table::from_rows(
+            format!(
+                "time against rate across k: m = {} bits, n = {}",
+                rows.first().map_or(0, |r| r.m),
+                rows.first().map_or(0, |r| r.n)
+            ),
+            &rows,
+        )?;
+        for row in &rows {
+            if row.fastest {
+                table
+                    .notes
+                    .push(format!("fastest absent query at k = {}", row.k));
+            }
+            if row.lowest_rate {
+                table
+                    .notes
+                    .push(format!("lowest measured rate at k = {}", row.k));
+            }
+        }
+        table
+    } else {
+        let rows = bench::run(&config, &bar)?;
+        let mut table = Table::from_rows("bench: ns per key, single thread", &rows)?;
+        if bench::Contender::all().len() == 1 {
+            table.notes.push(
+                "peers not built: run with `--features peers` to time fastbloom and bloomfilter"
+                    .into(),
+            );
+        }
+        table
+    };
+    bar.finish_and_clear();
+    emit(&table, &args.output)?;
+    Ok(ExitCode::SUCCESS)
+}
+
 pub fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
+        Command::Bench(args) => run_bench(&args),
         Command::Reproduce(args) => run_reproduce(&args),
         Command::Check(args) => run_check(&args),
         Command::Size(args) => run_size(&args),

@@ -104,28 +104,36 @@ impl HashFamily {
     #[inline]
     pub fn index(&self, i: usize, x: u64) -> u64 {
         match self.scheme {
-            HashScheme::MultiplyShift => {
-                let h = self.multipliers[i]
-                    .wrapping_mul(x)
-                    .wrapping_add(self.offsets[i]);
-                high_bits(h, self.m)
-            }
-            HashScheme::LowBits => {
-                let h = self.multipliers[i]
-                    .wrapping_mul(x)
-                    .wrapping_add(self.offsets[i]);
-                h % self.m
-            }
-            HashScheme::DoubleHashing => {
-                let h0 = self.multipliers[0]
-                    .wrapping_mul(x)
-                    .wrapping_add(self.offsets[0]);
-                let h1 = self.multipliers[1]
-                    .wrapping_mul(x)
-                    .wrapping_add(self.offsets[1])
-                    | 1;
-                high_bits(h0.wrapping_add((i as u64).wrapping_mul(h1)), self.m)
-            }
+            HashScheme::MultiplyShift => self.multiply_shift(i, x),
+            HashScheme::LowBits => self.low_bits(i, x),
+            HashScheme::DoubleHashing => self.double_hashing(i, x),
         }
+    }
+
+    #[inline(always)]
+    fn affine(&self, i: usize, x: u64) -> u64 {
+        self.multipliers[i]
+            .wrapping_mul(x)
+            .wrapping_add(self.offsets[i])
+    }
+
+    /// `(a_i·x + b_i) · m >> 64`.
+    #[inline(always)]
+    pub fn multiply_shift(&self, i: usize, x: u64) -> u64 {
+        high_bits(self.affine(i, x), self.m)
+    }
+
+    /// `(a_i·x + b_i) mod m`.
+    #[inline(always)]
+    pub fn low_bits(&self, i: usize, x: u64) -> u64 {
+        self.affine(i, x) % self.m
+    }
+
+    /// `(h_0 + i·h_1) · m >> 64`, `h_1` forced odd.
+    #[inline(always)]
+    pub fn double_hashing(&self, i: usize, x: u64) -> u64 {
+        let h0 = self.affine(0, x);
+        let h1 = self.affine(1, x) | 1;
+        high_bits(h0.wrapping_add((i as u64).wrapping_mul(h1)), self.m)
     }
 }

@@ -4,6 +4,7 @@
 //! [`measure`] and compared with [`theory`] using [`stats`]; the [`experiments`] turn
 //! parameters into typed rows, which [`report`] formats.
 
+pub mod bench;
 pub mod error;
 pub mod experiments;
 pub mod filter;
