@@ -124,10 +124,6 @@ fn draw_measured<'r>(
     Ok(())
 }
 
-fn legend_line(chart_label: &str, colour: RGBColor) -> (String, RGBColor) {
-    (chart_label.to_string(), colour)
-}
-
 fn finish_legend<'a, 'b: 'a>(
     chart: &mut LogChart<'a, 'b>,
     position: SeriesLabelPosition,
@@ -148,10 +144,15 @@ fn sweep_size(area: &DrawingArea<SVGBackend<'_>, Shift>, rows: &[Measurement]) -
             .flat_map(|r| [&r.ci_low, &r.ci_high, &r.fpr_classic]),
     );
     let x = span(rows.iter().map(|r| r.bits_per_key), 0.05);
-    let title = format!("Rate against space: {}", setup_caption(&all));
-    let mut chart = log_chart(area, &title, x, (y0, y1), "bits per key (m/n)", false)?;
     let mut ks: Vec<u32> = rows.iter().map(|r| r.k).collect();
     ks.dedup();
+    let k_list: Vec<String> = ks.iter().map(u32::to_string).collect();
+    let title = format!(
+        "Rate against space: k = {}, m = n × bits per key, {}",
+        k_list.join(", "),
+        setup_caption(&all)
+    );
+    let mut chart = log_chart(area, &title, x, (y0, y1), "bits per key (m/n)", false)?;
     for (i, &k) in ks.iter().enumerate() {
         let c = colour(i);
         let group: Vec<&Measurement> = rows.iter().filter(|r| r.k == k).collect();
@@ -162,7 +163,7 @@ fn sweep_size(area: &DrawingArea<SVGBackend<'_>, Shift>, rows: &[Measurement]) -
             let m = ((n as f64 * bits).round() as u64).max(1);
             (bits, theory::fpr_classic(n, m, k).max(y0))
         });
-        let (label, c) = legend_line(&format!("k = {k}: classic (1-e^(-kn/m))^k"), c);
+        let label = format!("k = {k}: classic (1-e^(-kn/m))^k");
         chart
             .draw_series(LineSeries::new(curve, c.stroke_width(2)))
             .map_err(plot_error)?
@@ -195,7 +196,8 @@ fn sweep_k(area: &DrawingArea<SVGBackend<'_>, Shift>, rows: &[SweepKRow]) -> Res
     );
     let x = span(all.iter().map(|r| r.k as f64), 0.05);
     let title = format!(
-        "Rate against k at {:.2} bits per key: {}",
+        "Rate against k: m = {} bits ({:.2} per key), {}",
+        all[0].m,
         all[0].bits_per_key,
         setup_caption(&all)
     );

@@ -29,7 +29,9 @@ pub fn setups(params: &Params) -> Result<Vec<Setup>> {
 pub fn run(params: &Params, progress: &ProgressBar) -> Result<Outcome> {
     let rows = measure_all(Experiment::SweepSize, params, &setups(params)?, progress)?;
     let mut notes = Vec::new();
-    if let (Some(first), Some(last)) = (rows.first(), rows.last()) {
+    if let (Some(first), Some(last)) = (rows.first(), rows.last())
+        && rows.len() > 1
+    {
         notes.push(format!(
             "fill {} at {:.2} bits/key, {} at {:.2}; rate {} → {}",
             percent(first.fill_measured),
