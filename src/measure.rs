@@ -100,6 +100,7 @@ pub struct Measurement {
     pub fpr_from_fill: f64,
     pub fpr_exact: f64,
     pub z_classic: f64,
+    pub z_fill_expected: f64,
     pub z_from_fill: f64,
     pub z_exact: f64,
     pub bits_check: String,
@@ -140,6 +141,11 @@ impl Measurement {
             fpr_from_fill,
             fpr_exact,
             z_classic: z_score(fpr_measured, fpr_classic, queries),
+            z_fill_expected: z_score(
+                fpr_measured,
+                theory::fpr_from_fill(fill_expected, k),
+                queries,
+            ),
             z_from_fill,
             z_exact: z_score(fpr_measured, fpr_exact, queries),
             bits_check: if z_from_fill.abs() <= BITS_CHECK_Z {
