@@ -11,6 +11,7 @@ use bloomlab::experiments::{Experiment, Outcome};
 use bloomlab::params::{Params, ValueList};
 use bloomlab::report::{self, Format, Table};
 use bloomlab::sizing::{self, SizeRequest};
+use bloomlab::structures::FilterKind;
 use bloomlab::suite;
 use bloomlab::{HashScheme, Result};
 use rand::Rng;
@@ -191,6 +192,9 @@ struct ExperimentArgs {
     /// Hash family: multiply-shift (default), low-bits (flawed), double-hashing
     #[arg(long, value_parser = parse_hash)]
     hash: Option<HashScheme>,
+    /// Structure: classic (default), blocked (512-bit blocks), split-block (k = 8)
+    #[arg(long, value_parser = parse_filter)]
+    filter: Option<FilterKind>,
     /// Independent trials per row, with hash seeds hash-seed + t; prints a summary [1..=1000]
     #[arg(long, allow_hyphen_values = true)]
     trials: Option<u64>,
@@ -257,6 +261,10 @@ fn parse_plot_path(s: &str) -> std::result::Result<PathBuf, String> {
     }
 }
 
+fn parse_filter(s: &str) -> std::result::Result<FilterKind, String> {
+    s.parse()
+}
+
 fn parse_format(s: &str) -> std::result::Result<Format, String> {
     s.parse()
 }
@@ -279,6 +287,7 @@ impl ExperimentArgs {
             hash_seed: self.hash_seed,
             hash: self.hash,
             trials: self.trials,
+            filter: self.filter,
             ..Params::default()
         })
     }

@@ -16,6 +16,7 @@ pub mod plot;
 pub mod report;
 pub mod sizing;
 pub mod stats;
+pub mod structures;
 pub mod suite;
 pub mod theory;
 

@@ -8,6 +8,7 @@ use crate::filter::BloomFilter;
 use crate::hash::HashScheme;
 use crate::keys::KeySource;
 use crate::stats::{Z95, wilson_interval, z_score};
+use crate::structures::{Filter, FilterKind};
 use crate::theory;
 
 /// The "filter matches its bits" bound: a row whose measured rate is more than this many
@@ -24,13 +25,16 @@ pub struct Setup {
     pub seed: u64,
     pub hash_seed: u64,
     pub hash: HashScheme,
+    pub filter: FilterKind,
 }
 
 /// The raw outcome: how many bits ended up set and how many absent queries said "present".
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Trial {
     pub set_bits: u64,
     pub false_positives: u64,
+    /// The rate the filter's own bits predict ([`Filter::fpr_from_bits`]).
+    pub fpr_from_bits: f64,
 }
 
 /// Below this many keys plus queries a trial runs on one thread (rows already run in
@@ -53,8 +57,23 @@ pub fn run_trial(setup: &Setup) -> Result<Trial> {
 
 /// [`run_trial`] with a choice of threading.
 pub fn run_trial_with(setup: &Setup, threads: Threads) -> Result<Trial> {
-    let mut filter = BloomFilter::new(setup.m, setup.k, setup.hash, setup.hash_seed)?;
     let keys = KeySource::new(setup.seed);
+    if setup.filter != FilterKind::Classic {
+        let mut filter = setup
+            .filter
+            .build(setup.m, setup.k, setup.hash, setup.hash_seed)?;
+        keys.inserted(setup.n).for_each(|key| filter.insert(key));
+        let false_positives = keys
+            .absent(setup.n, setup.queries)
+            .filter(|&key| filter.contains(key))
+            .count() as u64;
+        return Ok(Trial {
+            set_bits: filter.set_bits(),
+            false_positives,
+            fpr_from_bits: filter.fpr_from_bits(),
+        });
+    }
+    let mut filter = BloomFilter::new(setup.m, setup.k, setup.hash, setup.hash_seed)?;
     let parallel = match threads {
         Threads::Auto => setup.n.saturating_add(setup.queries) >= PARALLEL_THRESHOLD,
         Threads::Sequential => false,
@@ -71,16 +90,20 @@ pub fn run_trial_with(setup: &Setup, threads: Threads) -> Result<Trial> {
     Ok(Trial {
         set_bits: filter.set_bits(),
         false_positives,
+        fpr_from_bits: Filter::fpr_from_bits(&filter),
     })
 }
 
 /// A measured rate beside every prediction, with its interval and z-scores.
 ///
-/// Rates are fractions. `z_*` is `(fpr_measured - p) / sqrt(p(1-p)/queries)` for the
+/// Rates are fractions. `fpr_from_fill` is the rate the filter's own bits predict (`fill^k`
+/// for the classic filter, the mean over blocks for the blocked ones) and `fpr_exact` the
+/// structure's exact expectation. `z_*` is `(fpr_measured - p) / sqrt(p(1-p)/queries)` for the
 /// prediction p named; `bits_check` is "pass" when `|z_from_fill| <= BITS_CHECK_Z`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Measurement {
     pub experiment: String,
+    pub filter: FilterKind,
     pub hash: HashScheme,
     pub n: u64,
     pub m: u64,
@@ -117,11 +140,12 @@ impl Measurement {
         let fill_measured = trial.set_bits as f64 / m as f64;
         let fill_expected = theory::fill_expected(n, m, k);
         let fpr_classic = theory::fpr_classic(n, m, k);
-        let fpr_from_fill = theory::fpr_from_fill(fill_measured, k);
-        let fpr_exact = theory::fpr_exact(n, m, k);
+        let fpr_from_fill = trial.fpr_from_bits;
+        let fpr_exact = setup.filter.fpr_exact(n, m, k);
         let z_from_fill = z_score(fpr_measured, fpr_from_fill, queries);
         Measurement {
             experiment: experiment.to_string(),
+            filter: setup.filter,
             hash: setup.hash,
             n,
             m,

@@ -7,6 +7,7 @@ use crate::error::{Error, Result};
 use crate::filter::{MAX_BITS, MAX_K};
 use crate::hash::HashScheme;
 use crate::measure::Setup;
+use crate::structures::FilterKind;
 
 /// Largest number of keys or queries accepted.
 pub const MAX_COUNT: u64 = 10_000_000_000;
@@ -123,6 +124,7 @@ pub struct Params {
     pub seeds: Option<u64>,
     pub scales: Option<ValueList>,
     pub trials: Option<u64>,
+    pub filter: Option<FilterKind>,
 }
 
 /// Default key seed.
@@ -255,10 +257,12 @@ impl Params {
     /// The setup of one measurement of n keys in m bits with k hashes, with this run's
     /// queries, seeds and hash.
     pub fn setup(&self, n: u64, m: u64, k: u32) -> Result<Setup> {
+        let filter = self.filter.unwrap_or_default();
         Ok(Setup {
             n,
-            m,
+            m: filter.layout(m, k)?,
             k,
+            filter,
             queries: self.queries()?,
             seed: self.seed(),
             hash_seed: self.hash_seed(),

@@ -317,3 +317,24 @@ fn trials_give_one_row_each_and_a_summary() {
         .code(2)
         .stderr(predicate::str::contains("--trials"));
 }
+
+#[test]
+fn filter_flag_selects_the_structure() {
+    let csv = csv_of(&["sweep-size", "--filter", "blocked", "--strict"]);
+    assert!(
+        csv.lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("sweep-size,blocked,")
+    );
+    bloomlab()
+        .args(["sweep-size", "--filter", "split-block", "--k", "4"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::starts_with("error: --k 4"));
+    bloomlab()
+        .args(["sweep-size", "--filter", "cuckoo"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--filter"));
+}

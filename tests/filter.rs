@@ -1,6 +1,7 @@
 //! The filter's invariants: no false negatives, determinism, the key source's guarantees.
 
 use bloomlab::measure::{Setup, run_trial};
+use bloomlab::structures::FilterKind;
 use bloomlab::{BloomFilter, HashScheme, KeySource};
 use proptest::prelude::*;
 
@@ -48,6 +49,7 @@ fn a_trial_is_a_pure_function_of_its_setup() {
         seed: 9,
         hash_seed: 4,
         hash: HashScheme::MultiplyShift,
+        filter: FilterKind::Classic,
     };
     assert_eq!(run_trial(&setup).unwrap(), run_trial(&setup).unwrap());
     let reseeded = run_trial(&Setup {
@@ -82,6 +84,7 @@ fn parallel_and_sequential_trials_agree_exactly() {
             seed: 3,
             hash_seed: 8,
             hash,
+            filter: FilterKind::Classic,
         };
         assert_eq!(
             run_trial_with(&setup, Threads::Sequential).unwrap(),

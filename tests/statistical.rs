@@ -5,6 +5,7 @@
 
 use bloomlab::HashScheme;
 use bloomlab::measure::{BITS_CHECK_Z, Setup, measure};
+use bloomlab::structures::FilterKind;
 
 fn setup(n: u64, m: u64, k: u32, hash: HashScheme) -> Setup {
     Setup {
@@ -15,6 +16,7 @@ fn setup(n: u64, m: u64, k: u32, hash: HashScheme) -> Setup {
         seed: 11,
         hash_seed: 12,
         hash,
+        filter: FilterKind::Classic,
     }
 }
 

@@ -1,0 +1,344 @@
+//! The filter interface the experiments measure, and the structures behind it: the classic
+//! filter, a blocked filter (Putze, Sanders and Singler 2007) and a split-block filter (as in
+//! Parquet). Each states the rate its own bits predict and its exact expected rate.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::filter::{BloomFilter, MAX_BITS};
+use crate::hash::{HashFamily, HashScheme};
+use crate::theory;
+
+/// What an experiment needs of a filter.
+pub trait Filter: Send + Sync {
+    /// Adds a key; afterwards `contains(key)` is true for ever.
+    fn insert(&mut self, key: u64);
+    /// "Probably present".
+    fn contains(&self, key: u64) -> bool;
+    /// Number of set bits.
+    fn set_bits(&self) -> u64;
+    /// The false-positive rate the filter's own bits predict for a random absent key, under
+    /// independent probes: the quantity the bits check compares the measurement with.
+    fn fpr_from_bits(&self) -> f64;
+}
+
+impl Filter for BloomFilter {
+    fn insert(&mut self, key: u64) {
+        BloomFilter::insert(self, key)
+    }
+    fn contains(&self, key: u64) -> bool {
+        BloomFilter::contains(self, key)
+    }
+    fn set_bits(&self) -> u64 {
+        BloomFilter::set_bits(self)
+    }
+    /// `fill^k`.
+    fn fpr_from_bits(&self) -> f64 {
+        theory::fpr_from_fill(self.fill(), self.hash_count())
+    }
+}
+
+/// Bits in a blocked filter's block: one 512-bit cache line.
+pub const BLOCK_BITS: u64 = 512;
+/// Bits in a split-block filter's block: eight 32-bit words.
+pub const SPLIT_BLOCK_BITS: u64 = 256;
+/// Words per split block, one bit set in each: k is always 8.
+pub const SPLIT_WORDS: u32 = 8;
+
+/// The structures by name.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FilterKind {
+    /// m bits, k independent probes anywhere.
+    #[default]
+    Classic,
+    /// All k probes of a key in one 512-bit block chosen by a further hash.
+    Blocked,
+    /// A 256-bit block of eight 32-bit words; one bit in each word (k = 8).
+    SplitBlock,
+}
+
+impl FilterKind {
+    pub const ALL: [FilterKind; 3] = [
+        FilterKind::Classic,
+        FilterKind::Blocked,
+        FilterKind::SplitBlock,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            FilterKind::Classic => "classic",
+            FilterKind::Blocked => "blocked",
+            FilterKind::SplitBlock => "split-block",
+        }
+    }
+
+    /// The bit count actually allocated for a request of m: whole blocks for the blocked
+    /// structures. Refuses a k the structure cannot take.
+    pub fn layout(self, m: u64, k: u32) -> Result<u64> {
+        let block = match self {
+            FilterKind::Classic => return Ok(m),
+            FilterKind::Blocked => BLOCK_BITS,
+            FilterKind::SplitBlock => {
+                if k != SPLIT_WORDS {
+                    return Err(Error::invalid(
+                        "k",
+                        k,
+                        "a split-block filter sets one bit in each of its 8 words",
+                        "8 with --filter split-block",
+                    ));
+                }
+                SPLIT_BLOCK_BITS
+            }
+        };
+        let rounded = m.div_ceil(block) * block;
+        if rounded > MAX_BITS {
+            return Err(Error::invalid(
+                "m",
+                m,
+                "bit array size out of range",
+                format!("1..={MAX_BITS}"),
+            ));
+        }
+        Ok(rounded)
+    }
+
+    /// An empty filter of m bits (as given by [`FilterKind::layout`]) and k hashes.
+    pub fn build(
+        self,
+        m: u64,
+        k: u32,
+        scheme: HashScheme,
+        hash_seed: u64,
+    ) -> Result<Box<dyn Filter>> {
+        let m = self.layout(m, k)?;
+        Ok(match self {
+            FilterKind::Classic => Box::new(BloomFilter::new(m, k, scheme, hash_seed)?),
+            FilterKind::Blocked => {
+                Box::new(BlockedFilter::new(m, k, scheme, hash_seed, BLOCK_BITS)?)
+            }
+            FilterKind::SplitBlock => Box::new(SplitBlockFilter::new(m, scheme, hash_seed)?),
+        })
+    }
+
+    /// The exact expected rate for n keys in m bits with k hashes.
+    ///
+    /// classic: `E[(X/m)^k]` ([`theory::fpr_exact`]). blocked: the Poisson mixture over the
+    /// keys in the query's block, `Σ_i Po(i; nb/m) · E[(X_i/b)^k]` with `X_i` the set bits of
+    /// a b-bit block holding i keys. split-block: `Σ_i Po(i; nb/m) · (1 - (1 - 1/32)^i)^8`.
+    /// (The block load is binomial; the Poisson form is the standard approximation, exact as
+    /// the number of blocks grows.)
+    pub fn fpr_exact(self, n: u64, m: u64, k: u32) -> f64 {
+        match self {
+            FilterKind::Classic => theory::fpr_exact(n, m, k),
+            FilterKind::Blocked => {
+                poisson_mixture(n, m, BLOCK_BITS, |i| theory::fpr_exact(i, BLOCK_BITS, k))
+            }
+            FilterKind::SplitBlock => poisson_mixture(n, m, SPLIT_BLOCK_BITS, |i| {
+                (1.0 - (1.0 - 1.0 / 32.0f64).powi(i as i32)).powi(SPLIT_WORDS as i32)
+            }),
+        }
+    }
+}
+
+/// `Σ_i Po(i; λ) · rate(i)` with `λ = n·block/m` keys per block, over `λ ± 40√λ`.
+fn poisson_mixture(n: u64, m: u64, block: u64, rate: impl Fn(u64) -> f64) -> f64 {
+    let lambda = n as f64 * block as f64 / m as f64;
+    let high = (lambda + 40.0 * lambda.sqrt() + 20.0).ceil() as u64;
+    let mut log_p = -lambda;
+    let mut total = 0.0;
+    for i in 0..=high {
+        if i > 0 {
+            log_p += lambda.ln() - (i as f64).ln();
+        }
+        if i > 0 {
+            total += log_p.exp() * rate(i);
+        }
+    }
+    total
+}
+
+impl fmt::Display for FilterKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for FilterKind {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        FilterKind::ALL
+            .into_iter()
+            .find(|f| f.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = FilterKind::ALL.iter().map(|f| f.name()).collect();
+                format!("unknown filter '{s}' (allowed: {})", names.join(", "))
+            })
+    }
+}
+
+/// Bits as u64 words, with the block arithmetic shared by the blocked structures.
+#[derive(Clone, Debug)]
+struct Blocks {
+    words: Vec<u64>,
+    /// Picks the block: one hash over the number of blocks.
+    chooser: HashFamily,
+}
+
+impl Blocks {
+    fn new(m: u64, block_bits: u64, scheme: HashScheme, hash_seed: u64) -> Result<Self> {
+        // An empty classic filter of m bits allocates (and range-checks) the words.
+        let words = vec_of_words(m)?;
+        Ok(Blocks {
+            words,
+            chooser: HashFamily::new(scheme, 1, m / block_bits, hash_seed ^ BLOCK_SEED),
+        })
+    }
+
+    fn set_bits(&self) -> u64 {
+        self.words.iter().map(|w| u64::from(w.count_ones())).sum()
+    }
+}
+
+/// Separates the block-choosing hash from the in-block hashes drawn from the same seed.
+const BLOCK_SEED: u64 = 0x626c_6f63_6b73;
+
+fn vec_of_words(m: u64) -> Result<Vec<u64>> {
+    let count = m.div_ceil(64) as usize;
+    let mut words = Vec::new();
+    words.try_reserve_exact(count).map_err(|_| {
+        Error::invalid(
+            "m",
+            m,
+            format!("cannot allocate {} bytes", count * 8),
+            "a bit array that fits in memory",
+        )
+    })?;
+    words.resize(count, 0);
+    Ok(words)
+}
+
+/// A blocked Bloom filter: a key's k bits all lie in one b-bit block.
+#[derive(Clone, Debug)]
+pub struct BlockedFilter {
+    blocks: Blocks,
+    in_block: HashFamily,
+    k: u32,
+    words_per_block: usize,
+}
+
+impl BlockedFilter {
+    /// m must be a whole number of `block_bits`-bit blocks ([`FilterKind::layout`]).
+    pub fn new(
+        m: u64,
+        k: u32,
+        scheme: HashScheme,
+        hash_seed: u64,
+        block_bits: u64,
+    ) -> Result<Self> {
+        Ok(BlockedFilter {
+            blocks: Blocks::new(m, block_bits, scheme, hash_seed)?,
+            in_block: HashFamily::new(scheme, k, block_bits, hash_seed),
+            k,
+            words_per_block: (block_bits / 64) as usize,
+        })
+    }
+
+    #[inline]
+    fn probe(&self, key: u64, i: usize) -> (usize, u64) {
+        let base = self.blocks.chooser.index(0, key) as usize * self.words_per_block;
+        let bit = self.in_block.index(i, key);
+        (base + (bit >> 6) as usize, 1u64 << (bit & 63))
+    }
+}
+
+impl Filter for BlockedFilter {
+    fn insert(&mut self, key: u64) {
+        for i in 0..self.k as usize {
+            let (word, mask) = self.probe(key, i);
+            self.blocks.words[word] |= mask;
+        }
+    }
+    fn contains(&self, key: u64) -> bool {
+        (0..self.k as usize).all(|i| {
+            let (word, mask) = self.probe(key, i);
+            self.blocks.words[word] & mask != 0
+        })
+    }
+    fn set_bits(&self) -> u64 {
+        self.blocks.set_bits()
+    }
+    /// The mean over blocks of `(block fill)^k`: a query lands in a uniform block.
+    fn fpr_from_bits(&self) -> f64 {
+        let block_bits = (self.words_per_block * 64) as f64;
+        let blocks = self.blocks.words.chunks(self.words_per_block);
+        let count = blocks.len() as f64;
+        blocks
+            .map(|b| {
+                let set: u32 = b.iter().map(|w| w.count_ones()).sum();
+                (f64::from(set) / block_bits).powi(self.k as i32)
+            })
+            .sum::<f64>()
+            / count
+    }
+}
+
+/// A split-block filter: 256-bit blocks of eight 32-bit words, one bit set in each word.
+#[derive(Clone, Debug)]
+pub struct SplitBlockFilter {
+    blocks: Blocks,
+    in_word: HashFamily,
+}
+
+impl SplitBlockFilter {
+    /// m must be a whole number of 256-bit blocks ([`FilterKind::layout`]).
+    pub fn new(m: u64, scheme: HashScheme, hash_seed: u64) -> Result<Self> {
+        Ok(SplitBlockFilter {
+            blocks: Blocks::new(m, SPLIT_BLOCK_BITS, scheme, hash_seed)?,
+            in_word: HashFamily::new(scheme, SPLIT_WORDS, 32, hash_seed),
+        })
+    }
+
+    /// Word j of the key's block (as a u64 index and the 32-bit half) and the bit mask.
+    #[inline]
+    fn probe(&self, key: u64, j: usize) -> (usize, u64) {
+        let base = self.blocks.chooser.index(0, key) as usize * 4;
+        let bit = self.in_word.index(j, key) + 32 * (j as u64 & 1);
+        (base + j / 2, 1u64 << bit)
+    }
+}
+
+impl Filter for SplitBlockFilter {
+    fn insert(&mut self, key: u64) {
+        for j in 0..SPLIT_WORDS as usize {
+            let (word, mask) = self.probe(key, j);
+            self.blocks.words[word] |= mask;
+        }
+    }
+    fn contains(&self, key: u64) -> bool {
+        (0..SPLIT_WORDS as usize).all(|j| {
+            let (word, mask) = self.probe(key, j);
+            self.blocks.words[word] & mask != 0
+        })
+    }
+    fn set_bits(&self) -> u64 {
+        self.blocks.set_bits()
+    }
+    /// The mean over blocks of `Π_j (fill of word j)`.
+    fn fpr_from_bits(&self) -> f64 {
+        let blocks = self.blocks.words.chunks(4);
+        let count = blocks.len() as f64;
+        blocks
+            .map(|b| {
+                b.iter()
+                    .flat_map(|w| [w & 0xffff_ffff, w >> 32])
+                    .map(|half| f64::from(half.count_ones()) / 32.0)
+                    .product::<f64>()
+            })
+            .sum::<f64>()
+            / count
+    }
+}

@@ -1,0 +1,79 @@
+//! The blocked structures behind the filter interface: no false negatives, and each measured
+//! rate within 4 binomial standard errors of its own predictions (fixed seeds).
+
+use bloomlab::HashScheme;
+use bloomlab::KeySource;
+use bloomlab::measure::{Setup, measure};
+use bloomlab::structures::FilterKind;
+use proptest::prelude::*;
+
+proptest! {
+    #[test]
+    fn no_false_negatives(
+        n in 1u64..1_500,
+        m in 1u64..40_000,
+        k in 1u32..=16,
+        seed in any::<u64>(),
+        hash_seed in any::<u64>(),
+        blocked in any::<bool>(),
+    ) {
+        let (kind, k) = if blocked { (FilterKind::Blocked, k) } else { (FilterKind::SplitBlock, 8) };
+        let m = kind.layout(m, k).unwrap();
+        let mut filter = kind.build(m, k, HashScheme::MultiplyShift, hash_seed).unwrap();
+        let keys = KeySource::new(seed);
+        keys.inserted(n).for_each(|key| filter.insert(key));
+        prop_assert!(keys.inserted(n).all(|key| filter.contains(key)));
+    }
+}
+
+fn setup(filter: FilterKind, n: u64, m: u64, k: u32) -> Setup {
+    Setup {
+        n,
+        m: filter.layout(m, k).unwrap(),
+        k,
+        queries: 60_000,
+        seed: 21,
+        hash_seed: 22,
+        hash: HashScheme::MultiplyShift,
+        filter,
+    }
+}
+
+#[test]
+fn blocked_structures_match_their_own_predictions() {
+    for (filter, k) in [
+        (FilterKind::Blocked, 4),
+        (FilterKind::Blocked, 7),
+        (FilterKind::Blocked, 12),
+        (FilterKind::SplitBlock, 8),
+    ] {
+        for bits in [6, 10, 16] {
+            let row = measure("test", &setup(filter, 4_000, 4_000 * bits, k)).unwrap();
+            assert!(
+                row.z_exact.abs() <= 4.0 && row.bits_ok(),
+                "{filter} k={k} {bits} bits/key: z_exact {} z_from_fill {}",
+                row.z_exact,
+                row.z_from_fill
+            );
+        }
+    }
+}
+
+#[test]
+fn blocking_costs_rate_at_equal_space() {
+    // At 16 bits per key and k = 11 the blocked filter's exact rate is well above the classic.
+    let classic = FilterKind::Classic.fpr_exact(4_000, 64_000, 11);
+    let blocked = FilterKind::Blocked.fpr_exact(4_000, 64_000, 11);
+    assert!(blocked > 1.2 * classic, "{blocked} vs {classic}");
+    // 240,000 queries: the expected z against the classic formula is about 10.
+    let more_queries = Setup {
+        queries: 240_000,
+        ..setup(FilterKind::Blocked, 4_000, 64_000, 11)
+    };
+    let row = measure("test", &more_queries).unwrap();
+    assert!(
+        row.z_classic > 4.0,
+        "the classic formula must miss it: z {}",
+        row.z_classic
+    );
+}
