@@ -27,6 +27,13 @@ pub enum Error {
     /// A committed results file that does not match what the experiment produces.
     #[error("{}: {message}", path.display())]
     Results { path: PathBuf, message: String },
+    /// An operation the structure does not support, such as deleting from a Bloom filter.
+    #[error("the {filter} filter cannot {operation} (structures that can: {supported})")]
+    Unsupported {
+        filter: &'static str,
+        operation: &'static str,
+        supported: &'static str,
+    },
     /// An output format or backend that cannot encode what was asked.
     #[error("{0}")]
     Output(String),

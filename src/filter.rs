@@ -13,6 +13,43 @@ pub const MAX_BITS: u64 = 1 << 36;
 /// Largest number of hash functions accepted.
 pub const MAX_K: u32 = 64;
 
+/// Refuses a size outside `1..=MAX_BITS` or a k outside `1..=MAX_K`.
+pub fn check_shape(m: u64, k: u32) -> Result<()> {
+    if m == 0 || m > MAX_BITS {
+        return Err(Error::invalid(
+            "m",
+            m,
+            "bit array size out of range",
+            format!("1..={MAX_BITS}"),
+        ));
+    }
+    if k == 0 || k > MAX_K {
+        return Err(Error::invalid(
+            "k",
+            k,
+            "number of hashes out of range",
+            format!("1..={MAX_K}"),
+        ));
+    }
+    Ok(())
+}
+
+/// `ceil(bits / 64)` zeroed words, or an error (not an abort) when they cannot be allocated.
+pub(crate) fn zeroed_words(bits: u64) -> Result<Vec<u64>> {
+    let count = bits.div_ceil(64) as usize;
+    let mut words = Vec::new();
+    words.try_reserve_exact(count).map_err(|_| {
+        Error::invalid(
+            "m",
+            bits,
+            format!("cannot allocate {} bytes", count * 8),
+            "a bit array that fits in memory",
+        )
+    })?;
+    words.resize(count, 0);
+    Ok(words)
+}
+
 /// A classic Bloom filter.
 ///
 /// Invariant: after `insert(x)`, `contains(x)` is true for ever (no false negatives); there is
@@ -29,35 +66,9 @@ impl BloomFilter {
     /// An empty filter of `m` bits and `k` hashes drawn from `hash_seed`.
     /// Fails (rather than aborting) when the bit array cannot be allocated.
     pub fn new(m: u64, k: u32, scheme: HashScheme, hash_seed: u64) -> Result<Self> {
-        if m == 0 || m > MAX_BITS {
-            return Err(Error::invalid(
-                "m",
-                m,
-                "bit array size out of range",
-                format!("1..={MAX_BITS}"),
-            ));
-        }
-        if k == 0 || k > MAX_K {
-            return Err(Error::invalid(
-                "k",
-                k,
-                "number of hashes out of range",
-                format!("1..={MAX_K}"),
-            ));
-        }
-        let word_count = m.div_ceil(64) as usize;
-        let mut words = Vec::new();
-        words.try_reserve_exact(word_count).map_err(|_| {
-            Error::invalid(
-                "m",
-                m,
-                format!("cannot allocate {} bytes", word_count * 8),
-                "a bit array that fits in memory",
-            )
-        })?;
-        words.resize(word_count, 0);
+        check_shape(m, k)?;
         Ok(BloomFilter {
-            words,
+            words: zeroed_words(m)?,
             m,
             k,
             hashes: HashFamily::new(scheme, k, m, hash_seed),

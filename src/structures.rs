@@ -8,7 +8,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::filter::{BloomFilter, MAX_BITS};
+use crate::filter::{BloomFilter, MAX_BITS, zeroed_words};
 use crate::hash::{HashFamily, HashScheme};
 use crate::theory;
 
@@ -23,6 +23,17 @@ pub trait Filter: Send + Sync {
     /// The false-positive rate the filter's own bits predict for a random absent key, under
     /// independent probes: the quantity the bits check compares the measurement with.
     fn fpr_from_bits(&self) -> f64;
+    /// Removes a key that was inserted. Only structures that keep counts can; the others
+    /// refuse with [`Error::Unsupported`] rather than risk false negatives.
+    fn delete(&mut self, _key: u64) -> Result<()> {
+        Err(Error::Unsupported {
+            filter: self.kind().name(),
+            operation: "delete",
+            supported: "counting",
+        })
+    }
+    /// Which structure this is.
+    fn kind(&self) -> FilterKind;
 }
 
 impl Filter for BloomFilter {
@@ -38,6 +49,9 @@ impl Filter for BloomFilter {
     /// `fill^k`.
     fn fpr_from_bits(&self) -> f64 {
         theory::fpr_from_fill(self.fill(), self.hash_count())
+    }
+    fn kind(&self) -> FilterKind {
+        FilterKind::Classic
     }
 }
 
@@ -59,13 +73,16 @@ pub enum FilterKind {
     Blocked,
     /// A 256-bit block of eight 32-bit words; one bit in each word (k = 8).
     SplitBlock,
+    /// m 4-bit counters instead of bits (four times the space), with delete.
+    Counting,
 }
 
 impl FilterKind {
-    pub const ALL: [FilterKind; 3] = [
+    pub const ALL: [FilterKind; 4] = [
         FilterKind::Classic,
         FilterKind::Blocked,
         FilterKind::SplitBlock,
+        FilterKind::Counting,
     ];
 
     pub fn name(self) -> &'static str {
@@ -73,6 +90,7 @@ impl FilterKind {
             FilterKind::Classic => "classic",
             FilterKind::Blocked => "blocked",
             FilterKind::SplitBlock => "split-block",
+            FilterKind::Counting => "counting",
         }
     }
 
@@ -80,7 +98,7 @@ impl FilterKind {
     /// structures. Refuses a k the structure cannot take.
     pub fn layout(self, m: u64, k: u32) -> Result<u64> {
         let block = match self {
-            FilterKind::Classic => return Ok(m),
+            FilterKind::Classic | FilterKind::Counting => return Ok(m),
             FilterKind::Blocked => BLOCK_BITS,
             FilterKind::SplitBlock => {
                 if k != SPLIT_WORDS {
@@ -121,19 +139,21 @@ impl FilterKind {
                 Box::new(BlockedFilter::new(m, k, scheme, hash_seed, BLOCK_BITS)?)
             }
             FilterKind::SplitBlock => Box::new(SplitBlockFilter::new(m, scheme, hash_seed)?),
+            FilterKind::Counting => Box::new(CountingFilter::new(m, k, scheme, hash_seed)?),
         })
     }
 
     /// The exact expected rate for n keys in m bits with k hashes.
     ///
-    /// classic: `E[(X/m)^k]` ([`theory::fpr_exact`]). blocked: the Poisson mixture over the
+    /// classic and counting (a counter is nonzero exactly when the classic bit would be set):
+    /// `E[(X/m)^k]` ([`theory::fpr_exact`]). blocked: the Poisson mixture over the
     /// keys in the query's block, `Σ_i Po(i; nb/m) · E[(X_i/b)^k]` with `X_i` the set bits of
     /// a b-bit block holding i keys. split-block: `Σ_i Po(i; nb/m) · (1 - (1 - 1/32)^i)^8`.
     /// (The block load is binomial; the Poisson form is the standard approximation, exact as
     /// the number of blocks grows.)
     pub fn fpr_exact(self, n: u64, m: u64, k: u32) -> f64 {
         match self {
-            FilterKind::Classic => theory::fpr_exact(n, m, k),
+            FilterKind::Classic | FilterKind::Counting => theory::fpr_exact(n, m, k),
             FilterKind::Blocked => {
                 poisson_mixture(n, m, BLOCK_BITS, |i| theory::fpr_exact(i, BLOCK_BITS, k))
             }
@@ -190,8 +210,7 @@ struct Blocks {
 
 impl Blocks {
     fn new(m: u64, block_bits: u64, scheme: HashScheme, hash_seed: u64) -> Result<Self> {
-        // An empty classic filter of m bits allocates (and range-checks) the words.
-        let words = vec_of_words(m)?;
+        let words = zeroed_words(m)?;
         Ok(Blocks {
             words,
             chooser: HashFamily::new(scheme, 1, m / block_bits, hash_seed ^ BLOCK_SEED),
@@ -205,21 +224,6 @@ impl Blocks {
 
 /// Separates the block-choosing hash from the in-block hashes drawn from the same seed.
 const BLOCK_SEED: u64 = 0x626c_6f63_6b73;
-
-fn vec_of_words(m: u64) -> Result<Vec<u64>> {
-    let count = m.div_ceil(64) as usize;
-    let mut words = Vec::new();
-    words.try_reserve_exact(count).map_err(|_| {
-        Error::invalid(
-            "m",
-            m,
-            format!("cannot allocate {} bytes", count * 8),
-            "a bit array that fits in memory",
-        )
-    })?;
-    words.resize(count, 0);
-    Ok(words)
-}
 
 /// A blocked Bloom filter: a key's k bits all lie in one b-bit block.
 #[derive(Clone, Debug)]
@@ -270,6 +274,9 @@ impl Filter for BlockedFilter {
     }
     fn set_bits(&self) -> u64 {
         self.blocks.set_bits()
+    }
+    fn kind(&self) -> FilterKind {
+        FilterKind::Blocked
     }
     /// The mean over blocks of `(block fill)^k`: a query lands in a uniform block.
     fn fpr_from_bits(&self) -> f64 {
@@ -327,6 +334,9 @@ impl Filter for SplitBlockFilter {
     fn set_bits(&self) -> u64 {
         self.blocks.set_bits()
     }
+    fn kind(&self) -> FilterKind {
+        FilterKind::SplitBlock
+    }
     /// The mean over blocks of `Π_j (fill of word j)`.
     fn fpr_from_bits(&self) -> f64 {
         let blocks = self.blocks.words.chunks(4);
@@ -340,5 +350,102 @@ impl Filter for SplitBlockFilter {
             })
             .sum::<f64>()
             / count
+    }
+}
+
+/// Largest value of a 4-bit counter; a counter that reaches it stays there.
+pub const COUNTER_MAX: u64 = 15;
+
+/// A counting Bloom filter: m 4-bit counters packed sixteen to a u64, k hashes.
+///
+/// Invariant: a key that was inserted and not deleted is always present. Insert increments
+/// its k counters, delete decrements them; a counter at [`COUNTER_MAX`] is never changed
+/// again (it may count more keys than it can hold), and [`CountingFilter::overflows`] counts
+/// the increments that found it full.
+#[derive(Clone, Debug)]
+pub struct CountingFilter {
+    words: Vec<u64>,
+    m: u64,
+    k: u32,
+    hashes: HashFamily,
+    overflows: u64,
+}
+
+impl CountingFilter {
+    pub fn new(m: u64, k: u32, scheme: HashScheme, hash_seed: u64) -> Result<Self> {
+        crate::filter::check_shape(m, k)?;
+        let counters = m
+            .checked_mul(4)
+            .filter(|&bits| bits <= MAX_BITS)
+            .ok_or_else(|| {
+                Error::invalid(
+                    "m",
+                    m,
+                    "4-bit counters need 4m bits",
+                    format!("1..={}", MAX_BITS / 4),
+                )
+            })?;
+        Ok(CountingFilter {
+            words: zeroed_words(counters)?,
+            m,
+            k,
+            hashes: HashFamily::new(scheme, k, m, hash_seed),
+            overflows: 0,
+        })
+    }
+
+    /// Increments that found their counter already at [`COUNTER_MAX`].
+    pub fn overflows(&self) -> u64 {
+        self.overflows
+    }
+
+    fn counter(&self, i: u64) -> u64 {
+        (self.words[(i / 16) as usize] >> (4 * (i % 16))) & COUNTER_MAX
+    }
+
+    fn add(&mut self, i: u64, delta: i64) {
+        let shift = 4 * (i % 16);
+        let word = &mut self.words[(i / 16) as usize];
+        let value = (*word >> shift) & COUNTER_MAX;
+        let next = (value as i64 + delta) as u64;
+        *word = (*word & !(COUNTER_MAX << shift)) | (next << shift);
+    }
+}
+
+impl Filter for CountingFilter {
+    fn insert(&mut self, key: u64) {
+        for i in 0..self.k as usize {
+            let c = self.hashes.index(i, key);
+            if self.counter(c) == COUNTER_MAX {
+                self.overflows += 1;
+            } else {
+                self.add(c, 1);
+            }
+        }
+    }
+    fn contains(&self, key: u64) -> bool {
+        (0..self.k as usize).all(|i| self.counter(self.hashes.index(i, key)) > 0)
+    }
+    /// Nonzero counters.
+    fn set_bits(&self) -> u64 {
+        (0..self.m).filter(|&i| self.counter(i) > 0).count() as u64
+    }
+    /// `(nonzero counters / m)^k`.
+    fn fpr_from_bits(&self) -> f64 {
+        theory::fpr_from_fill(self.set_bits() as f64 / self.m as f64, self.k)
+    }
+    /// Decrements the key's counters, leaving any at [`COUNTER_MAX`] where they are.
+    fn delete(&mut self, key: u64) -> Result<()> {
+        for i in 0..self.k as usize {
+            let c = self.hashes.index(i, key);
+            let value = self.counter(c);
+            if value > 0 && value < COUNTER_MAX {
+                self.add(c, -1);
+            }
+        }
+        Ok(())
+    }
+    fn kind(&self) -> FilterKind {
+        FilterKind::Counting
     }
 }

@@ -77,3 +77,72 @@ fn blocking_costs_rate_at_equal_space() {
         row.z_classic
     );
 }
+
+proptest! {
+    #[test]
+    fn deleting_what_was_inserted_never_loses_the_rest(
+        n in 1u64..1_500,
+        m in 64u64..20_000,
+        k in 1u32..=12,
+        seed in any::<u64>(),
+        hash_seed in any::<u64>(),
+        stride in 2u64..5,
+    ) {
+        let mut filter = FilterKind::Counting
+            .build(m, k, HashScheme::MultiplyShift, hash_seed)
+            .unwrap();
+        let keys = KeySource::new(seed);
+        keys.inserted(n).for_each(|key| filter.insert(key));
+        for c in (0..n).step_by(stride as usize) {
+            filter.delete(keys.key(c)).unwrap();
+        }
+        for c in (0..n).filter(|c| c % stride != 0) {
+            prop_assert!(filter.contains(keys.key(c)));
+        }
+    }
+}
+
+#[test]
+fn saturated_counters_stick_and_are_counted() {
+    use bloomlab::structures::{CountingFilter, Filter};
+    let mut filter = CountingFilter::new(1_000, 3, HashScheme::MultiplyShift, 1).unwrap();
+    for _ in 0..20 {
+        filter.insert(42);
+    }
+    assert_eq!(
+        filter.overflows(),
+        3 * 5,
+        "each of 3 counters overflowed 5 times"
+    );
+    for _ in 0..20 {
+        filter.delete(42).unwrap();
+    }
+    assert!(
+        filter.contains(42),
+        "a saturated counter is never decremented"
+    );
+    assert_eq!(filter.set_bits(), 3);
+}
+
+#[test]
+fn structures_without_counts_refuse_to_delete() {
+    for kind in [
+        FilterKind::Classic,
+        FilterKind::Blocked,
+        FilterKind::SplitBlock,
+    ] {
+        let k = if kind == FilterKind::SplitBlock { 8 } else { 4 };
+        let mut filter = kind
+            .build(
+                kind.layout(4_096, k).unwrap(),
+                k,
+                HashScheme::MultiplyShift,
+                1,
+            )
+            .unwrap();
+        filter.insert(7);
+        let error = filter.delete(7).unwrap_err().to_string();
+        assert!(error.contains("cannot delete"), "{error}");
+        assert!(filter.contains(7));
+    }
+}
