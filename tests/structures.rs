@@ -17,7 +17,11 @@ proptest! {
         hash_seed in any::<u64>(),
         blocked in any::<bool>(),
     ) {
-        let (kind, k) = if blocked { (FilterKind::Blocked, k) } else { (FilterKind::SplitBlock, 8) };
+        let (kind, k) = match (blocked, k % 3) {
+            (true, _) => (FilterKind::Blocked, k),
+            (false, 0) => (FilterKind::Cuckoo, 4 + k % 13),
+            (false, _) => (FilterKind::SplitBlock, 8),
+        };
         let m = kind.layout(m, k).unwrap();
         let mut filter = kind.build(m, k, HashScheme::MultiplyShift, hash_seed).unwrap();
         let keys = KeySource::new(seed);
@@ -60,6 +64,20 @@ fn blocked_structures_match_their_own_predictions() {
 }
 
 #[test]
+fn cuckoo_matches_its_fingerprint_prediction() {
+    // k is the fingerprint size; loads from 60% to 92% of the slots.
+    for (k, bits) in [(8, 10), (8, 14), (12, 13), (12, 20)] {
+        let row = measure("test", &setup(FilterKind::Cuckoo, 4_000, 4_000 * bits, k)).unwrap();
+        assert!(
+            row.z_exact.abs() <= 4.0 && row.bits_ok(),
+            "cuckoo f={k} {bits} bits/key: z_exact {} z_from_fill {}",
+            row.z_exact,
+            row.z_from_fill
+        );
+    }
+}
+
+#[test]
 fn blocking_costs_rate_at_equal_space() {
     // At 16 bits per key and k = 11 the blocked filter's exact rate is well above the classic.
     let classic = FilterKind::Classic.fpr_exact(4_000, 64_000, 11);
@@ -88,8 +106,9 @@ proptest! {
         hash_seed in any::<u64>(),
         stride in 2u64..5,
     ) {
-        let mut filter = FilterKind::Counting
-            .build(m, k, HashScheme::MultiplyShift, hash_seed)
+        let (kind, k) = if k % 2 == 0 { (FilterKind::Counting, k) } else { (FilterKind::Cuckoo, 4 + k) };
+        let mut filter = kind
+            .build(kind.layout(m, k).unwrap(), k, HashScheme::MultiplyShift, hash_seed)
             .unwrap();
         let keys = KeySource::new(seed);
         keys.inserted(n).for_each(|key| filter.insert(key));
