@@ -333,7 +333,7 @@ fn filter_flag_selects_the_structure() {
         .code(2)
         .stderr(predicate::str::starts_with("error: --k 4"));
     bloomlab()
-        .args(["sweep-size", "--filter", "cuckoo"])
+        .args(["sweep-size", "--filter", "quotient"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("--filter"));
