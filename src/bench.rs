@@ -18,20 +18,7 @@ use crate::hash::HashScheme;
 use crate::keys::KeySource;
 use crate::report::{Cell, Column, Record, col};
 
-/// A filter under the stopwatch.
-pub trait Subject {
-    fn insert(&mut self, key: u64);
-    fn contains(&self, key: u64) -> bool;
-}
-
-impl Subject for BloomFilter {
-    fn insert(&mut self, key: u64) {
-        BloomFilter::insert(self, key)
-    }
-    fn contains(&self, key: u64) -> bool {
-        BloomFilter::contains(self, key)
-    }
-}
+pub use crate::structures::Membership as Subject;
 
 /// The filters that can be timed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,8 +73,8 @@ impl Contender {
 mod peers {
     //! Adapters: each crate configured by bits and hashes, as its documentation allows.
 
-    use super::Subject;
     use crate::error::{Error, Result};
+    use crate::structures::Membership as Subject;
 
     /// `fastbloom::BloomFilter::with_num_bits(m).seed(s).hashes(k)`, default (SipHash-1-3)
     /// hasher, as a user would build it.
@@ -229,8 +216,52 @@ fn best_ns(repeats: u32, count: u64, mut pass: impl FnMut()) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
-/// Times one contender: fills a fresh filter with n keys (timed), then queries present and
-/// absent keys (timed); returns the times and the measured rate.
+/// ns per insert, per present and per absent query, and the rate over the absent queries.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Timing {
+    pub ns_insert: f64,
+    pub ns_query_present: f64,
+    pub ns_query_absent: f64,
+    pub fpr_measured: f64,
+}
+
+/// Fills fresh filters from `build` with n keys (timed, best of `repeats`), then queries
+/// `queries` present and absent keys (timed).
+pub fn time_filter(
+    build: impl Fn() -> Result<Box<dyn Subject>>,
+    n: u64,
+    queries: u64,
+    repeats: u32,
+    seed: u64,
+) -> Result<Timing> {
+    let keys = KeySource::new(seed);
+    let present: Vec<u64> = keys.inserted(queries.min(n)).collect();
+    let absent: Vec<u64> = keys.absent(n, queries).collect();
+    let mut filter = build()?;
+    let mut ns_insert = f64::INFINITY;
+    for _ in 0..repeats.max(1) {
+        let mut fresh = build()?;
+        let start = Instant::now();
+        keys.inserted(n).for_each(|key| fresh.insert(key));
+        ns_insert = ns_insert.min(start.elapsed().as_nanos() as f64 / n as f64);
+        filter = fresh;
+    }
+    let ns_query_present = best_ns(repeats, present.len() as u64, || {
+        black_box(present.iter().filter(|&&key| filter.contains(key)).count());
+    });
+    let mut false_positives = 0;
+    let ns_query_absent = best_ns(repeats, absent.len() as u64, || {
+        false_positives = black_box(absent.iter().filter(|&&key| filter.contains(key)).count());
+    });
+    Ok(Timing {
+        ns_insert,
+        ns_query_present,
+        ns_query_absent,
+        fpr_measured: false_positives as f64 / absent.len() as f64,
+    })
+}
+
+/// Times one contender at m bits and k hashes.
 fn time_one(
     contender: Contender,
     m: u64,
@@ -238,35 +269,23 @@ fn time_one(
     n: u64,
     config: &BenchConfig,
 ) -> Result<BenchRow> {
-    let keys = KeySource::new(config.seed);
-    let present: Vec<u64> = keys.inserted(config.queries.min(n)).collect();
-    let absent: Vec<u64> = keys.absent(n, config.queries).collect();
-    let mut filter = contender.build(m, k, config.seed)?;
-    let mut ns_insert = f64::INFINITY;
-    for _ in 0..config.repeats.max(1) {
-        let mut fresh = contender.build(m, k, config.seed)?;
-        let start = Instant::now();
-        keys.inserted(n).for_each(|key| fresh.insert(key));
-        ns_insert = ns_insert.min(start.elapsed().as_nanos() as f64 / n as f64);
-        filter = fresh;
-    }
-    let ns_query_present = best_ns(config.repeats, present.len() as u64, || {
-        black_box(present.iter().filter(|&&key| filter.contains(key)).count());
-    });
-    let mut false_positives = 0;
-    let ns_query_absent = best_ns(config.repeats, absent.len() as u64, || {
-        false_positives = black_box(absent.iter().filter(|&&key| filter.contains(key)).count());
-    });
+    let timing = time_filter(
+        || contender.build(m, k, config.seed),
+        n,
+        config.queries,
+        config.repeats,
+        config.seed,
+    )?;
     Ok(BenchRow {
         filter: contender.name().to_string(),
         size: String::new(),
         m,
         n,
         k,
-        ns_insert,
-        ns_query_present,
-        ns_query_absent,
-        fpr_measured: false_positives as f64 / absent.len() as f64,
+        ns_insert: timing.ns_insert,
+        ns_query_present: timing.ns_query_present,
+        ns_query_absent: timing.ns_query_absent,
+        fpr_measured: timing.fpr_measured,
         ratio_insert: None,
         ratio_query_present: None,
         ratio_query_absent: None,

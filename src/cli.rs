@@ -7,6 +7,7 @@ use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use bloomlab::bench;
+use bloomlab::compare;
 use bloomlab::experiments::{Experiment, Outcome};
 use bloomlab::params::{Params, ValueList};
 use bloomlab::report::{self, Format, Table};
@@ -69,6 +70,32 @@ enum Command {
         after_help = "Peers (fastbloom, bloomfilter) are timed when built with `--features peers`:\n  cargo run --release --features peers -- bench\n\nTimes are the best of --repeats single-threaded passes, in ns per key. Sizes:\nin-cache m = 40000, out-of-cache m = 2^30 bits, each filled to --bits-per-key.\n\nExamples:\n  bloomlab bench --size in-cache --k 4,7\n  bloomlab bench --sweep-k --format csv"
     )]
     Bench(BenchArgs),
+    /// Every structure sized for the same n and rate: space against the floor, rate, speed.
+    #[command(
+        after_help = "Structures: classic, blocked (512-bit blocks), split-block (k = 8), counting\n(4-bit counters) and cuckoo (buckets of 4 fingerprints at 95% load). Each is sized for\nthe target by its own formula, then measured with at least 100 expected false positives.\n\nExamples:\n  bloomlab compare --n 100000 --fpr 0.01\n  bloomlab compare --n 1000000 --fpr 0.001 --format markdown"
+    )]
+    Compare(CompareArgs),
+}
+
+#[derive(Args, Debug)]
+struct CompareArgs {
+    /// Keys [1..=10^8]
+    #[arg(long, allow_hyphen_values = true)]
+    n: u64,
+    /// Target false-positive rate, a fraction in (0, 1)
+    #[arg(long, allow_hyphen_values = true)]
+    fpr: f64,
+    /// Least number of absent queries [1..=10^8]
+    #[arg(long, default_value_t = 60_000)]
+    queries: u64,
+    /// Seed of the key generator
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Seed of the hash parameters
+    #[arg(long, default_value_t = 2)]
+    hash_seed: u64,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 #[derive(Args, Debug)]
@@ -518,8 +545,32 @@ fn run_bench(args: &BenchArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+fn run_compare(args: &CompareArgs) -> Result<ExitCode> {
+    bloomlab::params::check_count("n", args.n, 1, 100_000_000)?;
+    bloomlab::params::check_count("queries", args.queries, 1, 100_000_000)?;
+    let bar = progress_bar(args.output.quiet);
+    bar.set_message("compare");
+    let rows = compare::compare(args.n, args.fpr, args.queries, args.seed, args.hash_seed)?;
+    bar.finish_and_clear();
+    let mut table = Table::from_rows(
+        format!(
+            "compare: n = {}, target rate {}, information floor {:.2} bits per key",
+            args.n,
+            report::percent(args.fpr),
+            bloomlab::theory::information_floor(args.fpr)
+        ),
+        &rows,
+    )?;
+    table.notes.push(
+        "bits/key counts the structure's memory (4 bits per counter); ns are single-threaded, at this n".into(),
+    );
+    emit(&table, &args.output)?;
+    Ok(ExitCode::SUCCESS)
+}
+
 pub fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
+        Command::Compare(args) => run_compare(&args),
         Command::Bench(args) => run_bench(&args),
         Command::Reproduce(args) => run_reproduce(&args),
         Command::Check(args) => run_check(&args),

@@ -5,6 +5,7 @@
 //! parameters into typed rows, which [`report`] formats.
 
 pub mod bench;
+pub mod compare;
 pub mod error;
 pub mod experiments;
 pub mod filter;

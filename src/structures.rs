@@ -12,12 +12,16 @@ use crate::filter::{BloomFilter, MAX_BITS, zeroed_words};
 use crate::hash::{HashFamily, HashScheme};
 use crate::theory;
 
-/// What an experiment needs of a filter.
-pub trait Filter: Send + Sync {
-    /// Adds a key; afterwards `contains(key)` is true for ever.
+/// Insert and query: all that timing needs, and all a peer crate offers.
+pub trait Membership {
+    /// Adds a key; afterwards `contains(key)` is true (until it is deleted, where supported).
     fn insert(&mut self, key: u64);
     /// "Probably present".
     fn contains(&self, key: u64) -> bool;
+}
+
+/// What an experiment needs of a filter.
+pub trait Filter: Membership + Send + Sync {
     /// Number of set bits.
     fn set_bits(&self) -> u64;
     /// The false-positive rate the filter's own bits predict for a random absent key, under
@@ -36,13 +40,16 @@ pub trait Filter: Send + Sync {
     fn kind(&self) -> FilterKind;
 }
 
-impl Filter for BloomFilter {
+impl Membership for BloomFilter {
     fn insert(&mut self, key: u64) {
         BloomFilter::insert(self, key)
     }
     fn contains(&self, key: u64) -> bool {
         BloomFilter::contains(self, key)
     }
+}
+
+impl Filter for BloomFilter {
     fn set_bits(&self) -> u64 {
         BloomFilter::set_bits(self)
     }
@@ -273,7 +280,7 @@ impl BlockedFilter {
     }
 }
 
-impl Filter for BlockedFilter {
+impl Membership for BlockedFilter {
     fn insert(&mut self, key: u64) {
         for i in 0..self.k as usize {
             let (word, mask) = self.probe(key, i);
@@ -286,6 +293,9 @@ impl Filter for BlockedFilter {
             self.blocks.words[word] & mask != 0
         })
     }
+}
+
+impl Filter for BlockedFilter {
     fn set_bits(&self) -> u64 {
         self.blocks.set_bits()
     }
@@ -332,7 +342,7 @@ impl SplitBlockFilter {
     }
 }
 
-impl Filter for SplitBlockFilter {
+impl Membership for SplitBlockFilter {
     fn insert(&mut self, key: u64) {
         for j in 0..SPLIT_WORDS as usize {
             let (word, mask) = self.probe(key, j);
@@ -345,6 +355,9 @@ impl Filter for SplitBlockFilter {
             self.blocks.words[word] & mask != 0
         })
     }
+}
+
+impl Filter for SplitBlockFilter {
     fn set_bits(&self) -> u64 {
         self.blocks.set_bits()
     }
@@ -426,7 +439,7 @@ impl CountingFilter {
     }
 }
 
-impl Filter for CountingFilter {
+impl Membership for CountingFilter {
     fn insert(&mut self, key: u64) {
         for i in 0..self.k as usize {
             let c = self.hashes.index(i, key);
@@ -440,6 +453,9 @@ impl Filter for CountingFilter {
     fn contains(&self, key: u64) -> bool {
         (0..self.k as usize).all(|i| self.counter(self.hashes.index(i, key)) > 0)
     }
+}
+
+impl Filter for CountingFilter {
     /// Nonzero counters.
     fn set_bits(&self) -> u64 {
         (0..self.m).filter(|&i| self.counter(i) > 0).count() as u64
@@ -564,7 +580,7 @@ impl CuckooFilter {
     }
 }
 
-impl Filter for CuckooFilter {
+impl Membership for CuckooFilter {
     fn insert(&mut self, key: u64) {
         use rand::Rng;
         let mut fingerprint = self.fingerprint(key);
@@ -599,6 +615,9 @@ impl Filter for CuckooFilter {
                 .iter()
                 .any(|&(b, f)| f == fingerprint && (b == first || b == second))
     }
+}
+
+impl Filter for CuckooFilter {
     /// Bits in use: k per occupied slot.
     fn set_bits(&self) -> u64 {
         self.occupied() * u64::from(self.fingerprint_bits)

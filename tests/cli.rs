@@ -338,3 +338,14 @@ fn filter_flag_selects_the_structure() {
         .code(2)
         .stderr(predicate::str::contains("--filter"));
 }
+
+#[test]
+fn compare_prints_every_structure() {
+    let csv = stdout_of(&["compare", "--n", "5000", "--fpr", "0.02", "--format", "csv"]);
+    assert_eq!(csv.lines().count(), 1 + 5);
+    bloomlab()
+        .args(["compare", "--n", "5000", "--fpr", "2"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--fpr"));
+}

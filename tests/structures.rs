@@ -123,7 +123,7 @@ proptest! {
 
 #[test]
 fn saturated_counters_stick_and_are_counted() {
-    use bloomlab::structures::{CountingFilter, Filter};
+    use bloomlab::structures::{CountingFilter, Filter, Membership};
     let mut filter = CountingFilter::new(1_000, 3, HashScheme::MultiplyShift, 1).unwrap();
     for _ in 0..20 {
         filter.insert(42);
@@ -164,4 +164,35 @@ fn structures_without_counts_refuse_to_delete() {
         assert!(error.contains("cannot delete"), "{error}");
         assert!(filter.contains(7));
     }
+}
+
+#[test]
+fn compare_sizes_every_structure_for_the_target() {
+    let rows = bloomlab::compare::compare(20_000, 0.01, 60_000, 1, 2).unwrap();
+    assert_eq!(rows.len(), FilterKind::ALL.len());
+    for row in &rows {
+        assert!(
+            row.z_predicted.abs() <= 4.0,
+            "{}: z {}",
+            row.structure,
+            row.z_predicted
+        );
+        assert!(
+            row.fpr_predicted <= 0.0101,
+            "{}: sized above target",
+            row.structure
+        );
+        assert_eq!(
+            row.supports_delete,
+            matches!(row.structure, FilterKind::Counting | FilterKind::Cuckoo)
+        );
+    }
+    let ratio = |kind| {
+        rows.iter()
+            .find(|r| r.structure == kind)
+            .unwrap()
+            .ratio_to_floor
+    };
+    assert_eq!(format!("{:.3}", ratio(FilterKind::Classic)), "1.443");
+    assert!(ratio(FilterKind::Counting) > 5.5, "four bits per counter");
 }
