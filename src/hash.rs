@@ -1,8 +1,5 @@
 //! Hash families: k index functions from a u64 key to a bit position in `[0, m)`.
 
-use std::fmt;
-use std::str::FromStr;
-
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
@@ -40,24 +37,7 @@ impl HashScheme {
     }
 }
 
-impl fmt::Display for HashScheme {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for HashScheme {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        HashScheme::ALL
-            .into_iter()
-            .find(|scheme| scheme.name() == s)
-            .ok_or_else(|| {
-                let names: Vec<&str> = HashScheme::ALL.iter().map(|h| h.name()).collect();
-                format!("unknown hash '{s}' (allowed: {})", names.join(", "))
-            })
-    }
-}
+named_enum!(HashScheme, "hash");
 
 /// k seeded index functions over `[0, m)`.
 ///

@@ -4,6 +4,31 @@
 //! [`measure`] and compared with [`theory`] using [`stats`]; the [`experiments`] turn
 //! parameters into typed rows, which [`report`] formats.
 
+/// `Display` and `FromStr` for an enum with an `ALL` list and a `name()`: it shows as its
+/// name, and parsing accepts exactly the names, listing them when it does not.
+macro_rules! named_enum {
+    ($ty:ty, $what:literal) => {
+        impl std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+
+        impl std::str::FromStr for $ty {
+            type Err = String;
+            fn from_str(s: &str) -> std::result::Result<Self, String> {
+                <$ty>::ALL
+                    .into_iter()
+                    .find(|v| v.name() == s)
+                    .ok_or_else(|| {
+                        let names: Vec<&str> = <$ty>::ALL.iter().map(|v| v.name()).collect();
+                        format!("unknown {} '{s}' (allowed: {})", $what, names.join(", "))
+                    })
+            }
+        }
+    };
+}
+
 pub mod bench;
 pub mod compare;
 pub mod error;

@@ -2,9 +2,6 @@
 //! filter, a blocked filter (Putze, Sanders and Singler 2007) and a split-block filter (as in
 //! Parquet). Each states the rate its own bits predict and its exact expected rate.
 
-use std::fmt;
-use std::str::FromStr;
-
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -202,24 +199,7 @@ fn poisson_mixture(n: u64, m: u64, block: u64, rate: impl Fn(u64) -> f64) -> f64
     total
 }
 
-impl fmt::Display for FilterKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for FilterKind {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
-        FilterKind::ALL
-            .into_iter()
-            .find(|f| f.name() == s)
-            .ok_or_else(|| {
-                let names: Vec<&str> = FilterKind::ALL.iter().map(|f| f.name()).collect();
-                format!("unknown filter '{s}' (allowed: {})", names.join(", "))
-            })
-    }
-}
+named_enum!(FilterKind, "filter");
 
 /// Bits as u64 words, with the block arithmetic shared by the blocked structures.
 #[derive(Clone, Debug)]

@@ -6,9 +6,6 @@ pub mod seed_check;
 pub mod sweep_k;
 pub mod sweep_size;
 
-use std::fmt;
-use std::str::FromStr;
-
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 
@@ -68,24 +65,7 @@ impl Experiment {
     }
 }
 
-impl fmt::Display for Experiment {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for Experiment {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Self, String> {
-        Experiment::ALL
-            .into_iter()
-            .find(|e| e.name() == s)
-            .ok_or_else(|| {
-                let names: Vec<&str> = Experiment::ALL.iter().map(|e| e.name()).collect();
-                format!("unknown experiment '{s}' (allowed: {})", names.join(", "))
-            })
-    }
-}
+named_enum!(Experiment, "experiment");
 
 /// The typed rows of one experiment.
 #[derive(Clone, Debug)]
