@@ -82,9 +82,9 @@ struct CompareArgs {
     /// Keys [1..=10^8]
     #[arg(long, allow_hyphen_values = true)]
     n: u64,
-    /// Target false-positive rate, a fraction in (0, 1)
-    #[arg(long, allow_hyphen_values = true)]
-    fpr: f64,
+    /// Target false-positive rates: a fraction in (0, 1), or a list
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    fpr: String,
     /// Least number of absent queries [1..=10^8]
     #[arg(long, default_value_t = 60_000)]
     queries: u64,
@@ -550,17 +550,18 @@ fn run_compare(args: &CompareArgs) -> Result<ExitCode> {
     bloomlab::params::check_count("queries", args.queries, 1, 100_000_000)?;
     let bar = progress_bar(args.output.quiet);
     bar.set_message("compare");
-    let rows = compare::compare(args.n, args.fpr, args.queries, args.seed, args.hash_seed)?;
-    bar.finish_and_clear();
-    let mut table = Table::from_rows(
-        format!(
-            "compare: n = {}, target rate {}, information floor {:.2} bits per key",
-            args.n,
-            report::percent(args.fpr),
-            bloomlab::theory::information_floor(args.fpr)
-        ),
-        &rows,
+    let rates = ValueList::parse("fpr", &args.fpr)?.0;
+    let rows = compare::compare(
+        args.n,
+        &rates,
+        args.queries,
+        args.seed,
+        args.hash_seed,
+        true,
+        &bar,
     )?;
+    bar.finish_and_clear();
+    let mut table = Table::from_rows(format!("compare: n = {}", args.n), &rows)?;
     table.notes.push(
         "bits/key counts the structure's memory (4 bits per counter); ns are single-threaded, at this n".into(),
     );

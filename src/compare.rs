@@ -7,7 +7,7 @@ use crate::bench::time_filter;
 use crate::error::{Error, Result};
 use crate::filter::MAX_K;
 use crate::hash::HashScheme;
-use crate::measure::{Setup, measure};
+use crate::measure::{Measurement, Setup, measure};
 use crate::report::{Cell, Column, Record, col};
 use crate::structures::{CUCKOO_SLOTS, FilterKind};
 use crate::theory;
@@ -15,38 +15,32 @@ use crate::theory;
 /// Load factor a cuckoo filter is sized for: 95% of its slots.
 pub const CUCKOO_LOAD: f64 = 0.95;
 
-/// One structure sized for the target.
+/// One structure sized for one target rate.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CompareRow {
-    pub structure: FilterKind,
-    pub n: u64,
-    /// Bits (or counter and fingerprint positions) of the structure.
-    pub m: u64,
-    /// Hashes, or fingerprint bits for the cuckoo filter.
-    pub k: u32,
+    /// The measurement: `filter` names the structure, `fpr_exact` is its own prediction.
+    #[serde(flatten)]
+    pub measurement: Measurement,
     pub fpr_target: f64,
     /// Memory per key: m/n bits, 4m/n for 4-bit counters.
     pub bits_per_key_spent: f64,
     /// `log2(1/ε)`.
     pub information_floor: f64,
     pub ratio_to_floor: f64,
-    pub queries: u64,
-    pub false_positives: u64,
-    pub fpr_measured: f64,
-    pub ci_low: f64,
-    pub ci_high: f64,
-    /// The structure's own expected rate at this size.
-    pub fpr_predicted: f64,
-    pub z_predicted: f64,
-    pub ns_insert: f64,
-    pub ns_query_absent: f64,
     pub supports_delete: bool,
+    /// Single-threaded ns per insert at this n (only when timed: timings are not
+    /// reproducible, so the committed experiment leaves them out).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ns_insert: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ns_query_absent: Option<f64>,
 }
 
 impl Record for CompareRow {
     fn columns() -> Vec<Column> {
         vec![
-            col("structure", Cell::Plain("structure")),
+            col("structure", Cell::Plain("filter")),
+            col("target", Cell::Percent("fpr_target")),
             col("m", Cell::Plain("m")),
             col("k", Cell::Plain("k")),
             col("bits/key", Cell::Fixed("bits_per_key_spent", 2)),
@@ -55,18 +49,21 @@ impl Record for CompareRow {
             col("FP/queries", Cell::Ratio("false_positives", "queries")),
             col("measured", Cell::Percent("fpr_measured")),
             col("95% CI", Cell::Interval("ci_low", "ci_high")),
-            col("predicted", Cell::Percent("fpr_predicted")),
-            col("z", Cell::Fixed("z_predicted", 2)),
-            col("ns insert", Cell::Fixed("ns_insert", 1)),
-            col("ns query", Cell::Fixed("ns_query_absent", 1)),
+            col("predicted", Cell::Percent("fpr_exact")),
+            col("z", Cell::Fixed("z_exact", 2)),
+            col("bits", Cell::Plain("bits_check")),
+            col("ns insert", Cell::Plain("ns_insert")),
+            col("ns query", Cell::Plain("ns_query_absent")),
             col("delete", Cell::Plain("supports_delete")),
         ]
     }
 }
 
-/// The smallest m (to 0.1%) whose rate is at most ε, by bisection over `[n/100, 200n]` bits.
+/// The smallest m (to 0.1%) whose rate is at most ε, by bisection between the classic
+/// filter's size (no blocked structure does better) and three times it.
 fn smallest_size(n: u64, fpr: f64, rate: impl Fn(u64) -> f64) -> u64 {
-    let (mut low, mut high) = ((n / 100).max(1), n.saturating_mul(200).max(64));
+    let classic = (n as f64 * theory::bits_per_key_for_fpr(fpr)).ceil() as u64;
+    let (mut low, mut high) = (classic.max(1), classic.saturating_mul(3).max(64));
     while high - low > (high / 1000).max(1) {
         let mid = low + (high - low) / 2;
         if rate(mid) <= fpr {
@@ -115,74 +112,89 @@ pub fn design(kind: FilterKind, n: u64, fpr: f64) -> Result<(u64, u32)> {
     Ok((kind.layout(m, k)?, k))
 }
 
-/// Builds, measures and times every structure for n keys at target rate ε, with at least
-/// `min_queries` absent queries and enough that 100 false positives are expected (up to 10^8).
+/// Default target rates of the compare experiment.
+pub const DEFAULT_RATES: [f64; 3] = [0.05, 0.01, 0.002];
+/// Default number of keys of the compare experiment.
+pub const DEFAULT_N: u64 = 20_000;
+
+/// Builds and measures every structure for n keys at each target rate, with at least
+/// `min_queries` absent queries and enough that 100 false positives are expected (up to
+/// 10^8); with `timed`, also times each one.
 pub fn compare(
     n: u64,
-    fpr: f64,
+    rates: &[f64],
     min_queries: u64,
     seed: u64,
     hash_seed: u64,
+    timed: bool,
+    progress: &indicatif::ProgressBar,
 ) -> Result<Vec<CompareRow>> {
-    if !(fpr > 0.0 && fpr < 1.0) {
-        return Err(Error::invalid(
-            "fpr",
-            fpr,
-            "a rate must lie strictly between 0 and 1",
-            "(0, 1)",
-        ));
+    for &fpr in rates {
+        if !(fpr > 0.0 && fpr < 1.0) {
+            return Err(Error::invalid(
+                "fpr",
+                fpr,
+                "a rate must lie strictly between 0 and 1",
+                "(0, 1)",
+            ));
+        }
     }
-    let queries = min_queries
-        .max((100.0 / fpr).ceil() as u64)
-        .min(100_000_000);
-    FilterKind::ALL
-        .iter()
-        .map(|&kind| {
+    let mut plans = Vec::new();
+    for &fpr in rates {
+        let queries = min_queries
+            .max((100.0 / fpr).ceil() as u64)
+            .min(100_000_000);
+        for kind in FilterKind::ALL {
             let (m, k) = design(kind, n, fpr)?;
-            let setup = Setup {
-                n,
-                m,
-                k,
-                queries,
-                seed,
-                hash_seed,
-                hash: HashScheme::MultiplyShift,
-                filter: kind,
-            };
-            let row = measure("compare", &setup)?;
-            let timing = time_filter(
-                || Ok(kind.build(m, k, HashScheme::MultiplyShift, hash_seed)?),
-                n,
-                queries.min(1_000_000),
-                3,
-                seed,
-            )?;
-            let spent = if kind == FilterKind::Counting {
-                4 * m
+            plans.push((
+                fpr,
+                Setup {
+                    n,
+                    m,
+                    k,
+                    queries,
+                    seed,
+                    hash_seed,
+                    hash: HashScheme::MultiplyShift,
+                    filter: kind,
+                },
+            ));
+        }
+    }
+    progress.inc_length(plans.len() as u64);
+    plans
+        .into_iter()
+        .map(|(fpr, setup)| {
+            let measurement = measure("compare", &setup)?;
+            let timing = if timed {
+                let (kind, m, k) = (setup.filter, setup.m, setup.k);
+                Some(time_filter(
+                    || Ok(kind.build(m, k, HashScheme::MultiplyShift, hash_seed)?),
+                    n,
+                    setup.queries.min(1_000_000),
+                    3,
+                    seed,
+                )?)
             } else {
-                m
+                None
+            };
+            let spent = if setup.filter == FilterKind::Counting {
+                4 * setup.m
+            } else {
+                setup.m
             };
             let bits_per_key_spent = spent as f64 / n as f64;
             let floor = theory::information_floor(fpr);
+            progress.inc(1);
             Ok(CompareRow {
-                structure: kind,
-                n,
-                m,
-                k,
+                measurement,
                 fpr_target: fpr,
                 bits_per_key_spent,
                 information_floor: floor,
                 ratio_to_floor: bits_per_key_spent / floor,
-                queries,
-                false_positives: row.false_positives,
-                fpr_measured: row.fpr_measured,
-                ci_low: row.ci_low,
-                ci_high: row.ci_high,
-                fpr_predicted: row.fpr_exact,
-                z_predicted: row.z_exact,
-                ns_insert: timing.ns_insert,
-                ns_query_absent: timing.ns_query_absent,
-                supports_delete: matches!(kind, FilterKind::Counting | FilterKind::Cuckoo),
+                supports_delete: matches!(setup.filter, FilterKind::Counting | FilterKind::Cuckoo),
+                ns_insert: timing.map(|t| (t.ns_insert * 10.0).round() / 10.0),
+                ns_query_absent: timing.map(|t| (t.ns_query_absent * 10.0).round() / 10.0),
             })
         })
         .collect()

@@ -125,6 +125,7 @@ pub struct Params {
     pub scales: Option<ValueList>,
     pub trials: Option<u64>,
     pub filter: Option<FilterKind>,
+    pub rates: Option<ValueList>,
 }
 
 /// Default key seed.
@@ -224,6 +225,20 @@ impl Params {
     /// Overfill factors, each in (0, 100].
     pub fn factors_or(&self, default: &[f64]) -> Result<Vec<f64>> {
         positive_list("factors", self.factors.as_ref(), default, 100.0)
+    }
+
+    /// Target rates, each in (0, 1).
+    pub fn rates_or(&self, default: &[f64]) -> Result<Vec<f64>> {
+        let rates = positive_list("rates", self.rates.as_ref(), default, 1.0)?;
+        match rates.iter().find(|&&r| r >= 1.0) {
+            Some(&r) => Err(Error::invalid(
+                "rates",
+                r,
+                "a rate must be below 1",
+                "(0, 1)",
+            )),
+            None => Ok(rates),
+        }
     }
 
     /// Scale multipliers of n and m, each in (0, 1000].

@@ -421,6 +421,61 @@ fn seed_check(area: &DrawingArea<SVGBackend<'_>, Shift>, rows: &[SeedCheckRow]) 
     finish_legend(&mut chart, SeriesLabelPosition::UpperRight)
 }
 
+fn compare(
+    area: &DrawingArea<SVGBackend<'_>, Shift>,
+    rows: &[crate::compare::CompareRow],
+) -> Result<()> {
+    let all: Vec<&Measurement> = rows.iter().map(|r| &r.measurement).collect();
+    let (y0, y1) = rate_range(all.iter().flat_map(|r| [&r.ci_low, &r.ci_high]));
+    let x = span(rows.iter().map(|r| r.bits_per_key_spent), 0.05);
+    let x = (0.0f64.min(x.0), x.1);
+    let title = format!(
+        "Rate against space per structure: n = {}, {} queries or more",
+        all[0].n, all[0].queries
+    );
+    let mut chart = log_chart(area, &title, x, (y0, y1), "bits per key spent", false)?;
+    chart
+        .draw_series(LineSeries::new(
+            (0..=400)
+                .map(|j| {
+                    let bits = x.0 + (x.1 - x.0) * j as f64 / 400.0;
+                    (bits, (-bits).exp2())
+                })
+                .filter(|&(_, rate)| (y0..=y1).contains(&rate)),
+            BLACK.stroke_width(2),
+        ))
+        .map_err(plot_error)?
+        .label("information floor: rate 2^-bits")
+        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(2)));
+    for (i, kind) in crate::structures::FilterKind::ALL.iter().enumerate() {
+        let c = colour(i);
+        let group: Vec<&crate::compare::CompareRow> = rows
+            .iter()
+            .filter(|r| r.measurement.filter == *kind)
+            .collect();
+        if group.is_empty() {
+            continue;
+        }
+        chart
+            .draw_series(LineSeries::new(
+                group
+                    .iter()
+                    .map(|r| (r.bits_per_key_spent, r.measurement.fpr_measured.max(y0))),
+                c.stroke_width(1),
+            ))
+            .map_err(plot_error)?
+            .label(kind.name())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+        draw_measured(
+            &mut chart,
+            group.iter().map(|r| (r.bits_per_key_spent, &r.measurement)),
+            c.filled(),
+            y0,
+        )?;
+    }
+    finish_legend(&mut chart, SeriesLabelPosition::UpperRight)
+}
+
 /// The plate of an outcome as an SVG document.
 pub fn render_svg(outcome: &Outcome) -> Result<String> {
     let panels = match outcome.rows {
@@ -440,6 +495,7 @@ pub fn render_svg(outcome: &Outcome) -> Result<String> {
             Rows::SweepK(rows) => sweep_k(&root, rows)?,
             Rows::Overfill(rows) => overfill(&root, rows)?,
             Rows::SeedCheck(rows) => seed_check(&root, rows)?,
+            Rows::Compare(rows) => compare(&root, rows)?,
         }
         root.present().map_err(plot_error)?;
     }

@@ -182,17 +182,18 @@ impl FilterKind {
     }
 }
 
-/// `Σ_i Po(i; λ) · rate(i)` with `λ = n·block/m` keys per block, over `λ ± 40√λ`.
+/// `Σ_i Po(i; λ) · rate(i)` with `λ = n·block/m` keys per block, over the i whose Poisson
+/// weight exceeds `e^{-40}` of the total (the rest cannot change the sum).
 fn poisson_mixture(n: u64, m: u64, block: u64, rate: impl Fn(u64) -> f64) -> f64 {
     let lambda = n as f64 * block as f64 / m as f64;
     let high = (lambda + 40.0 * lambda.sqrt() + 20.0).ceil() as u64;
+    let log_mode =
+        lambda.floor() * lambda.ln() - lambda - crate::theory::ln_factorial(lambda.floor() as u64);
     let mut log_p = -lambda;
     let mut total = 0.0;
-    for i in 0..=high {
-        if i > 0 {
-            log_p += lambda.ln() - (i as f64).ln();
-        }
-        if i > 0 {
+    for i in 1..=high {
+        log_p += lambda.ln() - (i as f64).ln();
+        if log_p > log_mode - 40.0 {
             total += log_p.exp() * rate(i);
         }
     }

@@ -154,6 +154,11 @@ pub fn fpr_asymptotic(n: u64, m: u64, k: u32) -> f64 {
     (p.powi(k as i32) * (1.0 + pairs * var / (p * p))).min(1.0)
 }
 
+/// `ln(n!)`, by `statrs`' log-gamma.
+pub fn ln_factorial(n: u64) -> f64 {
+    statrs::function::gamma::ln_gamma(n as f64 + 1.0)
+}
+
 /// Bits per key that minimise the rate for a target ε: `m/n = log2(1/ε) / ln 2`.
 pub fn bits_per_key_for_fpr(fpr: f64) -> f64 {
     information_floor(fpr) / LN_2

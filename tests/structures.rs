@@ -168,28 +168,27 @@ fn structures_without_counts_refuse_to_delete() {
 
 #[test]
 fn compare_sizes_every_structure_for_the_target() {
-    let rows = bloomlab::compare::compare(20_000, 0.01, 60_000, 1, 2).unwrap();
+    let hidden = indicatif::ProgressBar::hidden();
+    let rows = bloomlab::compare::compare(20_000, &[0.01], 60_000, 1, 2, true, &hidden).unwrap();
     assert_eq!(rows.len(), FilterKind::ALL.len());
     for row in &rows {
+        let m = &row.measurement;
         assert!(
-            row.z_predicted.abs() <= 4.0,
+            m.z_exact.abs() <= 4.0 && m.bits_ok(),
             "{}: z {}",
-            row.structure,
-            row.z_predicted
+            m.filter,
+            m.z_exact
         );
-        assert!(
-            row.fpr_predicted <= 0.0101,
-            "{}: sized above target",
-            row.structure
-        );
+        assert!(m.fpr_exact <= 0.0101, "{}: sized above target", m.filter);
+        assert!(row.ns_insert.is_some() && row.ns_query_absent.is_some());
         assert_eq!(
             row.supports_delete,
-            matches!(row.structure, FilterKind::Counting | FilterKind::Cuckoo)
+            matches!(m.filter, FilterKind::Counting | FilterKind::Cuckoo)
         );
     }
     let ratio = |kind| {
         rows.iter()
-            .find(|r| r.structure == kind)
+            .find(|r| r.measurement.filter == kind)
             .unwrap()
             .ratio_to_floor
     };

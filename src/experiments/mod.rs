@@ -22,14 +22,16 @@ pub enum Experiment {
     SweepK,
     Overfill,
     SeedCheck,
+    Compare,
 }
 
 impl Experiment {
-    pub const ALL: [Experiment; 4] = [
+    pub const ALL: [Experiment; 5] = [
         Experiment::SweepSize,
         Experiment::SweepK,
         Experiment::Overfill,
         Experiment::SeedCheck,
+        Experiment::Compare,
     ];
 
     /// The subcommand name.
@@ -39,6 +41,7 @@ impl Experiment {
             Experiment::SweepK => "sweep-k",
             Experiment::Overfill => "overfill",
             Experiment::SeedCheck => "seed-check",
+            Experiment::Compare => "compare",
         }
     }
 
@@ -56,6 +59,7 @@ impl Experiment {
                 "1 for seed-check",
             )),
             Experiment::SeedCheck => seed_check::run(params, progress),
+            Experiment::Compare => run_compare(params, progress),
         }?;
         if trials > 1 {
             let summaries = trial_summaries(&outcome.measurements(), trials as usize);
@@ -67,6 +71,43 @@ impl Experiment {
 
 named_enum!(Experiment, "experiment");
 
+/// The compare experiment: every structure at each target rate, untimed (so reproducible).
+fn run_compare(params: &Params, progress: &ProgressBar) -> Result<Outcome> {
+    use crate::compare::{DEFAULT_N, DEFAULT_RATES, compare};
+    let n = params.n_or(DEFAULT_N)?;
+    let rates = params.rates_or(&DEFAULT_RATES)?;
+    let rows = compare(
+        n,
+        &rates,
+        params.queries()?,
+        params.seed(),
+        params.hash_seed(),
+        false,
+        progress,
+    )?;
+    let notes = rates
+        .iter()
+        .map(|&rate| {
+            let ratios: Vec<String> = rows
+                .iter()
+                .filter(|r| r.fpr_target == rate)
+                .map(|r| format!("{} {:.2}", r.measurement.filter, r.ratio_to_floor))
+                .collect();
+            format!(
+                "{}: bits per key over the floor: {}",
+                crate::report::percent(rate),
+                ratios.join(", ")
+            )
+        })
+        .collect();
+    Ok(Outcome {
+        title: format!("compare: n = {n}, every structure sized for each target rate"),
+        rows: Rows::Compare(rows),
+        notes,
+        failures: Vec::new(),
+    })
+}
+
 /// The typed rows of one experiment.
 #[derive(Clone, Debug)]
 pub enum Rows {
@@ -74,6 +115,7 @@ pub enum Rows {
     SweepK(Vec<sweep_k::SweepKRow>),
     Overfill(Vec<overfill::OverfillRow>),
     SeedCheck(Vec<seed_check::SeedCheckRow>),
+    Compare(Vec<crate::compare::CompareRow>),
 }
 
 /// What an experiment produced: its rows, notes for the reader, and the checks that failed.
@@ -94,6 +136,7 @@ impl Outcome {
             Rows::SweepK(rows) => rows.iter().map(|r| &r.measurement).collect(),
             Rows::Overfill(rows) => rows.iter().map(|r| &r.measurement).collect(),
             Rows::SeedCheck(rows) => rows.iter().map(|r| &r.measurement).collect(),
+            Rows::Compare(rows) => rows.iter().map(|r| &r.measurement).collect(),
         }
     }
 
@@ -131,6 +174,7 @@ impl Outcome {
             Rows::SweepK(rows) => Table::from_rows(&self.title, rows),
             Rows::Overfill(rows) => Table::from_rows(&self.title, rows),
             Rows::SeedCheck(rows) => Table::from_rows(&self.title, rows),
+            Rows::Compare(rows) => Table::from_rows(&self.title, rows),
         }?;
         table.notes = self.notes.clone();
         Ok(table)
