@@ -29,7 +29,7 @@ from fill_measured^k, the prediction from the filter's own bits.";
     name = "bloomlab",
     version,
     about = "A laboratory for Bloom filters: measured false-positive rates beside every prediction",
-    after_help = "Examples:\n  bloomlab sweep-size\n  bloomlab sweep-k --bits-per-elem 10\n  bloomlab overfill --k 7,14 --format markdown\n  bloomlab seed-check --hash low-bits --m 32768 --k 4\n  bloomlab size --n 4000 --fpr 0.01"
+    after_help = "Examples:\n  bloomlab sweep-size\n  bloomlab sweep-k --bits-per-elem 10\n  bloomlab overfill --k 7,14 --format markdown\n  bloomlab seed-check --hash low-bits --m 32768 --k 4\n  bloomlab size --n 4000 --fpr 0.01\n  bloomlab compare --n 100000 --fpr 0.01,0.001"
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -55,7 +55,7 @@ enum Command {
         after_help = "Give exactly two of --n, --fpr, --bits-per-key, --m (not --fpr with --bits-per-key).\n\nExamples:\n  bloomlab size --n 4000 --fpr 0.01\n  bloomlab size --n 1000000 --bits-per-key 10\n  bloomlab size --m 8388608 --fpr 0.001 --format json"
     )]
     Size(SizeArgs),
-    /// Run every experiment in --experiments and write results/<name>.csv and .md.
+    /// Run every experiment in --experiments and write results/<name>.csv, .md and .svg.
     #[command(
         after_help = "Examples:\n  bloomlab reproduce\n  bloomlab reproduce --experiments experiments --results /tmp/results\n\nExit status 1 when an experiment misses its expected bits check."
     )]
@@ -219,7 +219,8 @@ struct ExperimentArgs {
     /// Hash family: multiply-shift (default), low-bits (flawed), double-hashing
     #[arg(long, value_parser = parse_hash)]
     hash: Option<HashScheme>,
-    /// Structure: classic (default), blocked (512-bit blocks), split-block (k = 8)
+    /// Structure: classic (default), blocked (512-bit blocks), split-block (k = 8), counting
+    /// (4-bit counters), cuckoo (k = fingerprint bits, 4..=16)
     #[arg(long, value_parser = parse_filter)]
     filter: Option<FilterKind>,
     /// Independent trials per row, with hash seeds hash-seed + t; prints a summary [1..=1000]
