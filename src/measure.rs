@@ -55,23 +55,15 @@ pub fn run_trial(setup: &Setup) -> Result<Trial> {
     run_trial_with(setup, Threads::Auto)
 }
 
-/// [`run_trial`] with a choice of threading.
+/// [`run_trial`] with a choice of threading. Only the classic filter has a parallel path;
+/// every structure, the classic one included, shares the sequential one.
 pub fn run_trial_with(setup: &Setup, threads: Threads) -> Result<Trial> {
     let keys = KeySource::new(setup.seed);
     if setup.filter != FilterKind::Classic {
         let mut filter = setup
             .filter
             .build(setup.m, setup.k, setup.hash, setup.hash_seed)?;
-        keys.inserted(setup.n).for_each(|key| filter.insert(key));
-        let false_positives = keys
-            .absent(setup.n, setup.queries)
-            .filter(|&key| filter.contains(key))
-            .count() as u64;
-        return Ok(Trial {
-            set_bits: filter.set_bits(),
-            false_positives,
-            fpr_from_bits: filter.fpr_from_bits(),
-        });
+        return Ok(sequential_trial(&mut *filter, &keys, setup));
     }
     let mut filter = BloomFilter::new(setup.m, setup.k, setup.hash, setup.hash_seed)?;
     let parallel = match threads {
@@ -79,19 +71,31 @@ pub fn run_trial_with(setup: &Setup, threads: Threads) -> Result<Trial> {
         Threads::Sequential => false,
         Threads::Parallel => true,
     };
-    let absent = setup.n..setup.n + setup.queries;
-    let false_positives = if parallel {
-        filter.insert_parallel(0..setup.n, |c| keys.key(c));
-        filter.count_present_parallel(absent, |c| keys.key(c))
-    } else {
-        keys.inserted(setup.n).for_each(|key| filter.insert(key));
-        absent.filter(|&c| filter.contains(keys.key(c))).count() as u64
-    };
+    if !parallel {
+        return Ok(sequential_trial(&mut filter, &keys, setup));
+    }
+    filter.insert_parallel(0..setup.n, |c| keys.key(c));
+    let false_positives =
+        filter.count_present_parallel(setup.n..setup.n + setup.queries, |c| keys.key(c));
     Ok(Trial {
         set_bits: filter.set_bits(),
         false_positives,
         fpr_from_bits: Filter::fpr_from_bits(&filter),
     })
+}
+
+/// Inserts `key(0..n)` into `filter`, then counts the absent keys `key(n..n+q)` it reports.
+fn sequential_trial<F: Filter + ?Sized>(filter: &mut F, keys: &KeySource, setup: &Setup) -> Trial {
+    keys.inserted(setup.n).for_each(|key| filter.insert(key));
+    let false_positives = keys
+        .absent(setup.n, setup.queries)
+        .filter(|&key| filter.contains(key))
+        .count() as u64;
+    Trial {
+        set_bits: filter.set_bits(),
+        false_positives,
+        fpr_from_bits: filter.fpr_from_bits(),
+    }
 }
 
 /// A measured rate beside every prediction, with its interval and z-scores.
@@ -183,7 +187,7 @@ impl Measurement {
 
     /// True when the measured rate agrees with the filter's own fill (see [`BITS_CHECK_Z`]).
     pub fn bits_ok(&self) -> bool {
-        self.bits_check == "pass"
+        self.bits_ok_at(BITS_CHECK_Z)
     }
 
     /// The bits check at another bound: `|z_from_fill| <= z_bound`.
@@ -200,6 +204,47 @@ impl Measurement {
         let fill_var = theory::fill_variance(self.m, self.k as f64 * self.n as f64);
         let slope = self.k as f64 * p / self.fill_expected;
         se * se + slope * slope * fill_var
+    }
+}
+
+/// Several measurements of one setup taken together.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Spread {
+    /// Mean of the measured rates.
+    pub mean: f64,
+    /// Their sample standard deviation.
+    pub sd: f64,
+    /// The deviation binomial and fill noise predict: `sqrt(mean of fpr_variance)`.
+    pub expected_sd: f64,
+    /// All false positives over all queries, with its 95% Wilson interval.
+    pub pooled: f64,
+    pub pooled_low: f64,
+    pub pooled_high: f64,
+}
+
+impl Spread {
+    /// The spread of `rows` (at least one).
+    pub fn of(rows: &[&Measurement]) -> Self {
+        let t = rows.len() as f64;
+        let mean = rows.iter().map(|r| r.fpr_measured).sum::<f64>() / t;
+        let sd = (rows
+            .iter()
+            .map(|r| (r.fpr_measured - mean).powi(2))
+            .sum::<f64>()
+            / (t - 1.0).max(1.0))
+        .sqrt();
+        let expected_sd = (rows.iter().map(|r| r.fpr_variance()).sum::<f64>() / t).sqrt();
+        let false_positives: u64 = rows.iter().map(|r| r.false_positives).sum();
+        let queries: u64 = rows.iter().map(|r| r.queries).sum();
+        let (pooled_low, pooled_high) = wilson_interval(false_positives, queries, Z95);
+        Spread {
+            mean,
+            sd,
+            expected_sd,
+            pooled: false_positives as f64 / queries as f64,
+            pooled_low,
+            pooled_high,
+        }
     }
 }
 

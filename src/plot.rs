@@ -381,10 +381,12 @@ fn seed_check(area: &DrawingArea<SVGBackend<'_>, Shift>, rows: &[SeedCheckRow]) 
         .filter(|r| r.check == "hash-seed")
         .map(|r| &r.measurement)
         .collect();
-    let fp: u64 = seeds.iter().map(|r| r.false_positives).sum();
-    let queries: u64 = seeds.iter().map(|r| r.queries).sum();
-    let pooled = fp as f64 / queries as f64;
-    let (pooled_lo, pooled_hi) = crate::stats::wilson_interval(fp, queries, crate::stats::Z95);
+    let crate::measure::Spread {
+        pooled,
+        pooled_low: pooled_lo,
+        pooled_high: pooled_hi,
+        ..
+    } = crate::measure::Spread::of(&seeds);
     let (y0, y1) = rate_range(seeds.iter().flat_map(|r| [&r.ci_low, &r.ci_high]));
     let x = span(seeds.iter().map(|r| r.hash_seed as f64), 0.08);
     let title = format!(

@@ -202,25 +202,61 @@ fn poisson_mixture(n: u64, m: u64, block: u64, rate: impl Fn(u64) -> f64) -> f64
 
 named_enum!(FilterKind, "filter");
 
-/// Bits as u64 words, with the block arithmetic shared by the blocked structures.
+/// Bits as u64 words in blocks, with the arithmetic the blocked structures share: one hash
+/// picks a key's block, once per key; each structure says which word of the block, and which
+/// bit of it, its j-th probe sets.
 #[derive(Clone, Debug)]
 struct Blocks {
     words: Vec<u64>,
+    words_per_block: usize,
     /// Picks the block: one hash over the number of blocks.
     chooser: HashFamily,
 }
 
 impl Blocks {
     fn new(m: u64, block_bits: u64, scheme: HashScheme, hash_seed: u64) -> Result<Self> {
-        let words = zeroed_words(m)?;
         Ok(Blocks {
-            words,
+            words: zeroed_words(m)?,
+            words_per_block: (block_bits / 64) as usize,
             chooser: HashFamily::new(scheme, 1, m / block_bits, hash_seed ^ BLOCK_SEED),
+        })
+    }
+
+    /// The first word of the key's block.
+    #[inline]
+    fn base(&self, key: u64) -> usize {
+        self.chooser.index(0, key) as usize * self.words_per_block
+    }
+
+    /// Sets probes `0..probes` of the key; `probe(j)` is (word within the block, bit mask).
+    #[inline]
+    fn set(&mut self, key: u64, probes: usize, probe: impl Fn(usize) -> (usize, u64)) {
+        let base = self.base(key);
+        for j in 0..probes {
+            let (word, mask) = probe(j);
+            self.words[base + word] |= mask;
+        }
+    }
+
+    /// True when every probe of the key is set.
+    #[inline]
+    fn all_set(&self, key: u64, probes: usize, probe: impl Fn(usize) -> (usize, u64)) -> bool {
+        let base = self.base(key);
+        (0..probes).all(|j| {
+            let (word, mask) = probe(j);
+            self.words[base + word] & mask != 0
         })
     }
 
     fn set_bits(&self) -> u64 {
         self.words.iter().map(|w| u64::from(w.count_ones())).sum()
+    }
+
+    /// The mean over blocks of `rate(block words)`: a query lands in a uniform block.
+    fn mean_over_blocks(&self, rate: impl Fn(&[u64]) -> f64) -> f64 {
+        let blocks = self.words.chunks(self.words_per_block);
+        let count = blocks.len() as f64;
+        blocks.map(rate).sum::<f64>() / count
     }
 }
 
@@ -233,7 +269,6 @@ pub struct BlockedFilter {
     blocks: Blocks,
     in_block: HashFamily,
     k: u32,
-    words_per_block: usize,
 }
 
 impl BlockedFilter {
@@ -249,29 +284,26 @@ impl BlockedFilter {
             blocks: Blocks::new(m, block_bits, scheme, hash_seed)?,
             in_block: HashFamily::new(scheme, k, block_bits, hash_seed),
             k,
-            words_per_block: (block_bits / 64) as usize,
         })
     }
+}
 
-    #[inline]
-    fn probe(&self, key: u64, i: usize) -> (usize, u64) {
-        let base = self.blocks.chooser.index(0, key) as usize * self.words_per_block;
-        let bit = self.in_block.index(i, key);
-        (base + (bit >> 6) as usize, 1u64 << (bit & 63))
-    }
+/// Probe i of a blocked filter: bit `h_i(x)` of the block.
+#[inline]
+fn block_probe(in_block: &HashFamily, key: u64, i: usize) -> (usize, u64) {
+    let bit = in_block.index(i, key);
+    ((bit >> 6) as usize, 1u64 << (bit & 63))
 }
 
 impl Membership for BlockedFilter {
     fn insert(&mut self, key: u64) {
-        for i in 0..self.k as usize {
-            let (word, mask) = self.probe(key, i);
-            self.blocks.words[word] |= mask;
-        }
+        let in_block = &self.in_block;
+        self.blocks
+            .set(key, self.k as usize, |i| block_probe(in_block, key, i));
     }
     fn contains(&self, key: u64) -> bool {
-        (0..self.k as usize).all(|i| {
-            let (word, mask) = self.probe(key, i);
-            self.blocks.words[word] & mask != 0
+        self.blocks.all_set(key, self.k as usize, |i| {
+            block_probe(&self.in_block, key, i)
         })
     }
 }
@@ -283,18 +315,13 @@ impl Filter for BlockedFilter {
     fn kind(&self) -> FilterKind {
         FilterKind::Blocked
     }
-    /// The mean over blocks of `(block fill)^k`: a query lands in a uniform block.
+    /// The mean over blocks of `(block fill)^k`.
     fn fpr_from_bits(&self) -> f64 {
-        let block_bits = (self.words_per_block * 64) as f64;
-        let blocks = self.blocks.words.chunks(self.words_per_block);
-        let count = blocks.len() as f64;
-        blocks
-            .map(|b| {
-                let set: u32 = b.iter().map(|w| w.count_ones()).sum();
-                (f64::from(set) / block_bits).powi(self.k as i32)
-            })
-            .sum::<f64>()
-            / count
+        let block_bits = (self.blocks.words_per_block * 64) as f64;
+        self.blocks.mean_over_blocks(|b| {
+            let set: u32 = b.iter().map(|w| w.count_ones()).sum();
+            (f64::from(set) / block_bits).powi(self.k as i32)
+        })
     }
 }
 
@@ -313,27 +340,25 @@ impl SplitBlockFilter {
             in_word: HashFamily::new(scheme, SPLIT_WORDS, 32, hash_seed),
         })
     }
+}
 
-    /// Word j of the key's block (as a u64 index and the 32-bit half) and the bit mask.
-    #[inline]
-    fn probe(&self, key: u64, j: usize) -> (usize, u64) {
-        let base = self.blocks.chooser.index(0, key) as usize * 4;
-        let bit = self.in_word.index(j, key) + 32 * (j as u64 & 1);
-        (base + j / 2, 1u64 << bit)
-    }
+/// Probe j of a split block: bit `h_j(x)` of 32-bit word j, word j being half `j & 1` of
+/// u64 word `j / 2` of the block.
+#[inline]
+fn split_probe(in_word: &HashFamily, key: u64, j: usize) -> (usize, u64) {
+    let bit = in_word.index(j, key) + 32 * (j as u64 & 1);
+    (j / 2, 1u64 << bit)
 }
 
 impl Membership for SplitBlockFilter {
     fn insert(&mut self, key: u64) {
-        for j in 0..SPLIT_WORDS as usize {
-            let (word, mask) = self.probe(key, j);
-            self.blocks.words[word] |= mask;
-        }
+        let in_word = &self.in_word;
+        self.blocks
+            .set(key, SPLIT_WORDS as usize, |j| split_probe(in_word, key, j));
     }
     fn contains(&self, key: u64) -> bool {
-        (0..SPLIT_WORDS as usize).all(|j| {
-            let (word, mask) = self.probe(key, j);
-            self.blocks.words[word] & mask != 0
+        self.blocks.all_set(key, SPLIT_WORDS as usize, |j| {
+            split_probe(&self.in_word, key, j)
         })
     }
 }
@@ -347,17 +372,12 @@ impl Filter for SplitBlockFilter {
     }
     /// The mean over blocks of `Π_j (fill of word j)`.
     fn fpr_from_bits(&self) -> f64 {
-        let blocks = self.blocks.words.chunks(4);
-        let count = blocks.len() as f64;
-        blocks
-            .map(|b| {
-                b.iter()
-                    .flat_map(|w| [w & 0xffff_ffff, w >> 32])
-                    .map(|half| f64::from(half.count_ones()) / 32.0)
-                    .product::<f64>()
-            })
-            .sum::<f64>()
-            / count
+        self.blocks.mean_over_blocks(|b| {
+            b.iter()
+                .flat_map(|w| [w & 0xffff_ffff, w >> 32])
+                .map(|half| f64::from(half.count_ones()) / 32.0)
+                .product::<f64>()
+        })
     }
 }
 
@@ -527,8 +547,11 @@ impl CuckooFilter {
         self.stash.len()
     }
 
-    fn fingerprint(&self, key: u64) -> u16 {
-        1 + self.fingerprint_hash.index(0, key) as u16
+    /// The key's nonzero fingerprint and its two buckets.
+    fn locate(&self, key: u64) -> (u16, u64, u64) {
+        let fingerprint = 1 + self.fingerprint_hash.index(0, key) as u16;
+        let first = self.bucket_hash.index(0, key);
+        (fingerprint, first, self.alternate(first, fingerprint))
     }
 
     /// `(H(fp) - i) mod B`: an involution for any B, so the alternate of the alternate is
@@ -564,9 +587,7 @@ impl CuckooFilter {
 impl Membership for CuckooFilter {
     fn insert(&mut self, key: u64) {
         use rand::Rng;
-        let mut fingerprint = self.fingerprint(key);
-        let first = self.bucket_hash.index(0, key);
-        let second = self.alternate(first, fingerprint);
+        let (mut fingerprint, first, second) = self.locate(key);
         if self.place(first, fingerprint) || self.place(second, fingerprint) {
             return;
         }
@@ -586,9 +607,7 @@ impl Membership for CuckooFilter {
         self.stash.push((bucket, fingerprint));
     }
     fn contains(&self, key: u64) -> bool {
-        let fingerprint = self.fingerprint(key);
-        let first = self.bucket_hash.index(0, key);
-        let second = self.alternate(first, fingerprint);
+        let (fingerprint, first, second) = self.locate(key);
         self.buckets[first as usize].contains(&fingerprint)
             || self.buckets[second as usize].contains(&fingerprint)
             || self
@@ -617,9 +636,7 @@ impl Filter for CuckooFilter {
     }
     /// Removes one copy of the key's fingerprint from its buckets (or the stash).
     fn delete(&mut self, key: u64) -> Result<()> {
-        let fingerprint = self.fingerprint(key);
-        let first = self.bucket_hash.index(0, key);
-        let second = self.alternate(first, fingerprint);
+        let (fingerprint, first, second) = self.locate(key);
         for bucket in [first, second] {
             if let Some(slot) = self.buckets[bucket as usize]
                 .iter_mut()

@@ -210,25 +210,12 @@ pub fn measure_all(
         .collect()
 }
 
-/// One line per group of `trials` consecutive rows: the mean rate, its spread across trials
-/// against the spread binomial and fill noise predict (`sqrt` of the mean
-/// [`Measurement::fpr_variance`]), and the pooled rate with its 95% Wilson interval.
+/// One line per group of `trials` consecutive rows: its [`Spread`](crate::measure::Spread).
 pub fn trial_summaries(rows: &[&Measurement], trials: usize) -> Vec<String> {
     use crate::report::percent;
     rows.chunks(trials)
         .map(|group| {
-            let t = group.len() as f64;
-            let mean = group.iter().map(|r| r.fpr_measured).sum::<f64>() / t;
-            let sd = (group
-                .iter()
-                .map(|r| (r.fpr_measured - mean).powi(2))
-                .sum::<f64>()
-                / (t - 1.0).max(1.0))
-            .sqrt();
-            let expected = (group.iter().map(|r| r.fpr_variance()).sum::<f64>() / t).sqrt();
-            let fp: u64 = group.iter().map(|r| r.false_positives).sum();
-            let queries: u64 = group.iter().map(|r| r.queries).sum();
-            let (lo, hi) = crate::stats::wilson_interval(fp, queries, crate::stats::Z95);
+            let spread = crate::measure::Spread::of(group);
             let r = group[0];
             format!(
                 "n={} m={} k={}: {} trials, mean {}, sd {} (noise predicts {}), pooled {} [{}, {}]",
@@ -236,12 +223,12 @@ pub fn trial_summaries(rows: &[&Measurement], trials: usize) -> Vec<String> {
                 r.m,
                 r.k,
                 group.len(),
-                percent(mean),
-                percent(sd),
-                percent(expected),
-                percent(fp as f64 / queries as f64),
-                percent(lo),
-                percent(hi)
+                percent(spread.mean),
+                percent(spread.sd),
+                percent(spread.expected_sd),
+                percent(spread.pooled),
+                percent(spread.pooled_low),
+                percent(spread.pooled_high)
             )
         })
         .collect()

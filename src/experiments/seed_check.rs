@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{Experiment, Outcome, Rows, measure_all, measurement_columns, setup_caption};
 use crate::error::{Error, Result};
-use crate::measure::{Measurement, Setup};
+use crate::measure::{Measurement, Setup, Spread};
 use crate::params::{MAX_COUNT, Params, bits_for, check_count};
 use crate::report::{Cell, Column, Record, col};
 use crate::stats::{chi_square_sf, cochran_q};
@@ -126,23 +126,15 @@ pub fn run(params: &Params, progress: &ProgressBar) -> Result<Outcome> {
     if !seed_ok {
         failures.push(seed_line.clone());
     }
-    let mean = reseeded.iter().map(|r| r.fpr_measured).sum::<f64>() / seeds as f64;
-    let sd = (reseeded
-        .iter()
-        .map(|r| (r.fpr_measured - mean).powi(2))
-        .sum::<f64>()
-        / (seeds - 1) as f64)
-        .sqrt();
-    let expected_sd =
-        (reseeded.iter().map(|r| r.fpr_variance()).sum::<f64>() / seeds as f64).sqrt();
+    let spread = Spread::of(&reseeded.iter().collect::<Vec<_>>());
     let notes = vec![
         scale_line,
         seed_line,
         format!(
             "across hash seeds: mean {}, sd {} (binomial and fill noise predict {})",
-            crate::report::percent(mean),
-            crate::report::percent(sd),
-            crate::report::percent(expected_sd)
+            crate::report::percent(spread.mean),
+            crate::report::percent(spread.sd),
+            crate::report::percent(spread.expected_sd)
         ),
     ];
     Ok(Outcome {
