@@ -13,127 +13,22 @@ use indicatif::ProgressBar;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
-use crate::filter::BloomFilter;
 use crate::hash::HashScheme;
 use crate::keys::KeySource;
 use crate::report::{Cell, Column, Record, col};
+use crate::structures::FilterKind;
 
 pub use crate::structures::Membership as Subject;
 
-/// The filters that can be timed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Contender {
-    Bloomlab,
-    #[cfg(feature = "peers")]
-    Fastbloom,
-    #[cfg(feature = "peers")]
-    Bloomfilter,
-}
-
-impl Contender {
-    /// Every contender this build can time, bloomlab first.
-    pub fn all() -> Vec<Contender> {
-        vec![
-            Contender::Bloomlab,
-            #[cfg(feature = "peers")]
-            Contender::Fastbloom,
-            #[cfg(feature = "peers")]
-            Contender::Bloomfilter,
-        ]
+/// The filters timed side by side at equal m and k: bloomlab's classic filter, then (with
+/// the `peers` feature) fastbloom and bloomfilter. (growable-bloom-filter is left out: by
+/// shape it grows past m once n exceeds m ln 2 / k, so it cannot be held to equal m.)
+pub fn contenders() -> Vec<FilterKind> {
+    let mut kinds = vec![FilterKind::Classic];
+    if cfg!(feature = "peers") {
+        kinds.extend([FilterKind::Fastbloom, FilterKind::Bloomfilter]);
     }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Contender::Bloomlab => "bloomlab",
-            #[cfg(feature = "peers")]
-            Contender::Fastbloom => "fastbloom",
-            #[cfg(feature = "peers")]
-            Contender::Bloomfilter => "bloomfilter",
-        }
-    }
-
-    /// An empty filter of m bits and k hashes.
-    fn build(self, m: u64, k: u32, seed: u64) -> Result<Box<dyn Subject>> {
-        match self {
-            Contender::Bloomlab => Ok(Box::new(BloomFilter::new(
-                m,
-                k,
-                HashScheme::MultiplyShift,
-                seed,
-            )?)),
-            #[cfg(feature = "peers")]
-            Contender::Fastbloom => Ok(Box::new(peers::Fastbloom::new(m, k, seed))),
-            #[cfg(feature = "peers")]
-            Contender::Bloomfilter => Ok(Box::new(peers::Bloomfilter::new(m, k, seed)?)),
-        }
-    }
-}
-
-#[cfg(feature = "peers")]
-mod peers {
-    //! Adapters: each crate configured by bits and hashes, as its documentation allows.
-
-    use crate::error::{Error, Result};
-    use crate::structures::Membership as Subject;
-
-    /// `fastbloom::BloomFilter::with_num_bits(m).seed(s).hashes(k)`, default (SipHash-1-3)
-    /// hasher, as a user would build it.
-    pub struct Fastbloom(fastbloom::BloomFilter);
-
-    impl Fastbloom {
-        pub fn new(m: u64, k: u32, seed: u64) -> Self {
-            Fastbloom(
-                fastbloom::BloomFilter::with_num_bits(m as usize)
-                    .seed(&u128::from(seed))
-                    .hashes(k),
-            )
-        }
-    }
-
-    impl Subject for Fastbloom {
-        fn insert(&mut self, key: u64) {
-            self.0.insert(&key);
-        }
-        fn contains(&self, key: u64) -> bool {
-            self.0.contains(&key)
-        }
-    }
-
-    /// `bloomfilter::Bloom::new_with_seed(m / 8 bytes, items, seed)`: the crate takes k from
-    /// `round(m/items · ln 2)`, so `items` is chosen to give the k asked for.
-    pub struct Bloomfilter(bloomfilter::Bloom<u64>);
-
-    impl Bloomfilter {
-        pub fn new(m: u64, k: u32, seed: u64) -> Result<Self> {
-            let bytes = m.div_ceil(8) as usize;
-            let bits = bytes as f64 * 8.0;
-            let mut seed_bytes = [0u8; 32];
-            seed_bytes[..8].copy_from_slice(&seed.to_le_bytes());
-            let items = ((bits * std::f64::consts::LN_2 / k as f64).round() as usize).max(1);
-            for candidate in [items, items + 1, items.saturating_sub(1).max(1)] {
-                let bloom = bloomfilter::Bloom::new_with_seed(bytes, candidate, &seed_bytes)
-                    .map_err(|e| Error::Output(format!("bloomfilter: {e}")))?;
-                if bloom.number_of_hash_functions() == k {
-                    return Ok(Bloomfilter(bloom));
-                }
-            }
-            Err(Error::invalid(
-                "k",
-                k,
-                "the bloomfilter crate cannot be given this k at this m",
-                "k near (m/n) ln 2 for some n",
-            ))
-        }
-    }
-
-    impl Subject for Bloomfilter {
-        fn insert(&mut self, key: u64) {
-            self.0.set(&key);
-        }
-        fn contains(&self, key: u64) -> bool {
-            self.0.check(&key)
-        }
-    }
+    kinds
 }
 
 /// A size to time at.
@@ -206,7 +101,7 @@ impl Record for BenchRow {
 }
 
 /// Best-of-`repeats` nanoseconds per call of `pass` over `count` items.
-fn best_ns(repeats: u32, count: u64, mut pass: impl FnMut()) -> f64 {
+pub fn best_ns(repeats: u32, count: u64, mut pass: impl FnMut()) -> f64 {
     (0..repeats.max(1))
         .map(|_| {
             let start = Instant::now();
@@ -263,14 +158,16 @@ pub fn time_filter(
 
 /// Times one contender at m bits and k hashes.
 fn time_one(
-    contender: Contender,
+    contender: FilterKind,
     m: u64,
     k: u32,
     n: u64,
     config: &BenchConfig,
 ) -> Result<BenchRow> {
     let timing = time_filter(
-        || contender.build(m, k, config.seed),
+        || -> Result<Box<dyn Subject>> {
+            Ok(contender.build(m, k, HashScheme::MultiplyShift, config.seed)?)
+        },
         n,
         config.queries,
         config.repeats,
@@ -295,7 +192,7 @@ fn time_one(
 /// Times every contender at every size and k, then sets each row's ratios to the fastest
 /// peer (the fastest contender other than bloomlab) at the same size and k.
 pub fn run(config: &BenchConfig, progress: &ProgressBar) -> Result<Vec<BenchRow>> {
-    let contenders = Contender::all();
+    let contenders = contenders();
     progress.inc_length((config.sizes.len() * config.ks.len() * contenders.len()) as u64);
     let mut rows = Vec::new();
     for size in &config.sizes {
@@ -311,7 +208,7 @@ pub fn run(config: &BenchConfig, progress: &ProgressBar) -> Result<Vec<BenchRow>
             let fastest = |metric: fn(&BenchRow) -> f64| {
                 group
                     .iter()
-                    .filter(|r| r.filter != Contender::Bloomlab.name())
+                    .filter(|r| r.filter != FilterKind::Classic.name())
                     .map(metric)
                     .reduce(f64::min)
             };
@@ -373,7 +270,7 @@ pub fn time_versus_rate(config: &BenchConfig, progress: &ProgressBar) -> Result<
     progress.inc_length(config.ks.len() as u64);
     let mut rows = Vec::new();
     for &k in &config.ks {
-        let timed = time_one(Contender::Bloomlab, size.m, k, n, config)?;
+        let timed = time_one(FilterKind::Classic, size.m, k, n, config)?;
         rows.push(TimeRateRow {
             m: size.m,
             n,

@@ -29,7 +29,7 @@ from fill_measured^k, the prediction from the filter's own bits.";
     name = "bloomlab",
     version,
     about = "A laboratory for Bloom filters: measured false-positive rates beside every prediction",
-    after_help = "Examples:\n  bloomlab sweep-size\n  bloomlab sweep-k --bits-per-elem 10\n  bloomlab overfill --k 7,14 --format markdown\n  bloomlab seed-check --hash low-bits --m 32768 --k 4\n  bloomlab size --n 4000 --fpr 0.01\n  bloomlab compare --n 100000 --fpr 0.01,0.001"
+    after_help = "Examples:\n  bloomlab sweep-size\n  bloomlab sweep-k --bits-per-elem 10\n  bloomlab overfill --k 7,14 --format markdown\n  bloomlab seed-check --hash low-bits --m 32768 --k 4\n  bloomlab size --n 4000 --fpr 0.01\n  bloomlab compare --n 100000 --fpr 0.01,0.001\n  bloomlab audit --n 1000000 --fpr 0.01\n  bloomlab sweep-size --filter fastbloom"
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -67,7 +67,7 @@ enum Command {
     Check(CheckArgs),
     /// Time insert and query against the peer crates, or time against rate across k.
     #[command(
-        after_help = "Peers (fastbloom, bloomfilter) are timed when built with `--features peers`:\n  cargo run --release --features peers -- bench\n\nTimes are the best of --repeats single-threaded passes, in ns per key. Sizes:\nin-cache m = 40000, out-of-cache m = 2^30 bits, each filled to --bits-per-key.\n\nExamples:\n  bloomlab bench --size in-cache --k 4,7\n  bloomlab bench --sweep-k --format csv"
+        after_help = "Peers (fastbloom, bloomfilter) are timed beside bloomlab's classic filter at equal m and k\n(the `peers` feature, on by default).\n\nTimes are the best of --repeats single-threaded passes, in ns per key. Sizes:\nin-cache m = 40000, out-of-cache m = 2^30 bits, each filled to --bits-per-key.\n\nExamples:\n  bloomlab bench --size in-cache --k 4,7\n  bloomlab bench --sweep-k --format csv"
     )]
     Bench(BenchArgs),
     /// Every structure sized for the same n and rate: space against the floor, rate, speed.
@@ -75,6 +75,41 @@ enum Command {
         after_help = "Structures: classic, blocked (512-bit blocks), split-block (k = 8), counting\n(4-bit counters) and cuckoo (buckets of 4 fingerprints at 95% load). Each is sized for\nthe target by its own formula, then measured with at least 100 expected false positives.\n\nExamples:\n  bloomlab compare --n 100000 --fpr 0.01\n  bloomlab compare --n 1000000 --fpr 0.001 --format markdown"
     )]
     Compare(CompareArgs),
+    /// Each shipped crate configured by target rate and n, measured at n, 1.1n, 1.5n and 2n.
+    #[command(
+        after_help = "Crates: bloomlab's classic filter, fastbloom, bloomfilter and growable-bloom-filter,\neach configured the way its README shows (target rate and n):\n  fastbloom              BloomFilter::with_false_pos(eps).seed(s).expected_items(n)\n  bloomfilter            Bloom::new_for_fp_rate_with_seed(n, eps, seed)\n  growable-bloom-filter  GrowableBloom::new(eps, n)   (takes no seed)\n\nQueries default to 200/eps (at least 10^5, at most 2*10^8), so that 100 or more false\npositives are expected at the promise; fewer are reported as unresolved. A row whose\nrate is more than 4 standard errors above the configured rate is flagged (a finding:\nthe exit status stays 0).\n\nExamples:\n  bloomlab audit --n 1000000 --fpr 0.01\n  bloomlab audit --n 100000000 --fpr 0.000001 --format markdown\n  bloomlab audit --n 10000 --fpr 0.01 --filter growable-bloom-filter --loads 1,2,4,8"
+    )]
+    Audit(AuditArgs),
+}
+
+#[derive(Args, Debug)]
+struct AuditArgs {
+    /// Keys each filter is configured for [1..=10^8, default 10^6]
+    #[arg(long, allow_hyphen_values = true)]
+    n: Option<u64>,
+    /// Configured false-positive rates: a fraction in (0, 1), or a list [default 0.01]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    fpr: Option<String>,
+    /// Loads: keys inserted over n, a list [> 0, <= 100, default 1,1.1,1.5,2]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    loads: Option<String>,
+    /// Absent queries per row [1..=10^10, default 200/fpr within 10^5..=2*10^8]
+    #[arg(long, allow_hyphen_values = true)]
+    queries: Option<u64>,
+    /// One crate only: classic, fastbloom, bloomfilter, growable-bloom-filter
+    #[arg(long, value_parser = parse_filter)]
+    filter: Option<FilterKind>,
+    /// Seed of the key generator [default 1]
+    #[arg(long, allow_hyphen_values = true)]
+    seed: Option<u64>,
+    /// Seed given to the crates that accept one [default 2]
+    #[arg(long, allow_hyphen_values = true)]
+    hash_seed: Option<u64>,
+    /// Draw the plate to FILE.svg (rate against load per crate, the promise as a line)
+    #[arg(long, value_name = "FILE.svg", value_parser = parse_plot_path)]
+    plot: Option<PathBuf>,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 #[derive(Args, Debug)]
@@ -220,7 +255,9 @@ struct ExperimentArgs {
     #[arg(long, value_parser = parse_hash)]
     hash: Option<HashScheme>,
     /// Structure: classic (default), blocked (512-bit blocks), split-block (k = 8), counting
-    /// (4-bit counters), cuckoo (k = fingerprint bits, 4..=16)
+    /// (4-bit counters), cuckoo (k = fingerprint bits, 4..=16); the crates fastbloom,
+    /// bloomfilter and growable-bloom-filter (built by m and k; the last grows past m once n
+    /// exceeds about m ln 2 / k, and takes no seed)
     #[arg(long, value_parser = parse_filter)]
     filter: Option<FilterKind>,
     /// Independent trials per row, with hash seeds hash-seed + t; prints a summary [1..=1000]
@@ -533,10 +570,9 @@ fn run_bench(args: &BenchArgs) -> Result<ExitCode> {
     } else {
         let rows = bench::run(&config, &bar)?;
         let mut table = Table::from_rows("bench: ns per key, single thread", &rows)?;
-        if bench::Contender::all().len() == 1 {
+        if bench::contenders().len() == 1 {
             table.notes.push(
-                "peers not built: run with `--features peers` to time fastbloom and bloomfilter"
-                    .into(),
+                "peers not built: this build left out the `peers` feature (on by default)".into(),
             );
         }
         table
@@ -570,8 +606,49 @@ fn run_compare(args: &CompareArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+fn run_audit(args: &AuditArgs) -> Result<ExitCode> {
+    let params = Params {
+        n: args.n,
+        rates: list("fpr", &args.fpr)?,
+        factors: list("loads", &args.loads)?,
+        queries: args.queries,
+        seed: args.seed,
+        hash_seed: args.hash_seed,
+        filter: args.filter,
+        ..Params::default()
+    };
+    let bar = progress_bar(args.output.quiet);
+    bar.set_message("audit");
+    // The library names the fields as experiment files do; the user typed --fpr and --loads.
+    let outcome = bloomlab::experiments::run_audit(&params, true, &bar).map_err(|e| match e {
+        bloomlab::Error::InvalidParam {
+            name,
+            value,
+            reason,
+            allowed,
+        } => bloomlab::Error::InvalidParam {
+            name: match name {
+                "rates" => "fpr",
+                "factors" => "loads",
+                other => other,
+            },
+            value,
+            reason,
+            allowed,
+        },
+        other => other,
+    })?;
+    bar.finish_and_clear();
+    emit(&outcome.table()?, &args.output)?;
+    if let Some(path) = &args.plot {
+        bloomlab::plot::write_plot(&outcome, path)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 pub fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
+        Command::Audit(args) => run_audit(&args),
         Command::Compare(args) => run_compare(&args),
         Command::Bench(args) => run_bench(&args),
         Command::Reproduce(args) => run_reproduce(&args),

@@ -34,6 +34,14 @@ pub enum Error {
         operation: &'static str,
         supported: &'static str,
     },
+    /// A peer crate asked for in a build without the feature that brings it.
+    #[error(
+        "--filter {filter} needs the `{feature}` feature, which this build leaves out (build with `--features {feature}`, on by default)"
+    )]
+    NotBuilt {
+        filter: &'static str,
+        feature: &'static str,
+    },
     /// An output format or backend that cannot encode what was asked.
     #[error("{0}")]
     Output(String),
@@ -62,7 +70,10 @@ impl Error {
 
     /// True for errors caused by the caller's input (exit code 2 at the CLI).
     pub fn is_usage(&self) -> bool {
-        matches!(self, Error::InvalidParam { .. } | Error::Definition { .. })
+        matches!(
+            self,
+            Error::InvalidParam { .. } | Error::Definition { .. } | Error::NotBuilt { .. }
+        )
     }
 
     pub(crate) fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {

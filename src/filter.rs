@@ -159,18 +159,6 @@ impl BloomFilter {
         });
     }
 
-    /// How many of `key_of(c)`, c in `counters`, the filter reports present, on all cores.
-    pub fn count_present_parallel(
-        &self,
-        counters: Range<u64>,
-        key_of: impl Fn(u64) -> u64 + Sync,
-    ) -> u64 {
-        counters
-            .into_par_iter()
-            .filter(|&c| self.contains(key_of(c)))
-            .count() as u64
-    }
-
     /// Number of set bits (popcount over the words).
     pub fn set_bits(&self) -> u64 {
         self.words

@@ -38,6 +38,8 @@ pub mod hash;
 pub mod keys;
 pub mod measure;
 pub mod params;
+#[cfg(feature = "peers")]
+pub mod peers;
 pub mod plot;
 pub mod report;
 pub mod sizing;

@@ -8,7 +8,7 @@ use crate::filter::BloomFilter;
 use crate::hash::HashScheme;
 use crate::keys::KeySource;
 use crate::stats::{Z95, wilson_interval, z_score};
-use crate::structures::{Filter, FilterKind};
+use crate::structures::{Filter, FilterKind, count_present};
 use crate::theory;
 
 /// The "filter matches its bits" bound: a row whose measured rate is more than this many
@@ -35,6 +35,20 @@ pub struct Trial {
     pub false_positives: u64,
     /// The rate the filter's own bits predict ([`Filter::fpr_from_bits`]).
     pub fpr_from_bits: f64,
+    /// The structure's exact expectation for n keys ([`Filter::fpr_exact`]).
+    pub fpr_exact: f64,
+}
+
+impl Trial {
+    /// Reads a filter holding n keys that answered `false_positives` absent queries wrongly.
+    pub fn of<F: Filter + ?Sized>(filter: &F, n: u64, false_positives: u64) -> Self {
+        Trial {
+            set_bits: filter.set_bits(),
+            false_positives,
+            fpr_from_bits: filter.fpr_from_bits(),
+            fpr_exact: filter.fpr_exact(n),
+        }
+    }
 }
 
 /// Below this many keys plus queries a trial runs on one thread (rows already run in
@@ -75,13 +89,8 @@ pub fn run_trial_with(setup: &Setup, threads: Threads) -> Result<Trial> {
         return Ok(sequential_trial(&mut filter, &keys, setup));
     }
     filter.insert_parallel(0..setup.n, |c| keys.key(c));
-    let false_positives =
-        filter.count_present_parallel(setup.n..setup.n + setup.queries, |c| keys.key(c));
-    Ok(Trial {
-        set_bits: filter.set_bits(),
-        false_positives,
-        fpr_from_bits: Filter::fpr_from_bits(&filter),
-    })
+    let false_positives = count_present(&filter, setup.n..setup.n + setup.queries, |c| keys.key(c));
+    Ok(Trial::of(&filter, setup.n, false_positives))
 }
 
 /// Inserts `key(0..n)` into `filter`, then counts the absent keys `key(n..n+q)` it reports.
@@ -91,11 +100,7 @@ fn sequential_trial<F: Filter + ?Sized>(filter: &mut F, keys: &KeySource, setup:
         .absent(setup.n, setup.queries)
         .filter(|&key| filter.contains(key))
         .count() as u64;
-    Trial {
-        set_bits: filter.set_bits(),
-        false_positives,
-        fpr_from_bits: filter.fpr_from_bits(),
-    }
+    Trial::of(filter, setup.n, false_positives)
 }
 
 /// A measured rate beside every prediction, with its interval and z-scores.
@@ -145,7 +150,7 @@ impl Measurement {
         let fill_expected = theory::fill_expected(n, m, k);
         let fpr_classic = theory::fpr_classic(n, m, k);
         let fpr_from_fill = trial.fpr_from_bits;
-        let fpr_exact = setup.filter.fpr_exact(n, m, k);
+        let fpr_exact = trial.fpr_exact;
         let z_from_fill = z_score(fpr_measured, fpr_from_fill, queries);
         Measurement {
             experiment: experiment.to_string(),

@@ -273,6 +273,14 @@ impl Params {
     /// queries, seeds and hash.
     pub fn setup(&self, n: u64, m: u64, k: u32) -> Result<Setup> {
         let filter = self.filter.unwrap_or_default();
+        if let (true, Some(hash)) = (filter.is_peer(), self.hash) {
+            return Err(Error::invalid(
+                "hash",
+                hash,
+                format!("{filter} hashes keys with its own function"),
+                "no --hash with a peer crate's --filter",
+            ));
+        }
         Ok(Setup {
             n,
             m: filter.layout(m, k)?,

@@ -478,10 +478,99 @@ fn compare(
     finish_legend(&mut chart, SeriesLabelPosition::UpperRight)
 }
 
+/// One panel per configured rate: each crate's measured rate (with its interval) against
+/// the load n / n planned, its own predicted rate as a dashed line, and the promise (the
+/// configured rate) as a black line.
+fn audit(
+    area: &DrawingArea<SVGBackend<'_>, Shift>,
+    rows: &[crate::experiments::audit::AuditRow],
+) -> Result<()> {
+    let mut rates: Vec<f64> = rows.iter().map(|r| r.fpr_configured).collect();
+    rates.dedup();
+    let panels = area.split_evenly((rates.len(), 1));
+    for (panel, &fpr) in panels.iter().zip(&rates) {
+        let group: Vec<&crate::experiments::audit::AuditRow> =
+            rows.iter().filter(|r| r.fpr_configured == fpr).collect();
+        let (y0, y1) = rate_range(group.iter().flat_map(|r| {
+            [
+                &r.measurement.ci_low,
+                &r.measurement.ci_high,
+                &r.fpr_configured,
+            ]
+        }));
+        let x = span(group.iter().map(|r| r.load), 0.06);
+        let title = format!(
+            "Configured {} for n = {}: measured against the promise, {} queries",
+            percent(fpr),
+            group[0].n_planned,
+            group[0].measurement.queries
+        );
+        let mut chart = log_chart(
+            panel,
+            &title,
+            x,
+            (y0, y1),
+            "load: keys inserted / n planned",
+            false,
+        )?;
+        chart
+            .draw_series(LineSeries::new(
+                [(x.0, fpr), (x.1, fpr)],
+                BLACK.stroke_width(2),
+            ))
+            .map_err(plot_error)?
+            .label(format!("configured {}", percent(fpr)))
+            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(2)));
+        let mut kinds: Vec<crate::structures::FilterKind> =
+            group.iter().map(|r| r.measurement.filter).collect();
+        kinds.dedup();
+        for (i, kind) in kinds.iter().enumerate() {
+            let c = colour(i);
+            let own: Vec<&Measurement> = group
+                .iter()
+                .filter(|r| r.measurement.filter == *kind)
+                .map(|r| &r.measurement)
+                .collect();
+            // Crates configured alike sit on the same points: spread them a little in x.
+            let offset = (i as f64 - (kinds.len() as f64 - 1.0) / 2.0) * (x.1 - x.0) * 0.008;
+            let loads = group
+                .iter()
+                .filter(|r| r.measurement.filter == *kind)
+                .map(move |r| r.load + offset);
+            chart
+                .draw_series(DashedLineSeries::new(
+                    loads
+                        .clone()
+                        .zip(&own)
+                        .map(|(l, m)| (l, m.fpr_exact.max(y0))),
+                    5,
+                    4,
+                    c.stroke_width(1),
+                ))
+                .map_err(plot_error)?;
+            draw_measured(&mut chart, loads.zip(own.iter().copied()), c.filled(), y0)?;
+            chart
+                .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
+                .map_err(plot_error)?
+                .label(format!("{kind}: measured, dashed predicted"))
+                .legend(move |(x, y)| {
+                    Rectangle::new([(x + 6, y - 4), (x + 14, y + 4)], c.filled())
+                });
+        }
+        finish_legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
+    }
+    Ok(())
+}
+
 /// The plate of an outcome as an SVG document.
 pub fn render_svg(outcome: &Outcome) -> Result<String> {
-    let panels = match outcome.rows {
+    let panels = match &outcome.rows {
         Rows::Overfill(_) => 2,
+        Rows::Audit(rows) => {
+            let mut rates: Vec<f64> = rows.iter().map(|r| r.fpr_configured).collect();
+            rates.dedup();
+            rates.len().max(1) as u32
+        }
         _ => 1,
     };
     if outcome.measurements().is_empty() {
@@ -498,6 +587,7 @@ pub fn render_svg(outcome: &Outcome) -> Result<String> {
             Rows::Overfill(rows) => overfill(&root, rows)?,
             Rows::SeedCheck(rows) => seed_check(&root, rows)?,
             Rows::Compare(rows) => compare(&root, rows)?,
+            Rows::Audit(rows) => audit(&root, rows)?,
         }
         root.present().map_err(plot_error)?;
     }

@@ -143,7 +143,9 @@ fn number(record: &Map<String, Value>, key: &str) -> f64 {
 }
 
 fn show(record: &Map<String, Value>, cell: Cell) -> String {
+    let absent = |key: &str| matches!(record.get(key), None | Some(Value::Null));
     match cell {
+        Cell::Percent(key) | Cell::Fixed(key, _) if absent(key) => String::new(),
         Cell::Plain(key) => plain(record.get(key)),
         Cell::Percent(key) => percent(number(record, key)),
         Cell::Fixed(key, decimals) => format!("{:.decimals$}", number(record, key)),

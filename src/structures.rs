@@ -33,8 +33,30 @@ pub trait Filter: Membership + Send + Sync {
             supported: "counting, cuckoo",
         })
     }
+    /// The structure's exact expected rate once n distinct keys are in
+    /// ([`FilterKind::fpr_exact`] for its own layout).
+    fn fpr_exact(&self, n: u64) -> f64;
+    /// Bits of memory the table holds: m for bit arrays, 4m for 4-bit counters, every
+    /// sub-filter of a growing filter.
+    fn memory_bits(&self) -> u64;
+    /// Hashes per key: k (a cuckoo filter's fingerprint bits; a growing filter's slices
+    /// summed over its sub-filters).
+    fn hashes(&self) -> u32;
     /// Which structure this is.
     fn kind(&self) -> FilterKind;
+}
+
+/// How many of `key_of(c)`, c in `counters`, the filter reports present, on all cores.
+pub fn count_present<F: Membership + Sync + ?Sized>(
+    filter: &F,
+    counters: std::ops::Range<u64>,
+    key_of: impl Fn(u64) -> u64 + Sync,
+) -> u64 {
+    use rayon::prelude::*;
+    counters
+        .into_par_iter()
+        .filter(|&c| filter.contains(key_of(c)))
+        .count() as u64
 }
 
 impl Membership for BloomFilter {
@@ -53,6 +75,15 @@ impl Filter for BloomFilter {
     /// `fill^k`.
     fn fpr_from_bits(&self) -> f64 {
         theory::fpr_from_fill(self.fill(), self.hash_count())
+    }
+    fn fpr_exact(&self, n: u64) -> f64 {
+        theory::fpr_exact(n, self.bits(), self.hash_count())
+    }
+    fn memory_bits(&self) -> u64 {
+        self.bits()
+    }
+    fn hashes(&self) -> u32 {
+        self.hash_count()
     }
     fn kind(&self) -> FilterKind {
         FilterKind::Classic
@@ -81,15 +112,40 @@ pub enum FilterKind {
     Counting,
     /// A cuckoo filter (Fan et al. 2014): buckets of 4 fingerprints of k bits, with delete.
     Cuckoo,
+    /// The `fastbloom` crate (feature `peers`).
+    Fastbloom,
+    /// The `bloomfilter` crate (feature `peers`).
+    Bloomfilter,
+    /// The `growable-bloom-filter` crate, a scalable filter that adds sub-filters as it
+    /// fills (feature `peers`).
+    #[serde(rename = "growable-bloom-filter")]
+    Growable,
 }
 
 impl FilterKind {
-    pub const ALL: [FilterKind; 5] = [
+    pub const ALL: [FilterKind; 8] = [
         FilterKind::Classic,
         FilterKind::Blocked,
         FilterKind::SplitBlock,
         FilterKind::Counting,
         FilterKind::Cuckoo,
+        FilterKind::Fastbloom,
+        FilterKind::Bloomfilter,
+        FilterKind::Growable,
+    ];
+    /// bloomlab's own structures.
+    pub const OWN: [FilterKind; 5] = [
+        FilterKind::Classic,
+        FilterKind::Blocked,
+        FilterKind::SplitBlock,
+        FilterKind::Counting,
+        FilterKind::Cuckoo,
+    ];
+    /// The crates people ship, behind adapters ([`crate::peers`]).
+    pub const PEERS: [FilterKind; 3] = [
+        FilterKind::Fastbloom,
+        FilterKind::Bloomfilter,
+        FilterKind::Growable,
     ];
 
     pub fn name(self) -> &'static str {
@@ -99,15 +155,49 @@ impl FilterKind {
             FilterKind::SplitBlock => "split-block",
             FilterKind::Counting => "counting",
             FilterKind::Cuckoo => "cuckoo",
+            FilterKind::Fastbloom => "fastbloom",
+            FilterKind::Bloomfilter => "bloomfilter",
+            FilterKind::Growable => "growable-bloom-filter",
         }
+    }
+
+    /// A peer crate rather than one of bloomlab's structures.
+    pub fn is_peer(self) -> bool {
+        Self::PEERS.contains(&self)
+    }
+
+    /// False for a structure that takes no hash seed (growable-bloom-filter hashes with a
+    /// fixed key): its runs are all alike, and re-seeding changes nothing.
+    pub fn accepts_seed(self) -> bool {
+        self != FilterKind::Growable
+    }
+
+    /// Refuses a peer crate when this build has none.
+    fn require_built(self) -> Result<()> {
+        if self.is_peer() && !cfg!(feature = "peers") {
+            return Err(Error::NotBuilt {
+                filter: self.name(),
+                feature: "peers",
+            });
+        }
+        Ok(())
     }
 
     /// The bit count actually allocated for a request of m: whole blocks for the blocked
     /// structures. Refuses a k the structure cannot take.
     pub fn layout(self, m: u64, k: u32) -> Result<u64> {
+        self.require_built()?;
         let block = match self {
             FilterKind::Classic | FilterKind::Counting => return Ok(m),
             FilterKind::Cuckoo => return cuckoo_layout(m, k),
+            #[cfg(feature = "peers")]
+            FilterKind::Fastbloom | FilterKind::Bloomfilter | FilterKind::Growable => {
+                return crate::peers::layout(self, m, k);
+            }
+            #[cfg(not(feature = "peers"))]
+            FilterKind::Fastbloom | FilterKind::Bloomfilter | FilterKind::Growable => {
+                unreachable!("refused by require_built")
+            }
             FilterKind::Blocked => BLOCK_BITS,
             FilterKind::SplitBlock => {
                 if k != SPLIT_WORDS {
@@ -150,7 +240,39 @@ impl FilterKind {
             FilterKind::SplitBlock => Box::new(SplitBlockFilter::new(m, scheme, hash_seed)?),
             FilterKind::Counting => Box::new(CountingFilter::new(m, k, scheme, hash_seed)?),
             FilterKind::Cuckoo => Box::new(CuckooFilter::new(m, k, scheme, hash_seed)?),
+            #[cfg(feature = "peers")]
+            FilterKind::Fastbloom | FilterKind::Bloomfilter | FilterKind::Growable => {
+                crate::peers::build(self, m, k, hash_seed)?
+            }
+            #[cfg(not(feature = "peers"))]
+            FilterKind::Fastbloom | FilterKind::Bloomfilter | FilterKind::Growable => {
+                unreachable!("refused by layout")
+            }
         })
+    }
+
+    /// An empty filter for n keys at target rate ε: bloomlab's classic filter sized by
+    /// `m = n log2(1/ε)/ln 2`, `k = round((m/n) ln 2)`; a peer crate configured the way its
+    /// README shows (by ε and n). Refuses the other structures, which have no such constructor.
+    pub fn for_rate(self, n: u64, fpr: f64, hash_seed: u64) -> Result<Box<dyn Filter>> {
+        self.require_built()?;
+        match self {
+            FilterKind::Classic => {
+                let m = (n as f64 * theory::bits_per_key_for_fpr(fpr)).ceil() as u64;
+                let k = (theory::optimal_k(m as f64 / n as f64).round() as u32)
+                    .clamp(1, crate::filter::MAX_K);
+                self.build(m, k, HashScheme::MultiplyShift, hash_seed)
+            }
+            #[cfg(feature = "peers")]
+            FilterKind::Fastbloom | FilterKind::Bloomfilter | FilterKind::Growable => {
+                crate::peers::by_rate(self, n, fpr, hash_seed)
+            }
+            _ => Err(Error::Unsupported {
+                filter: self.name(),
+                operation: "be configured by target rate",
+                supported: "classic, fastbloom, bloomfilter, growable-bloom-filter",
+            }),
+        }
     }
 
     /// The exact expected rate for n keys in m bits with k hashes.
@@ -178,6 +300,12 @@ impl FilterKind {
                 let miss = 1.0 - 1.0 / ((1u64 << k) - 1) as f64;
                 -((2.0 * n as f64 / buckets) * miss.ln()).exp_m1()
             }
+            #[cfg(feature = "peers")]
+            FilterKind::Fastbloom | FilterKind::Bloomfilter | FilterKind::Growable => {
+                crate::peers::fpr_exact(self, n, m, k)
+            }
+            #[cfg(not(feature = "peers"))]
+            FilterKind::Fastbloom | FilterKind::Bloomfilter | FilterKind::Growable => f64::NAN,
         }
     }
 }
@@ -312,6 +440,15 @@ impl Filter for BlockedFilter {
     fn set_bits(&self) -> u64 {
         self.blocks.set_bits()
     }
+    fn fpr_exact(&self, n: u64) -> f64 {
+        FilterKind::Blocked.fpr_exact(n, self.memory_bits(), self.k)
+    }
+    fn memory_bits(&self) -> u64 {
+        self.blocks.words.len() as u64 * 64
+    }
+    fn hashes(&self) -> u32 {
+        self.k
+    }
     fn kind(&self) -> FilterKind {
         FilterKind::Blocked
     }
@@ -366,6 +503,15 @@ impl Membership for SplitBlockFilter {
 impl Filter for SplitBlockFilter {
     fn set_bits(&self) -> u64 {
         self.blocks.set_bits()
+    }
+    fn fpr_exact(&self, n: u64) -> f64 {
+        FilterKind::SplitBlock.fpr_exact(n, self.memory_bits(), SPLIT_WORDS)
+    }
+    fn memory_bits(&self) -> u64 {
+        self.blocks.words.len() as u64 * 64
+    }
+    fn hashes(&self) -> u32 {
+        SPLIT_WORDS
     }
     fn kind(&self) -> FilterKind {
         FilterKind::SplitBlock
@@ -475,6 +621,16 @@ impl Filter for CountingFilter {
             }
         }
         Ok(())
+    }
+    /// As the classic filter of m bits: a counter is nonzero exactly when that bit would be set.
+    fn fpr_exact(&self, n: u64) -> f64 {
+        theory::fpr_exact(n, self.m, self.k)
+    }
+    fn memory_bits(&self) -> u64 {
+        4 * self.m
+    }
+    fn hashes(&self) -> u32 {
+        self.k
     }
     fn kind(&self) -> FilterKind {
         FilterKind::Counting
@@ -654,6 +810,15 @@ impl Filter for CuckooFilter {
             self.stash.swap_remove(i);
         }
         Ok(())
+    }
+    fn fpr_exact(&self, n: u64) -> f64 {
+        FilterKind::Cuckoo.fpr_exact(n, self.memory_bits(), self.fingerprint_bits)
+    }
+    fn memory_bits(&self) -> u64 {
+        self.buckets.len() as u64 * CUCKOO_SLOTS * u64::from(self.fingerprint_bits)
+    }
+    fn hashes(&self) -> u32 {
+        self.fingerprint_bits
     }
     fn kind(&self) -> FilterKind {
         FilterKind::Cuckoo

@@ -2,7 +2,7 @@
 //! agrees with the classic formula within 4 binomial standard errors at fixed seeds). Speed is
 //! reported by `bloomlab bench` and `cargo bench`, never asserted here.
 
-use bloomlab::bench::{BenchConfig, BenchSize, Contender, run};
+use bloomlab::bench::{BenchConfig, BenchSize, contenders, run};
 use bloomlab::stats::z_score;
 use bloomlab::theory::fpr_classic;
 use indicatif::ProgressBar;
@@ -21,12 +21,12 @@ fn every_contender_measures_the_rate_of_its_m_and_k() {
         seed: 1,
     };
     let rows = run(&config, &ProgressBar::hidden()).unwrap();
-    assert_eq!(rows.len(), 2 * Contender::all().len());
+    assert_eq!(rows.len(), 2 * contenders().len());
     for row in &rows {
         let predicted = fpr_classic(row.n, row.m, row.k);
         let z = z_score(row.fpr_measured, predicted, config.queries);
         assert!(z.abs() <= 4.0, "{}: k={} z={z}", row.filter, row.k);
         assert!(row.ns_insert > 0.0 && row.ns_query_absent > 0.0);
-        assert_eq!(row.ratio_insert.is_some(), Contender::all().len() > 1);
+        assert_eq!(row.ratio_insert.is_some(), contenders().len() > 1);
     }
 }

@@ -180,6 +180,31 @@ fn bad_input_exits_2_naming_the_flag() {
         (&["size", "--n", "0", "--fpr", "0.01"], "--n"),
         (&["size", "--n", "4000"], "--fpr"),
         (&["size", "--fpr", "0.01", "--bits-per-key", "9"], "--n"),
+        (&["audit", "--n", "0"], "--n"),
+        (&["audit", "--n", "1000000000"], "--n"),
+        (&["audit", "--fpr", "1.5"], "--fpr"),
+        (&["audit", "--loads", "0"], "--loads"),
+        (&["audit", "--queries", "0"], "--queries"),
+        (&["audit", "--filter", "blocked"], "--filter"),
+        (&["audit", "--filter", "nope"], "--filter"),
+        (
+            &["sweep-size", "--filter", "fastbloom", "--hash", "low-bits"],
+            "--hash",
+        ),
+        (
+            &["seed-check", "--filter", "growable-bloom-filter"],
+            "--filter",
+        ),
+        (
+            &[
+                "sweep-size",
+                "--filter",
+                "growable-bloom-filter",
+                "--trials",
+                "3",
+            ],
+            "--filter",
+        ),
     ];
     for (args, flag) in cases {
         let out = bloomlab().args(*args).output().unwrap();
@@ -244,6 +269,8 @@ fn help_shows_examples() {
         "size",
         "reproduce",
         "check",
+        "compare",
+        "audit",
     ] {
         bloomlab()
             .args([sub, "--help"])
@@ -348,4 +375,51 @@ fn compare_prints_every_structure() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("--fpr"));
+}
+
+#[test]
+#[cfg(feature = "peers")]
+fn filter_flag_takes_the_peer_crates() {
+    for peer in ["fastbloom", "bloomfilter", "growable-bloom-filter"] {
+        let csv = csv_of(&["sweep-size", "--filter", peer, "--n", "2000"]);
+        assert!(
+            csv.lines()
+                .nth(1)
+                .unwrap()
+                .starts_with(&format!("sweep-size,{peer},")),
+            "{csv}"
+        );
+    }
+}
+
+#[test]
+#[cfg(feature = "peers")]
+fn audit_prints_every_crate_at_every_load() {
+    let csv = stdout_of(&[
+        "audit", "--n", "5000", "--fpr", "0.02", "--format", "csv", "--quiet",
+    ]);
+    assert_eq!(csv.lines().count(), 1 + 4 * 4);
+    let header = csv.lines().next().unwrap();
+    for field in [
+        "fpr_configured",
+        "z_configured",
+        "above_configured",
+        "seeded",
+        "ns_query",
+    ] {
+        assert!(header.split(',').any(|h| h == field), "no {field}");
+    }
+    for crate_name in [
+        "classic",
+        "fastbloom",
+        "bloomfilter",
+        "growable-bloom-filter",
+    ] {
+        assert_eq!(
+            csv.lines()
+                .filter(|l| l.starts_with(&format!("audit,{crate_name},")))
+                .count(),
+            4
+        );
+    }
 }

@@ -1,6 +1,7 @@
 //! The essay's experiments. Each turns [`Params`] into setups, measures them with the shared
 //! core, and returns typed rows; formatting is the reporter's job.
 
+pub mod audit;
 pub mod overfill;
 pub mod seed_check;
 pub mod sweep_k;
@@ -23,15 +24,17 @@ pub enum Experiment {
     Overfill,
     SeedCheck,
     Compare,
+    Audit,
 }
 
 impl Experiment {
-    pub const ALL: [Experiment; 5] = [
+    pub const ALL: [Experiment; 6] = [
         Experiment::SweepSize,
         Experiment::SweepK,
         Experiment::Overfill,
         Experiment::SeedCheck,
         Experiment::Compare,
+        Experiment::Audit,
     ];
 
     /// The subcommand name.
@@ -42,12 +45,23 @@ impl Experiment {
             Experiment::Overfill => "overfill",
             Experiment::SeedCheck => "seed-check",
             Experiment::Compare => "compare",
+            Experiment::Audit => "audit",
         }
     }
 
     /// Runs the experiment; `progress` advances by one per measured row.
     pub fn run(self, params: &Params, progress: &ProgressBar) -> Result<Outcome> {
         let trials = params.trials()?;
+        if let Some(filter) = params.filter.filter(|f| !f.accepts_seed())
+            && (trials > 1 || self == Experiment::SeedCheck)
+        {
+            return Err(crate::Error::invalid(
+                "filter",
+                filter,
+                "re-drawing the hash seed (seed-check, --trials) means nothing to a crate that takes no seed",
+                "a filter that accepts a seed, or --trials 1",
+            ));
+        }
         let mut outcome = match self {
             Experiment::SweepSize => sweep_size::run(params, progress),
             Experiment::SweepK => sweep_k::run(params, progress),
@@ -60,6 +74,13 @@ impl Experiment {
             )),
             Experiment::SeedCheck => seed_check::run(params, progress),
             Experiment::Compare => run_compare(params, progress),
+            Experiment::Audit if trials > 1 => Err(crate::Error::invalid(
+                "trials",
+                trials,
+                "audit measures each crate once per load",
+                "1 for audit",
+            )),
+            Experiment::Audit => run_audit(params, false, progress),
         }?;
         if trials > 1 {
             let summaries = trial_summaries(&outcome.measurements(), trials as usize);
@@ -108,6 +129,28 @@ fn run_compare(params: &Params, progress: &ProgressBar) -> Result<Outcome> {
     })
 }
 
+/// The audit of the shipped crates; `timed` adds ns per query (not reproducible, so the
+/// committed experiment is untimed).
+pub fn run_audit(params: &Params, timed: bool, progress: &ProgressBar) -> Result<Outcome> {
+    let plan = audit::AuditPlan::of(params, timed)?;
+    let rows = audit::run(&plan, progress)?;
+    Ok(Outcome {
+        title: format!(
+            "audit: each crate configured for n = {} at its target rate, filled to {} times n; {}",
+            plan.n,
+            plan.loads
+                .iter()
+                .map(|l| format!("{l}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            "queries expect at least 100 false positives at the promise"
+        ),
+        notes: audit::notes(&rows),
+        rows: Rows::Audit(rows),
+        failures: Vec::new(),
+    })
+}
+
 /// The typed rows of one experiment.
 #[derive(Clone, Debug)]
 pub enum Rows {
@@ -116,6 +159,7 @@ pub enum Rows {
     Overfill(Vec<overfill::OverfillRow>),
     SeedCheck(Vec<seed_check::SeedCheckRow>),
     Compare(Vec<crate::compare::CompareRow>),
+    Audit(Vec<audit::AuditRow>),
 }
 
 /// What an experiment produced: its rows, notes for the reader, and the checks that failed.
@@ -137,6 +181,7 @@ impl Outcome {
             Rows::Overfill(rows) => rows.iter().map(|r| &r.measurement).collect(),
             Rows::SeedCheck(rows) => rows.iter().map(|r| &r.measurement).collect(),
             Rows::Compare(rows) => rows.iter().map(|r| &r.measurement).collect(),
+            Rows::Audit(rows) => rows.iter().map(|r| &r.measurement).collect(),
         }
     }
 
@@ -175,6 +220,7 @@ impl Outcome {
             Rows::Overfill(rows) => Table::from_rows(&self.title, rows),
             Rows::SeedCheck(rows) => Table::from_rows(&self.title, rows),
             Rows::Compare(rows) => Table::from_rows(&self.title, rows),
+            Rows::Audit(rows) => Table::from_rows(&self.title, rows),
         }?;
         table.notes = self.notes.clone();
         Ok(table)

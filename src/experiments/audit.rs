@@ -1,0 +1,295 @@
+//! `audit`: is a shipped filter's rate what it promises? Each crate is configured the way its
+//! README tells a user to (target rate ε and n), filled to n and then on to 1.1n, 1.5n and 2n
+//! (the overfill cliff as each crate lives it), and queried with absent keys at each load.
+//!
+//! Per row: the memory the crate allocated, the hashes it uses, the measured rate with its
+//! Wilson interval, and `z = (p̂ - ε) / sqrt(ε(1-ε)/q)` against the configured ε; a row with
+//! `z > 4` is flagged (a finding, not an error). Queries default to `200/ε` (at least 10^5,
+//! at most 2·10^8), so that at least 100 false positives are expected at the promised rate;
+//! a row with fewer is marked unresolved, and a row with none is reported by its upper bound.
+
+use indicatif::ProgressBar;
+use serde::{Deserialize, Serialize};
+
+use crate::bench::best_ns;
+use crate::error::Result;
+use crate::hash::HashScheme;
+use crate::keys::KeySource;
+use crate::measure::{Measurement, Setup, Trial};
+use crate::params::{Params, check_count};
+use crate::report::{Cell, Column, Record, col, percent};
+use crate::stats::z_score;
+use crate::structures::{FilterKind, count_present};
+
+/// Above this many standard errors over the configured rate a row is flagged.
+pub const FLAG_Z: f64 = 4.0;
+/// Default planned number of keys.
+pub const DEFAULT_N: u64 = 1_000_000;
+/// Default configured rate.
+pub const DEFAULT_RATES: [f64; 1] = [0.01];
+/// Default loads: keys inserted over keys planned.
+pub const DEFAULT_LOADS: [f64; 4] = [1.0, 1.1, 1.5, 2.0];
+/// Largest planned n.
+pub const MAX_N: u64 = 100_000_000;
+/// Expected false positives at the configured rate below which a row is unresolved.
+pub const MIN_EXPECTED_FALSE_POSITIVES: f64 = 100.0;
+/// Absent queries timed per row when timing.
+const TIMED_QUERIES: u64 = 200_000;
+
+/// The structures audited: bloomlab's classic filter and every peer crate.
+pub fn audited() -> Vec<FilterKind> {
+    std::iter::once(FilterKind::Classic)
+        .chain(FilterKind::PEERS)
+        .collect()
+}
+
+/// Absent queries for configured rate ε: `--queries` when given, else `200/ε` within
+/// `[10^5, 2·10^8]`.
+pub fn queries_for(params: &Params, fpr: f64) -> Result<u64> {
+    match params.queries {
+        Some(q) => check_count("queries", q, 1, 10_000_000_000),
+        None => Ok(((200.0 / fpr).ceil() as u64).clamp(100_000, 200_000_000)),
+    }
+}
+
+/// One crate at one load.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AuditRow {
+    /// `n` is the keys inserted, `m` the bits allocated at that point, `k` the hashes.
+    #[serde(flatten)]
+    pub measurement: Measurement,
+    /// The n the filter was configured for.
+    pub n_planned: u64,
+    /// `n / n_planned`.
+    pub load: f64,
+    /// The ε the filter was configured for.
+    pub fpr_configured: f64,
+    /// Bits allocated per planned key.
+    pub bits_per_key_allocated: f64,
+    /// `queries · ε`.
+    pub expected_false_positives: f64,
+    /// At least [`MIN_EXPECTED_FALSE_POSITIVES`] expected.
+    pub resolved: bool,
+    /// `(p̂ - ε) / sqrt(ε(1-ε)/q)`.
+    pub z_configured: f64,
+    /// `z_configured > 4`.
+    pub above_configured: bool,
+    /// Whether the crate accepts a seed (those that do are run with `--hash-seed`).
+    pub seeded: bool,
+    /// Single-threaded ns per absent query (only when timed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ns_query: Option<f64>,
+}
+
+impl Record for AuditRow {
+    fn columns() -> Vec<Column> {
+        vec![
+            col("filter", Cell::Plain("filter")),
+            col("configured", Cell::Percent("fpr_configured")),
+            col("load", Cell::Fixed("load", 2)),
+            col("n", Cell::Plain("n")),
+            col("bits/key", Cell::Fixed("bits_per_key_allocated", 2)),
+            col("hashes", Cell::Plain("k")),
+            col("FP/queries", Cell::Ratio("false_positives", "queries")),
+            col("measured", Cell::Percent("fpr_measured")),
+            col("95% CI", Cell::Interval("ci_low", "ci_high")),
+            col("z vs configured", Cell::Fixed("z_configured", 1)),
+            col("> 4 SE above", Cell::Plain("above_configured")),
+            col("predicted", Cell::Percent("fpr_exact")),
+            col("z predicted", Cell::Fixed("z_exact", 2)),
+            col("resolved", Cell::Plain("resolved")),
+            col("seeded", Cell::Plain("seeded")),
+            col("ns query", Cell::Fixed("ns_query", 1)),
+        ]
+    }
+}
+
+/// Everything one audit needs.
+#[derive(Clone, Debug)]
+pub struct AuditPlan {
+    pub n: u64,
+    pub rates: Vec<f64>,
+    pub loads: Vec<f64>,
+    pub filters: Vec<FilterKind>,
+    pub params: Params,
+    pub timed: bool,
+}
+
+impl AuditPlan {
+    /// The plan of `params`: n, rates, loads (`factors`) and one filter or all of them.
+    pub fn of(params: &Params, timed: bool) -> Result<Self> {
+        let n = check_count("n", params.n_or(DEFAULT_N)?, 1, MAX_N)?;
+        let rates = params.rates_or(&DEFAULT_RATES)?;
+        for &fpr in &rates {
+            queries_for(params, fpr)?;
+        }
+        let loads = params.factors_or(&DEFAULT_LOADS)?;
+        let filters = match params.filter {
+            Some(kind) if !audited().contains(&kind) => {
+                return Err(crate::Error::invalid(
+                    "filter",
+                    kind,
+                    "audit configures each filter by target rate and n, as its crate's README does",
+                    "classic, fastbloom, bloomfilter, growable-bloom-filter",
+                ));
+            }
+            Some(kind) => vec![kind],
+            None => audited(),
+        };
+        for &kind in &filters {
+            kind.for_rate(1, 0.5, 0)?;
+        }
+        Ok(AuditPlan {
+            n,
+            rates,
+            loads,
+            filters,
+            params: params.clone(),
+            timed,
+        })
+    }
+}
+
+/// Audits every filter of the plan at every rate and load, in that order.
+pub fn run(plan: &AuditPlan, progress: &ProgressBar) -> Result<Vec<AuditRow>> {
+    let params = &plan.params;
+    let keys = KeySource::new(params.seed());
+    let top = plan
+        .loads
+        .iter()
+        .map(|&load| (plan.n as f64 * load).round() as u64)
+        .max()
+        .unwrap_or(plan.n);
+    progress.inc_length((plan.filters.len() * plan.rates.len() * plan.loads.len()) as u64);
+    let mut rows = Vec::new();
+    for &fpr in &plan.rates {
+        let queries = queries_for(params, fpr)?;
+        for &kind in &plan.filters {
+            let mut filter = kind.for_rate(plan.n, fpr, params.hash_seed())?;
+            let mut inserted = 0;
+            for &load in &plan.loads {
+                let target = ((plan.n as f64 * load).round() as u64).max(inserted);
+                (inserted..target).for_each(|c| filter.insert(keys.key(c)));
+                inserted = target;
+                let false_positives = count_present(&*filter, top..top + queries, |c| keys.key(c));
+                let ns_query = plan.timed.then(|| {
+                    let sample: Vec<u64> = keys.absent(top, queries.min(TIMED_QUERIES)).collect();
+                    let ns = best_ns(3, sample.len() as u64, || {
+                        std::hint::black_box(
+                            sample.iter().filter(|&&k| filter.contains(k)).count(),
+                        );
+                    });
+                    (ns * 10.0).round() / 10.0
+                });
+                let setup = Setup {
+                    n: inserted,
+                    m: filter.memory_bits(),
+                    k: filter.hashes(),
+                    queries,
+                    seed: params.seed(),
+                    hash_seed: params.hash_seed(),
+                    hash: HashScheme::MultiplyShift,
+                    filter: kind,
+                };
+                let trial = Trial::of(&*filter, inserted, false_positives);
+                let measurement = Measurement::new("audit", &setup, trial);
+                let z_configured = z_score(measurement.fpr_measured, fpr, queries);
+                let expected = queries as f64 * fpr;
+                rows.push(AuditRow {
+                    n_planned: plan.n,
+                    load,
+                    fpr_configured: fpr,
+                    bits_per_key_allocated: setup.m as f64 / plan.n as f64,
+                    expected_false_positives: expected,
+                    resolved: expected >= MIN_EXPECTED_FALSE_POSITIVES,
+                    z_configured,
+                    above_configured: z_configured > FLAG_Z,
+                    seeded: kind.accepts_seed(),
+                    ns_query,
+                    measurement,
+                });
+                progress.inc(1);
+            }
+        }
+    }
+    Ok(rows)
+}
+
+/// The reader's summary: per configured rate, each crate's verdict at the planned n and its
+/// rate at the largest load; every unresolved or zero row said in words.
+pub fn notes(rows: &[AuditRow]) -> Vec<String> {
+    let mut notes = Vec::new();
+    let mut rates: Vec<f64> = rows.iter().map(|r| r.fpr_configured).collect();
+    rates.dedup();
+    for fpr in rates {
+        let group: Vec<&AuditRow> = rows.iter().filter(|r| r.fpr_configured == fpr).collect();
+        let mut kinds: Vec<FilterKind> = group.iter().map(|r| r.measurement.filter).collect();
+        kinds.dedup();
+        let verdicts: Vec<String> = kinds
+            .iter()
+            .filter_map(|&kind| {
+                let own: Vec<&&AuditRow> = group
+                    .iter()
+                    .filter(|r| r.measurement.filter == kind)
+                    .collect();
+                let (first, last) = (own.first()?, own.last()?);
+                let verdict = if first.above_configured {
+                    "ABOVE its promise"
+                } else {
+                    "within"
+                };
+                Some(format!(
+                    "{kind} {verdict} at {:.2}n ({}, z {:.1}); {} at {:.2}n ({:.1}x the promise)",
+                    first.load,
+                    percent(first.measurement.fpr_measured),
+                    first.z_configured,
+                    percent(last.measurement.fpr_measured),
+                    last.load,
+                    last.measurement.fpr_measured / fpr
+                ))
+            })
+            .collect();
+        notes.push(format!(
+            "configured {} for n = {}: {}",
+            percent(fpr),
+            group[0].n_planned,
+            verdicts.join("; ")
+        ));
+    }
+    for r in rows {
+        let m = &r.measurement;
+        if m.false_positives == 0 {
+            notes.push(format!(
+                "{} at {:.2}n, configured {}: no false positive in {} queries; the rate is below {} (95% upper bound), not 0",
+                m.filter,
+                r.load,
+                percent(r.fpr_configured),
+                m.queries,
+                percent(m.ci_high)
+            ));
+        }
+    }
+    if let Some(r) = rows.iter().find(|r| !r.resolved) {
+        notes.push(format!(
+            "unresolved: {} queries at {} expect {:.0} false positives (< {MIN_EXPECTED_FALSE_POSITIVES}); raise --queries to at least {:.0}",
+            r.measurement.queries,
+            percent(r.fpr_configured),
+            r.expected_false_positives,
+            (MIN_EXPECTED_FALSE_POSITIVES / r.fpr_configured).ceil()
+        ));
+    }
+    let unseeded: Vec<String> = rows
+        .iter()
+        .filter(|r| !r.seeded)
+        .map(|r| r.measurement.filter.to_string())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    if !unseeded.is_empty() {
+        notes.push(format!(
+            "not seeded: {} (the crate takes no seed: its hash is fixed, so runs repeat exactly and --hash-seed changes nothing)",
+            unseeded.join(", ")
+        ));
+    }
+    notes
+}

@@ -1,0 +1,200 @@
+//! The peer-crate adapters and the audit: no false negatives, each adapter's rate within 4
+//! binomial standard errors (z bound 4, fixed seeds) of the rate its own layout predicts, the
+//! audit of bloomlab's classic filter agreeing with its configured rate, and determinism
+//! where the crate takes a seed.
+#![cfg(feature = "peers")]
+
+use bloomlab::HashScheme;
+use bloomlab::KeySource;
+use bloomlab::experiments::audit::{AuditPlan, run};
+use bloomlab::experiments::{Rows, run_audit};
+use bloomlab::measure::{Setup, measure};
+use bloomlab::params::{Params, ValueList};
+use bloomlab::peers::{Growable, SubFilter};
+use bloomlab::structures::{Filter, FilterKind, Membership};
+use indicatif::ProgressBar;
+use proptest::prelude::*;
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Built by shape or by rate, every key inserted tests present: also for a growable
+    /// filter filled far past its planned n.
+    #[test]
+    fn no_false_negatives(
+        n in 1u64..3_000,
+        bits_per_key in 2u64..24,
+        k in 1u32..=12,
+        which in 0usize..3,
+        by_rate in any::<bool>(),
+        seed in any::<u64>(),
+        hash_seed in any::<u64>(),
+    ) {
+        let kind = FilterKind::PEERS[which];
+        let filter: Option<Box<dyn Filter>> = if by_rate {
+            let fpr = 0.5f64.powi((bits_per_key / 2).max(1) as i32);
+            Some(kind.for_rate((n / 4).max(1), fpr, hash_seed).unwrap())
+        } else {
+            kind.layout(n * bits_per_key, k)
+                .ok()
+                .map(|m| kind.build(m, k, HashScheme::MultiplyShift, hash_seed).unwrap())
+        };
+        if let Some(mut filter) = filter {
+            let keys = KeySource::new(seed);
+            keys.inserted(n).for_each(|key| filter.insert(key));
+            prop_assert!(keys.inserted(n).all(|key| filter.contains(key)));
+        }
+    }
+}
+
+fn setup(filter: FilterKind, n: u64, bits_per_key: u64, k: u32, hash_seed: u64) -> Setup {
+    Setup {
+        n,
+        m: filter.layout(n * bits_per_key, k).unwrap(),
+        k,
+        queries: 200_000,
+        seed: 31,
+        hash_seed,
+        hash: HashScheme::MultiplyShift,
+        filter,
+    }
+}
+
+#[test]
+fn adapters_match_their_own_predictions() {
+    for kind in FilterKind::PEERS {
+        for (bits, k) in [(8, 5), (10, 7), (16, 11)] {
+            let row = measure("test", &setup(kind, 20_000, bits, k, 32)).unwrap();
+            assert!(
+                row.z_exact.abs() <= 4.0 && row.bits_ok(),
+                "{kind} {bits} bits/key k={k}: measured {} exact {} (z {}), z_from_fill {}",
+                row.fpr_measured,
+                row.fpr_exact,
+                row.z_exact,
+                row.z_from_fill
+            );
+        }
+    }
+}
+
+#[test]
+fn growable_prediction_follows_its_growth() {
+    // By shape the first sub-filter holds about m ln2 / k keys; 4000 keys at 4 bits per key
+    // and k = 7 overflow it, and the rate is that of two sub-filters.
+    let row = measure("test", &setup(FilterKind::Growable, 4_000, 4, 7, 0)).unwrap();
+    assert!(
+        row.fill_measured > 1.0,
+        "it grew past m: fill {}",
+        row.fill_measured
+    );
+    assert!(row.z_exact.abs() <= 4.0, "z_exact {}", row.z_exact);
+}
+
+#[test]
+fn growable_layout_is_read_from_the_crate_itself() {
+    let mut filter = Growable::by_rate(1_000, 0.01);
+    let keys = KeySource::new(5);
+    keys.inserted(2_500).for_each(|key| filter.insert(key));
+    let subs = filter.sub_filters();
+    assert_eq!(subs.len(), 2, "1000 + 2000 keys of capacity hold 2500");
+    for (j, sub) in subs.iter().enumerate() {
+        let planned = SubFilter::planned(1_000, 0.01, j as u32);
+        assert_eq!((sub.bytes, sub.slices), (planned.bytes, planned.slices));
+        assert_eq!(sub.slice_bits, planned.slice_bits);
+    }
+    // The same bits counted independently, from the crate's JSON form.
+    let json = serde_json::to_value(filter.inner()).unwrap();
+    let set: u64 = json["b"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|b| b["b"].as_array().unwrap().iter())
+        .map(|byte| u64::from((byte.as_u64().unwrap() as u8).count_ones()))
+        .sum();
+    assert_eq!(filter.set_bits(), set);
+    assert_eq!(
+        filter.memory_bits(),
+        subs.iter().map(|s| 8 * s.bytes).sum::<u64>()
+    );
+}
+
+fn audit_params(filter: Option<FilterKind>, hash_seed: u64) -> Params {
+    Params {
+        n: Some(20_000),
+        rates: Some(ValueList(vec![0.01])),
+        factors: Some(ValueList(vec![1.0, 2.0])),
+        filter,
+        hash_seed: Some(hash_seed),
+        ..Params::default()
+    }
+}
+
+#[test]
+fn audit_of_the_classic_filter_agrees_with_its_configured_rate() {
+    let plan = AuditPlan::of(&audit_params(Some(FilterKind::Classic), 2), false).unwrap();
+    let rows = run(&plan, &ProgressBar::hidden()).unwrap();
+    let at_n = &rows[0];
+    assert_eq!(at_n.load, 1.0);
+    assert!(at_n.resolved && at_n.measurement.queries >= 100_000);
+    assert!(
+        at_n.z_configured.abs() <= 4.0 && !at_n.above_configured,
+        "z {}",
+        at_n.z_configured
+    );
+    // At twice the planned n the cliff is flagged.
+    assert!(rows[1].above_configured && rows[1].measurement.fpr_measured > 10.0 * 0.01);
+}
+
+#[test]
+fn seeded_adapters_repeat_and_the_unseeded_one_is_said() {
+    let rates = |hash_seed| -> Vec<(FilterKind, u64, bool)> {
+        let plan = AuditPlan::of(&audit_params(None, hash_seed), false).unwrap();
+        run(&plan, &ProgressBar::hidden())
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r.measurement.filter,
+                    r.measurement.false_positives,
+                    r.seeded,
+                )
+            })
+            .collect()
+    };
+    let (first, again, reseeded) = (rates(2), rates(2), rates(3));
+    assert_eq!(first, again, "same seeds, same counts");
+    for ((kind, count, seeded), (_, other, _)) in first.iter().zip(&reseeded) {
+        assert_eq!(*seeded, kind.accepts_seed());
+        if !seeded {
+            assert_eq!(
+                count, other,
+                "{kind} takes no seed: a new hash seed changes nothing"
+            );
+        }
+    }
+    assert!(
+        first.iter().zip(&reseeded).any(|(a, b)| a.2 && a.1 != b.1),
+        "a new hash seed changes the seeded crates' counts"
+    );
+    let outcome = run_audit(&audit_params(None, 2), false, &ProgressBar::hidden()).unwrap();
+    assert!(matches!(outcome.rows, Rows::Audit(_)));
+    assert!(
+        outcome
+            .notes
+            .iter()
+            .any(|n| n.starts_with("not seeded: growable-bloom-filter"))
+    );
+}
+
+#[test]
+fn too_few_queries_and_zero_counts_are_said_not_hidden() {
+    let params = Params {
+        queries: Some(1_000),
+        rates: Some(ValueList(vec![0.0001])),
+        factors: Some(ValueList(vec![1.0])),
+        ..audit_params(Some(FilterKind::Classic), 2)
+    };
+    let outcome = run_audit(&params, false, &ProgressBar::hidden()).unwrap();
+    assert!(outcome.notes.iter().any(|n| n.starts_with("unresolved:")));
+    assert!(outcome.notes.iter().any(|n| n.contains("not 0")));
+}
