@@ -28,12 +28,35 @@ pub struct CompareRow {
     pub information_floor: f64,
     pub ratio_to_floor: f64,
     pub supports_delete: bool,
-    /// Single-threaded ns per insert at this n (only when timed: timings are not
-    /// reproducible, so the committed experiment leaves them out).
+    /// Single-threaded ns per insert and per absent query of the same design (same bits per
+    /// key and k) in a table that fits in L1 and in one far larger than cache (only when
+    /// timed: timings are not reproducible, so the committed experiment leaves them out).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub ns_insert: Option<f64>,
+    pub ns_insert_in_cache: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub ns_query_absent: Option<f64>,
+    pub ns_query_in_cache: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ns_insert_out_of_cache: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ns_query_out_of_cache: Option<f64>,
+}
+
+/// Table sizes at which compare times each design, in bits of memory.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TimingSizes {
+    pub in_cache: u64,
+    pub out_of_cache: u64,
+}
+
+impl Default for TimingSizes {
+    /// bench's sizes: 40,000 bits (5 KB, in L1) and 2^30 bits (128 MiB, beyond any L3 here).
+    fn default() -> Self {
+        let sizes = crate::bench::default_sizes();
+        TimingSizes {
+            in_cache: sizes[0].m,
+            out_of_cache: sizes[1].m,
+        }
+    }
 }
 
 impl Record for CompareRow {
@@ -52,8 +75,10 @@ impl Record for CompareRow {
             col("predicted", Cell::Percent("fpr_exact")),
             col("z", Cell::Fixed("z_exact", 2)),
             col("bits", Cell::Plain("bits_check")),
-            col("ns insert", Cell::Fixed("ns_insert", 1)),
-            col("ns query", Cell::Fixed("ns_query_absent", 1)),
+            col("ns insert (cache)", Cell::Fixed("ns_insert_in_cache", 1)),
+            col("ns query (cache)", Cell::Fixed("ns_query_in_cache", 1)),
+            col("ns insert (RAM)", Cell::Fixed("ns_insert_out_of_cache", 1)),
+            col("ns query (RAM)", Cell::Fixed("ns_query_out_of_cache", 1)),
             col("delete", Cell::Plain("supports_delete")),
         ]
     }
@@ -126,14 +151,14 @@ pub const DEFAULT_N: u64 = 20_000;
 
 /// Builds and measures every structure for n keys at each target rate, with at least
 /// `min_queries` absent queries and enough that 100 false positives are expected (up to
-/// 10^8); with `timed`, also times each one.
+/// 10^8); with `timing`, also times each design at both sizes.
 pub fn compare(
     n: u64,
     rates: &[f64],
     min_queries: u64,
     seed: u64,
     hash_seed: u64,
-    timed: bool,
+    timing: Option<TimingSizes>,
     progress: &indicatif::ProgressBar,
 ) -> Result<Vec<CompareRow>> {
     for &fpr in rates {
@@ -173,24 +198,33 @@ pub fn compare(
         .into_iter()
         .map(|(fpr, setup)| {
             let measurement = measure("compare", &setup)?;
-            let timing = if timed {
-                let (kind, m, k) = (setup.filter, setup.m, setup.k);
-                Some(time_filter(
-                    || Ok(kind.build(m, k, HashScheme::MultiplyShift, hash_seed)?),
-                    n,
-                    setup.queries.min(1_000_000),
-                    3,
-                    seed,
-                )?)
-            } else {
-                None
-            };
             let spent = if setup.filter == FilterKind::Counting {
                 4 * setup.m
             } else {
                 setup.m
             };
             let bits_per_key_spent = spent as f64 / n as f64;
+            // The same design for as many keys as fill `memory` bits.
+            let time_at = |memory: u64, repeats: u32| -> Result<(f64, f64)> {
+                let keys = ((memory as f64 / bits_per_key_spent).round() as u64).max(1);
+                let (m, k) = design(setup.filter, keys, fpr)?;
+                let kind = setup.filter;
+                let t = time_filter(
+                    || Ok(kind.build(m, k, HashScheme::MultiplyShift, hash_seed)?),
+                    keys,
+                    1_000_000,
+                    repeats,
+                    seed,
+                )?;
+                Ok((round1(t.ns_insert), round1(t.ns_query_absent)))
+            };
+            let (in_cache, out_of_cache) = match timing {
+                Some(sizes) => (
+                    Some(time_at(sizes.in_cache, 3)?),
+                    Some(time_at(sizes.out_of_cache, 1)?),
+                ),
+                None => (None, None),
+            };
             let floor = theory::information_floor(fpr);
             progress.inc(1);
             Ok(CompareRow {
@@ -200,9 +234,15 @@ pub fn compare(
                 information_floor: floor,
                 ratio_to_floor: bits_per_key_spent / floor,
                 supports_delete: matches!(setup.filter, FilterKind::Counting | FilterKind::Cuckoo),
-                ns_insert: timing.map(|t| (t.ns_insert * 10.0).round() / 10.0),
-                ns_query_absent: timing.map(|t| (t.ns_query_absent * 10.0).round() / 10.0),
+                ns_insert_in_cache: in_cache.map(|t| t.0),
+                ns_query_in_cache: in_cache.map(|t| t.1),
+                ns_insert_out_of_cache: out_of_cache.map(|t| t.0),
+                ns_query_out_of_cache: out_of_cache.map(|t| t.1),
             })
         })
         .collect()
+}
+
+fn round1(x: f64) -> f64 {
+    (x * 10.0).round() / 10.0
 }

@@ -368,7 +368,16 @@ fn filter_flag_selects_the_structure() {
 
 #[test]
 fn compare_prints_every_structure() {
-    let csv = stdout_of(&["compare", "--n", "5000", "--fpr", "0.02", "--format", "csv"]);
+    let csv = stdout_of(&[
+        "compare",
+        "--n",
+        "5000",
+        "--fpr",
+        "0.02",
+        "--format",
+        "csv",
+        "--untimed",
+    ]);
     assert_eq!(csv.lines().count(), 1 + 5);
     bloomlab()
         .args(["compare", "--n", "5000", "--fpr", "2"])

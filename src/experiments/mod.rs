@@ -103,7 +103,7 @@ fn run_compare(params: &Params, progress: &ProgressBar) -> Result<Outcome> {
         params.queries()?,
         params.seed(),
         params.hash_seed(),
-        false,
+        None,
         progress,
     )?;
     let notes = rates
