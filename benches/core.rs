@@ -3,6 +3,7 @@
 
 use std::hint::black_box;
 
+use bloomlab::structures::FilterKind;
 use bloomlab::theory::fpr_exact;
 use bloomlab::{BloomFilter, HashScheme, KeySource};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
@@ -33,6 +34,34 @@ fn filter_ops(c: &mut Criterion) {
     group.finish();
 }
 
+/// Every structure behind the filter interface (so through the same dynamic dispatch), at
+/// 10 bits per key in cache: absent queries.
+fn structures(c: &mut Criterion) {
+    let keys = KeySource::new(1);
+    let n = 4_000u64;
+    let mut group = c.benchmark_group("structures 10 bits/key n=4000");
+    group.throughput(Throughput::Elements(n));
+    for (kind, k) in [
+        (FilterKind::Classic, 7),
+        (FilterKind::Blocked, 7),
+        (FilterKind::SplitBlock, 8),
+        (FilterKind::Counting, 7),
+        (FilterKind::Cuckoo, 10),
+    ] {
+        let m = kind.layout(10 * n, k).unwrap();
+        let mut filter = kind.build(m, k, HashScheme::MultiplyShift, 2).unwrap();
+        keys.inserted(n).for_each(|key| filter.insert(key));
+        group.bench_function(BenchmarkId::new("query absent", kind), |b| {
+            b.iter(|| {
+                keys.absent(n, n)
+                    .filter(|&key| filter.contains(key))
+                    .count()
+            })
+        });
+    }
+    group.finish();
+}
+
 fn exact_rate(c: &mut Criterion) {
     let mut group = c.benchmark_group("fpr_exact");
     group.sample_size(10);
@@ -48,5 +77,5 @@ fn exact_rate(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, filter_ops, exact_rate);
+criterion_group!(benches, filter_ops, structures, exact_rate);
 criterion_main!(benches);

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::hash::{HashFamily, HashScheme};
+use crate::hash::{HashFamily, HashScheme, with_index};
 
 /// Largest bit array accepted: 2^36 bits (8 GiB).
 pub const MAX_BITS: u64 = 1 << 36;
@@ -88,15 +88,11 @@ impl BloomFilter {
     /// Sets the k bits of `key`.
     #[inline]
     pub fn insert(&mut self, key: u64) {
-        match self.hashes.scheme() {
-            HashScheme::MultiplyShift => self.set_all(key, HashFamily::multiply_shift),
-            HashScheme::LowBits => self.set_all(key, HashFamily::low_bits),
-            HashScheme::DoubleHashing => self.set_all(key, HashFamily::double_hashing),
-        }
+        with_index!(self.hashes, index => self.set_all(key, index))
     }
 
     #[inline(always)]
-    fn set_all(&mut self, key: u64, index: fn(&HashFamily, usize, u64) -> u64) {
+    fn set_all(&mut self, key: u64, index: impl Fn(&HashFamily, usize, u64) -> u64) {
         for i in 0..self.k as usize {
             let bit = index(&self.hashes, i, key);
             self.words[(bit >> 6) as usize] |= 1u64 << (bit & 63);
@@ -110,11 +106,7 @@ impl BloomFilter {
     /// group's loads are independent, so their cache misses overlap.
     #[inline]
     pub fn contains(&self, key: u64) -> bool {
-        match self.hashes.scheme() {
-            HashScheme::MultiplyShift => self.all_set(key, |i, x| self.hashes.multiply_shift(i, x)),
-            HashScheme::LowBits => self.all_set(key, |i, x| self.hashes.low_bits(i, x)),
-            HashScheme::DoubleHashing => self.all_set(key, |i, x| self.hashes.double_hashing(i, x)),
-        }
+        with_index!(self.hashes, index => self.all_set(key, |i, x| index(&self.hashes, i, x)))
     }
 
     #[inline(always)]

@@ -117,3 +117,26 @@ impl HashFamily {
         high_bits(h0.wrapping_add((i as u64).wrapping_mul(h1)), self.m)
     }
 }
+
+/// Evaluates `$body` with `$index` bound to `$family`'s index function
+/// (`fn(&HashFamily, usize, u64) -> u64`), chosen once: each arm is compiled for one scheme,
+/// so a loop of probes inside `$body` has no per-probe dispatch.
+macro_rules! with_index {
+    ($family:expr, $index:ident => $body:expr) => {
+        match $family.scheme() {
+            $crate::hash::HashScheme::MultiplyShift => {
+                let $index = $crate::hash::HashFamily::multiply_shift;
+                $body
+            }
+            $crate::hash::HashScheme::LowBits => {
+                let $index = $crate::hash::HashFamily::low_bits;
+                $body
+            }
+            $crate::hash::HashScheme::DoubleHashing => {
+                let $index = $crate::hash::HashFamily::double_hashing;
+                $body
+            }
+        }
+    };
+}
+pub(crate) use with_index;

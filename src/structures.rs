@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::filter::{BloomFilter, MAX_BITS, zeroed_words};
-use crate::hash::{HashFamily, HashScheme};
+use crate::hash::{HashFamily, HashScheme, with_index};
 use crate::theory;
 
 /// Insert and query: all that timing needs, and all a peer crate offers.
@@ -366,14 +366,17 @@ impl Blocks {
         }
     }
 
-    /// True when every probe of the key is set.
+    /// True when every probe of the key is set. Every probe is read (all lie in one cache
+    /// line) and the missing bits are OR-ed together, so an absent key costs no mispredicted
+    /// early exit.
     #[inline]
     fn all_set(&self, key: u64, probes: usize, probe: impl Fn(usize) -> (usize, u64)) -> bool {
-        let base = self.base(key);
-        (0..probes).all(|j| {
+        let block = &self.words[self.base(key)..][..self.words_per_block];
+        let missing = (0..probes).fold(0u64, |missing, j| {
             let (word, mask) = probe(j);
-            self.words[base + word] & mask != 0
-        })
+            missing | (mask & !block[word])
+        });
+        missing == 0
     }
 
     fn set_bits(&self) -> u64 {
@@ -416,23 +419,28 @@ impl BlockedFilter {
     }
 }
 
+/// The index function of a hash family ([`with_index`]).
+type Index = fn(&HashFamily, usize, u64) -> u64;
+
 /// Probe i of a blocked filter: bit `h_i(x)` of the block.
-#[inline]
-fn block_probe(in_block: &HashFamily, key: u64, i: usize) -> (usize, u64) {
-    let bit = in_block.index(i, key);
+#[inline(always)]
+fn block_probe(index: Index, in_block: &HashFamily, key: u64, i: usize) -> (usize, u64) {
+    let bit = index(in_block, i, key);
     ((bit >> 6) as usize, 1u64 << (bit & 63))
 }
 
 impl Membership for BlockedFilter {
     fn insert(&mut self, key: u64) {
-        let in_block = &self.in_block;
-        self.blocks
-            .set(key, self.k as usize, |i| block_probe(in_block, key, i));
+        let (in_block, k) = (&self.in_block, self.k as usize);
+        with_index!(in_block, index => self
+            .blocks
+            .set(key, k, |i| block_probe(index, in_block, key, i)))
     }
     fn contains(&self, key: u64) -> bool {
-        self.blocks.all_set(key, self.k as usize, |i| {
-            block_probe(&self.in_block, key, i)
-        })
+        let (in_block, k) = (&self.in_block, self.k as usize);
+        with_index!(in_block, index => self
+            .blocks
+            .all_set(key, k, |i| block_probe(index, in_block, key, i)))
     }
 }
 
@@ -481,22 +489,24 @@ impl SplitBlockFilter {
 
 /// Probe j of a split block: bit `h_j(x)` of 32-bit word j, word j being half `j & 1` of
 /// u64 word `j / 2` of the block.
-#[inline]
-fn split_probe(in_word: &HashFamily, key: u64, j: usize) -> (usize, u64) {
-    let bit = in_word.index(j, key) + 32 * (j as u64 & 1);
+#[inline(always)]
+fn split_probe(index: Index, in_word: &HashFamily, key: u64, j: usize) -> (usize, u64) {
+    let bit = index(in_word, j, key) + 32 * (j as u64 & 1);
     (j / 2, 1u64 << bit)
 }
 
 impl Membership for SplitBlockFilter {
     fn insert(&mut self, key: u64) {
         let in_word = &self.in_word;
-        self.blocks
-            .set(key, SPLIT_WORDS as usize, |j| split_probe(in_word, key, j));
+        with_index!(in_word, index => self
+            .blocks
+            .set(key, SPLIT_WORDS as usize, |j| split_probe(index, in_word, key, j)))
     }
     fn contains(&self, key: u64) -> bool {
-        self.blocks.all_set(key, SPLIT_WORDS as usize, |j| {
-            split_probe(&self.in_word, key, j)
-        })
+        let in_word = &self.in_word;
+        with_index!(in_word, index => self
+            .blocks
+            .all_set(key, SPLIT_WORDS as usize, |j| split_probe(index, in_word, key, j)))
     }
 }
 
@@ -717,7 +727,9 @@ impl CuckooFilter {
         let offset = ((u64::from(fingerprint).wrapping_mul(0x9e37_79b9_7f4a_7c15) as u128
             * count as u128)
             >> 64) as u64;
-        (offset + count - bucket) % count
+        // offset and bucket both lie in 0..count, so one conditional subtraction reduces.
+        let sum = offset + count - bucket;
+        if sum >= count { sum - count } else { sum }
     }
 
     fn place(&mut self, bucket: u64, fingerprint: u16) -> bool {
