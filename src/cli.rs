@@ -72,7 +72,7 @@ enum Command {
     Bench(BenchArgs),
     /// Every structure sized for the same n and rate: space against the floor, rate, speed.
     #[command(
-        after_help = "Structures: classic, blocked (512-bit blocks), split-block (k = 8), counting\n(4-bit counters) and cuckoo (buckets of 4 fingerprints at 95% load). Each is sized for\nthe target by its own formula, then measured with at least 100 expected false positives. Each design (its bits per\nkey and k) is also timed, single-threaded, in a 40,000-bit table (in cache) and a\n2^30-bit one (out of cache); --untimed leaves that out.\n\nExamples:\n  bloomlab compare --n 100000 --fpr 0.01\n  bloomlab compare --n 20000 --fpr 0.05,0.01,0.002 --untimed\n  bloomlab compare --n 1000000 --fpr 0.001 --format markdown"
+        after_help = "Structures: classic, blocked (512-bit blocks), split-block (k = 8), counting\n(4-bit counters), cuckoo (buckets of 4 fingerprints at 95% load) and binary-fuse (static,\nbuilt from all keys at the first query; 8, 16 or 32-bit fingerprints). Each is sized for\nthe target by its own formula, then measured with at least 100 expected false positives. Each design (its bits per\nkey and k) is also timed, single-threaded, in a 40,000-bit table (in cache) and a\n2^30-bit one (out of cache); --untimed leaves that out.\n\nExamples:\n  bloomlab compare --n 100000 --fpr 0.01\n  bloomlab compare --n 20000 --fpr 0.05,0.01,0.002 --untimed\n  bloomlab compare --n 1000000 --fpr 0.001 --format markdown"
     )]
     Compare(CompareArgs),
     /// Each shipped crate configured by target rate and n, measured at n, 1.1n, 1.5n and 2n.
@@ -603,8 +603,9 @@ fn run_compare(args: &CompareArgs) -> Result<ExitCode> {
     )?;
     bar.finish_and_clear();
     let mut table = Table::from_rows(format!("compare: n = {}", args.n), &rows)?;
+    table.notes = compare::notes(args.n, &rates, &rows);
     table.notes.push(
-        "bits/key counts the structure's memory (4 bits per counter); ns are single-threaded, for the same design in a 40,000-bit table (cache) and a 2^30-bit one (RAM)".into(),
+        "bits/key counts the structure's memory (4 bits per counter, the built table of binary-fuse); ns are single-threaded, for the same design in a 40,000-bit table (cache) and a 2^30-bit one (RAM)".into(),
     );
     emit(&table, &args.output)?;
     Ok(ExitCode::SUCCESS)

@@ -109,6 +109,8 @@ fn k_for(n: u64, m: u64) -> u32 {
 /// classic and counting: `m = n·log2(1/ε)/ln 2`, `k = round((m/n) ln 2)`. blocked and
 /// split-block: the smallest m whose exact rate (Poisson mixture) meets ε. cuckoo: fingerprints
 /// of `f = ceil(log2(2·4/ε))` bits (Fan et al.'s `2b/2^f`), buckets for n at 95% load.
+/// binary-fuse: the smallest of 8, 16, 32 fingerprint bits with `2^-f <= ε`; its m is nominal
+/// (the built table, about 1.125 n slots, is what the row reports as memory).
 pub fn design(kind: FilterKind, n: u64, fpr: f64) -> Result<(u64, u32)> {
     let (m, k) = match kind {
         FilterKind::Classic | FilterKind::Counting => {
@@ -129,9 +131,24 @@ pub fn design(kind: FilterKind, n: u64, fpr: f64) -> Result<(u64, u32)> {
             (m, 8)
         }
         FilterKind::Cuckoo => {
-            let f = ((2.0 * CUCKOO_SLOTS as f64 / fpr).log2().ceil() as u32).clamp(4, 16);
+            let f = ((2.0 * CUCKOO_SLOTS as f64 / fpr).log2().ceil() as u32).max(4);
+            if f > 16 {
+                return Err(Error::Unsupported {
+                    filter: kind.name(),
+                    operation: "be sized below 8/2^16 = 0.0122% (its fingerprints have at most 16 bits)",
+                    supported: "classic, blocked, split-block, counting, binary-fuse",
+                });
+            }
             let buckets = (n as f64 / (CUCKOO_SLOTS as f64 * CUCKOO_LOAD)).ceil() as u64;
             (buckets * CUCKOO_SLOTS * u64::from(f), f)
+        }
+        FilterKind::BinaryFuse => {
+            let f = crate::structures::BINARY_FUSE_BITS
+                .into_iter()
+                .find(|&f| 0.5f64.powi(f as i32) <= fpr)
+                .unwrap_or(32);
+            // Nominal: the built table (about 1.125 n slots) is what the row reports.
+            ((n as f64 * 1.125).ceil() as u64 * u64::from(f), f)
         }
         FilterKind::Fastbloom | FilterKind::Bloomfilter | FilterKind::Growable => {
             return Err(Error::Unsupported {
@@ -177,7 +194,12 @@ pub fn compare(
             .max((100.0 / fpr).ceil() as u64)
             .min(100_000_000);
         for kind in FilterKind::OWN {
-            let (m, k) = design(kind, n, fpr)?;
+            let (m, k) = match design(kind, n, fpr) {
+                Ok(shape) => shape,
+                // Said in the notes rather than sized above its target.
+                Err(Error::Unsupported { .. }) => continue,
+                Err(e) => return Err(e),
+            };
             plans.push((
                 fpr,
                 Setup {
@@ -198,12 +220,7 @@ pub fn compare(
         .into_iter()
         .map(|(fpr, setup)| {
             let measurement = measure("compare", &setup)?;
-            let spent = if setup.filter == FilterKind::Counting {
-                4 * setup.m
-            } else {
-                setup.m
-            };
-            let bits_per_key_spent = spent as f64 / n as f64;
+            let bits_per_key_spent = measurement.memory_bits as f64 / n as f64;
             // The same design for as many keys as fill `memory` bits.
             let time_at = |memory: u64, repeats: u32| -> Result<(f64, f64)> {
                 let keys = ((memory as f64 / bits_per_key_spent).round() as u64).max(1);
@@ -233,7 +250,7 @@ pub fn compare(
                 bits_per_key_spent,
                 information_floor: floor,
                 ratio_to_floor: bits_per_key_spent / floor,
-                supports_delete: matches!(setup.filter, FilterKind::Counting | FilterKind::Cuckoo),
+                supports_delete: setup.filter.supports_delete(),
                 ns_insert_in_cache: in_cache.map(|t| t.0),
                 ns_query_in_cache: in_cache.map(|t| t.1),
                 ns_insert_out_of_cache: out_of_cache.map(|t| t.0),
@@ -245,4 +262,28 @@ pub fn compare(
 
 fn round1(x: f64) -> f64 {
     (x * 10.0).round() / 10.0
+}
+
+/// The reader's summary of a comparison: per target rate, each structure's bits per key over
+/// the floor, and each structure that cannot be sized for that rate, with the reason.
+pub fn notes(n: u64, rates: &[f64], rows: &[CompareRow]) -> Vec<String> {
+    let mut notes = Vec::new();
+    for &rate in rates {
+        let ratios: Vec<String> = rows
+            .iter()
+            .filter(|r| r.fpr_target == rate)
+            .map(|r| format!("{} {:.2}", r.measurement.filter, r.ratio_to_floor))
+            .collect();
+        notes.push(format!(
+            "{}: bits per key over the floor: {}",
+            crate::report::percent(rate),
+            ratios.join(", ")
+        ));
+        for kind in FilterKind::OWN {
+            if let Err(e) = design(kind, n, rate) {
+                notes.push(format!("{}: not sized: {e}", crate::report::percent(rate)));
+            }
+        }
+    }
+    notes
 }

@@ -37,6 +37,8 @@ pub struct Trial {
     pub fpr_from_bits: f64,
     /// The structure's exact expectation for n keys ([`Filter::fpr_exact`]).
     pub fpr_exact: f64,
+    /// The memory the structure holds ([`Filter::memory_bits`]).
+    pub memory_bits: u64,
 }
 
 impl Trial {
@@ -47,6 +49,7 @@ impl Trial {
             false_positives,
             fpr_from_bits: filter.fpr_from_bits(),
             fpr_exact: filter.fpr_exact(n),
+            memory_bits: filter.memory_bits(),
         }
     }
 }
@@ -118,6 +121,9 @@ pub struct Measurement {
     pub m: u64,
     pub k: u32,
     pub bits_per_key: f64,
+    /// Bits of memory the structure holds: m for a bit array, 4m for 4-bit counters, all
+    /// sub-filters of a growing one, the built table of a static one.
+    pub memory_bits: u64,
     pub seed: u64,
     pub hash_seed: u64,
     pub queries: u64,
@@ -160,6 +166,7 @@ impl Measurement {
             m,
             k,
             bits_per_key: m as f64 / n as f64,
+            memory_bits: trial.memory_bits,
             seed: setup.seed,
             hash_seed: setup.hash_seed,
             queries,

@@ -273,6 +273,14 @@ impl Params {
     /// queries, seeds and hash.
     pub fn setup(&self, n: u64, m: u64, k: u32) -> Result<Setup> {
         let filter = self.filter.unwrap_or_default();
+        if filter.is_static() {
+            return Err(Error::invalid(
+                "filter",
+                filter,
+                "a binary fuse filter is static and sized by its keys, not by m",
+                "compare, which sizes every structure for n and a target rate",
+            ));
+        }
         if let (true, Some(hash)) = (filter.is_peer(), self.hash) {
             return Err(Error::invalid(
                 "hash",

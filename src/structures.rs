@@ -112,6 +112,9 @@ pub enum FilterKind {
     Counting,
     /// A cuckoo filter (Fan et al. 2014): buckets of 4 fingerprints of k bits, with delete.
     Cuckoo,
+    /// A binary fuse filter (Graf and Lemire 2022, the `xorf` crate): static, built once from
+    /// all its keys, k-bit fingerprints (8, 16 or 32) in about 1.125 n slots.
+    BinaryFuse,
     /// The `fastbloom` crate (feature `peers`).
     Fastbloom,
     /// The `bloomfilter` crate (feature `peers`).
@@ -123,23 +126,25 @@ pub enum FilterKind {
 }
 
 impl FilterKind {
-    pub const ALL: [FilterKind; 8] = [
+    pub const ALL: [FilterKind; 9] = [
         FilterKind::Classic,
         FilterKind::Blocked,
         FilterKind::SplitBlock,
         FilterKind::Counting,
         FilterKind::Cuckoo,
+        FilterKind::BinaryFuse,
         FilterKind::Fastbloom,
         FilterKind::Bloomfilter,
         FilterKind::Growable,
     ];
     /// bloomlab's own structures.
-    pub const OWN: [FilterKind; 5] = [
+    pub const OWN: [FilterKind; 6] = [
         FilterKind::Classic,
         FilterKind::Blocked,
         FilterKind::SplitBlock,
         FilterKind::Counting,
         FilterKind::Cuckoo,
+        FilterKind::BinaryFuse,
     ];
     /// The crates people ship, behind adapters ([`crate::peers`]).
     pub const PEERS: [FilterKind; 3] = [
@@ -155,10 +160,21 @@ impl FilterKind {
             FilterKind::SplitBlock => "split-block",
             FilterKind::Counting => "counting",
             FilterKind::Cuckoo => "cuckoo",
+            FilterKind::BinaryFuse => "binary-fuse",
             FilterKind::Fastbloom => "fastbloom",
             FilterKind::Bloomfilter => "bloomfilter",
             FilterKind::Growable => "growable-bloom-filter",
         }
+    }
+
+    /// Counting and cuckoo filters keep enough to remove a key; the others refuse.
+    pub fn supports_delete(self) -> bool {
+        matches!(self, FilterKind::Counting | FilterKind::Cuckoo)
+    }
+
+    /// A static structure, built once from all its keys: it cannot be sized by m.
+    pub fn is_static(self) -> bool {
+        self == FilterKind::BinaryFuse
     }
 
     /// A peer crate rather than one of bloomlab's structures.
@@ -190,6 +206,7 @@ impl FilterKind {
         let block = match self {
             FilterKind::Classic | FilterKind::Counting => return Ok(m),
             FilterKind::Cuckoo => return cuckoo_layout(m, k),
+            FilterKind::BinaryFuse => return binary_fuse_layout(m, k),
             #[cfg(feature = "peers")]
             FilterKind::Fastbloom | FilterKind::Bloomfilter | FilterKind::Growable => {
                 return crate::peers::layout(self, m, k);
@@ -240,6 +257,7 @@ impl FilterKind {
             FilterKind::SplitBlock => Box::new(SplitBlockFilter::new(m, scheme, hash_seed)?),
             FilterKind::Counting => Box::new(CountingFilter::new(m, k, scheme, hash_seed)?),
             FilterKind::Cuckoo => Box::new(CuckooFilter::new(m, k, scheme, hash_seed)?),
+            FilterKind::BinaryFuse => Box::new(BinaryFuseFilter::new(k)?),
             #[cfg(feature = "peers")]
             FilterKind::Fastbloom | FilterKind::Bloomfilter | FilterKind::Growable => {
                 crate::peers::build(self, m, k, hash_seed)?
@@ -281,6 +299,8 @@ impl FilterKind {
     /// `E[(X/m)^k]` ([`theory::fpr_exact`]). blocked: the Poisson mixture over the
     /// keys in the query's block, `Σ_i Po(i; nb/m) · E[(X_i/b)^k]` with `X_i` the set bits of
     /// a b-bit block holding i keys. split-block: `Σ_i Po(i; nb/m) · (1 - (1 - 1/32)^i)^8`.
+    /// binary-fuse: `2^-k`, the chance that the XOR of an absent key's three k-bit
+    /// fingerprints matches its own.
     /// (The block load is binomial; the Poisson form is the standard approximation, exact as
     /// the number of blocks grows.) cuckoo, with f = k fingerprint bits and B buckets: a query
     /// compares its fingerprint with the ~2n/B entries of its two buckets, each matching with
@@ -295,6 +315,7 @@ impl FilterKind {
             FilterKind::SplitBlock => poisson_mixture(n, m, SPLIT_BLOCK_BITS, |i| {
                 (1.0 - (1.0 - 1.0 / 32.0f64).powi(i as i32)).powi(SPLIT_WORDS as i32)
             }),
+            FilterKind::BinaryFuse => 0.5f64.powi(k as i32),
             FilterKind::Cuckoo => {
                 let buckets = (m / (CUCKOO_SLOTS * u64::from(k))) as f64;
                 let miss = 1.0 - 1.0 / ((1u64 << k) - 1) as f64;
@@ -834,5 +855,115 @@ impl Filter for CuckooFilter {
     }
     fn kind(&self) -> FilterKind {
         FilterKind::Cuckoo
+    }
+}
+
+/// The fingerprint sizes `xorf` offers.
+pub const BINARY_FUSE_BITS: [u32; 3] = [8, 16, 32];
+
+/// A binary fuse filter's nominal m: it is sized by its keys, so m is only checked for k.
+fn binary_fuse_layout(m: u64, k: u32) -> Result<u64> {
+    if !BINARY_FUSE_BITS.contains(&k) {
+        return Err(Error::invalid(
+            "k",
+            k,
+            "for a binary fuse filter, k is the fingerprint size in bits",
+            "8, 16 or 32 for binary-fuse",
+        ));
+    }
+    Ok(m)
+}
+
+enum Fuse {
+    Eight(xorf::BinaryFuse8),
+    Sixteen(xorf::BinaryFuse16),
+    ThirtyTwo(xorf::BinaryFuse32),
+}
+
+/// A binary fuse filter behind the one-key-at-a-time interface: it is static, so inserts
+/// collect the keys and the first query after an insert builds the filter from all of them
+/// (sorted and deduplicated). Its memory is that of the built filter only: the key list is
+/// the construction's input, not part of the filter a user would keep.
+pub struct BinaryFuseFilter {
+    fingerprint_bits: u32,
+    keys: Vec<u64>,
+    built: std::sync::OnceLock<Fuse>,
+}
+
+impl BinaryFuseFilter {
+    /// An empty filter of k-bit fingerprints (8, 16 or 32).
+    pub fn new(k: u32) -> Result<Self> {
+        binary_fuse_layout(1, k)?;
+        Ok(BinaryFuseFilter {
+            fingerprint_bits: k,
+            keys: Vec::new(),
+            built: std::sync::OnceLock::new(),
+        })
+    }
+
+    fn fuse(&self) -> &Fuse {
+        self.built.get_or_init(|| {
+            let mut keys = self.keys.clone();
+            keys.sort_unstable();
+            keys.dedup();
+            match self.fingerprint_bits {
+                8 => Fuse::Eight(construct(&keys)),
+                16 => Fuse::Sixteen(construct(&keys)),
+                _ => Fuse::ThirtyTwo(construct(&keys)),
+            }
+        })
+    }
+
+    fn slots(&self) -> u64 {
+        use xorf::Filter as _;
+        match self.fuse() {
+            Fuse::Eight(f) => f.len() as u64,
+            Fuse::Sixteen(f) => f.len() as u64,
+            Fuse::ThirtyTwo(f) => f.len() as u64,
+        }
+    }
+}
+
+/// xorf's construction from distinct keys. It retries with fresh internal seeds and gives up
+/// only after 1000 attempts, which for distinct keys does not happen: a failure is a bug.
+fn construct<'k, F: TryFrom<&'k Vec<u64>, Error = &'static str>>(keys: &'k Vec<u64>) -> F {
+    F::try_from(keys).unwrap_or_else(|e| panic!("binary fuse construction failed: {e}"))
+}
+
+impl Membership for BinaryFuseFilter {
+    fn insert(&mut self, key: u64) {
+        self.keys.push(key);
+        self.built = std::sync::OnceLock::new();
+    }
+    fn contains(&self, key: u64) -> bool {
+        use xorf::Filter as _;
+        match self.fuse() {
+            Fuse::Eight(f) => f.contains(&key),
+            Fuse::Sixteen(f) => f.contains(&key),
+            Fuse::ThirtyTwo(f) => f.contains(&key),
+        }
+    }
+}
+
+impl Filter for BinaryFuseFilter {
+    /// Fingerprint bits of the built table (every slot holds one).
+    fn set_bits(&self) -> u64 {
+        self.memory_bits()
+    }
+    /// `2^-k`: fingerprints are uniform whatever the load.
+    fn fpr_from_bits(&self) -> f64 {
+        0.5f64.powi(self.fingerprint_bits as i32)
+    }
+    fn fpr_exact(&self, _n: u64) -> f64 {
+        self.fpr_from_bits()
+    }
+    fn memory_bits(&self) -> u64 {
+        self.slots() * u64::from(self.fingerprint_bits)
+    }
+    fn hashes(&self) -> u32 {
+        self.fingerprint_bits
+    }
+    fn kind(&self) -> FilterKind {
+        FilterKind::BinaryFuse
     }
 }

@@ -378,7 +378,7 @@ fn compare_prints_every_structure() {
         "csv",
         "--untimed",
     ]);
-    assert_eq!(csv.lines().count(), 1 + 5);
+    assert_eq!(csv.lines().count(), 1 + 6);
     bloomlab()
         .args(["compare", "--n", "5000", "--fpr", "2"])
         .assert()

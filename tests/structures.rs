@@ -17,9 +17,10 @@ proptest! {
         hash_seed in any::<u64>(),
         blocked in any::<bool>(),
     ) {
-        let (kind, k) = match (blocked, k % 3) {
+        let (kind, k) = match (blocked, k % 4) {
             (true, _) => (FilterKind::Blocked, k),
             (false, 0) => (FilterKind::Cuckoo, 4 + k % 13),
+            (false, 1) => (FilterKind::BinaryFuse, [8, 16, 32][(k % 3) as usize]),
             (false, _) => (FilterKind::SplitBlock, 8),
         };
         let m = kind.layout(m, k).unwrap();
@@ -199,4 +200,49 @@ fn compare_sizes_every_structure_for_the_target() {
     };
     assert_eq!(format!("{:.3}", ratio(FilterKind::Classic)), "1.443");
     assert!(ratio(FilterKind::Counting) > 5.5, "four bits per counter");
+}
+
+#[test]
+fn binary_fuse_spends_near_the_floor_at_its_own_rate() {
+    // 2^-8: 8-bit fingerprints in about 1.13-1.2 n slots, against the floor of 8 bits.
+    let hidden = indicatif::ProgressBar::hidden();
+    let rows =
+        bloomlab::compare::compare(100_000, &[1.0 / 256.0], 200_000, 3, 4, None, &hidden).unwrap();
+    let fuse = rows
+        .iter()
+        .find(|r| r.measurement.filter == FilterKind::BinaryFuse)
+        .unwrap();
+    let m = &fuse.measurement;
+    assert_eq!(m.k, 8);
+    assert!(
+        m.z_exact.abs() <= 4.0,
+        "rate {} z {}",
+        m.fpr_measured,
+        m.z_exact
+    );
+    assert!(
+        (1.05..=1.2).contains(&fuse.ratio_to_floor),
+        "ratio {}",
+        fuse.ratio_to_floor
+    );
+    assert!(!fuse.supports_delete);
+}
+
+#[test]
+fn a_cuckoo_filter_is_not_sized_beyond_its_fingerprints() {
+    let hidden = indicatif::ProgressBar::hidden();
+    let rates = [1e-5];
+    let rows = bloomlab::compare::compare(2_000, &rates, 1_000, 3, 4, None, &hidden).unwrap();
+    assert!(
+        rows.iter()
+            .all(|r| r.measurement.filter != FilterKind::Cuckoo)
+    );
+    // The classic sizing formula is asymptotic: at n = 2000 it lands within 1% of ε.
+    assert!(rows.iter().all(|r| r.measurement.fpr_exact <= 1.01e-5));
+    let notes = bloomlab::compare::notes(2_000, &rates, &rows);
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("not sized: the cuckoo filter"))
+    );
 }

@@ -106,21 +106,7 @@ fn run_compare(params: &Params, progress: &ProgressBar) -> Result<Outcome> {
         None,
         progress,
     )?;
-    let notes = rates
-        .iter()
-        .map(|&rate| {
-            let ratios: Vec<String> = rows
-                .iter()
-                .filter(|r| r.fpr_target == rate)
-                .map(|r| format!("{} {:.2}", r.measurement.filter, r.ratio_to_floor))
-                .collect();
-            format!(
-                "{}: bits per key over the floor: {}",
-                crate::report::percent(rate),
-                ratios.join(", ")
-            )
-        })
-        .collect();
+    let notes = crate::compare::notes(n, &rates, &rows);
     Ok(Outcome {
         title: format!("compare: n = {n}, every structure sized for each target rate"),
         rows: Rows::Compare(rows),
