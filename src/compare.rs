@@ -5,7 +5,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::bench::time_filter;
 use crate::error::{Error, Result};
-use crate::filter::MAX_K;
 use crate::hash::HashScheme;
 use crate::measure::{Measurement, Setup, measure};
 use crate::report::{Cell, Column, Record, col};
@@ -100,10 +99,6 @@ fn smallest_size(n: u64, fpr: f64, rate: impl Fn(u64) -> f64) -> u64 {
     high
 }
 
-fn k_for(n: u64, m: u64) -> u32 {
-    (theory::optimal_k(m as f64 / n as f64).round() as u32).clamp(1, MAX_K)
-}
-
 /// `(m, k)` of a structure sized for n keys at rate ε.
 ///
 /// classic and counting: `m = n·log2(1/ε)/ln 2`, `k = round((m/n) ln 2)`. blocked and
@@ -113,16 +108,13 @@ fn k_for(n: u64, m: u64) -> u32 {
 /// (the built table, about 1.125 n slots, is what the row reports as memory).
 pub fn design(kind: FilterKind, n: u64, fpr: f64) -> Result<(u64, u32)> {
     let (m, k) = match kind {
-        FilterKind::Classic | FilterKind::Counting => {
-            let m = (n as f64 * theory::bits_per_key_for_fpr(fpr)).ceil() as u64;
-            (m, k_for(n, m))
-        }
+        FilterKind::Classic | FilterKind::Counting => theory::classic_design(n, fpr),
         FilterKind::Blocked => {
             let m = smallest_size(n, fpr, |m| {
-                let k = k_for(n, m);
+                let k = theory::whole_optimal_k(n, m);
                 kind.layout(m, k).map_or(1.0, |m| kind.fpr_exact(n, m, k))
             });
-            (m, k_for(n, m))
+            (m, theory::whole_optimal_k(n, m))
         }
         FilterKind::SplitBlock => {
             let m = smallest_size(n, fpr, |m| {

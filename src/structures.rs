@@ -276,9 +276,7 @@ impl FilterKind {
         self.require_built()?;
         match self {
             FilterKind::Classic => {
-                let m = (n as f64 * theory::bits_per_key_for_fpr(fpr)).ceil() as u64;
-                let k = (theory::optimal_k(m as f64 / n as f64).round() as u32)
-                    .clamp(1, crate::filter::MAX_K);
+                let (m, k) = theory::classic_design(n, fpr);
                 self.build(m, k, HashScheme::MultiplyShift, hash_seed)
             }
             #[cfg(feature = "peers")]

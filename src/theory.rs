@@ -169,6 +169,17 @@ pub fn optimal_k(bits_per_key: f64) -> f64 {
     bits_per_key * LN_2
 }
 
+/// The whole k nearest the optimum for n keys in m bits: `round((m/n) ln 2)`, in 1..=64.
+pub fn whole_optimal_k(n: u64, m: u64) -> u32 {
+    (optimal_k(m as f64 / n as f64).round() as u32).clamp(1, crate::filter::MAX_K)
+}
+
+/// The classic filter for n keys at rate ε: `m = ceil(n·log2(1/ε)/ln 2)`, `k = round((m/n) ln 2)`.
+pub fn classic_design(n: u64, fpr: f64) -> (u64, u32) {
+    let m = (n as f64 * bits_per_key_for_fpr(fpr)).ceil() as u64;
+    (m, whole_optimal_k(n, m))
+}
+
 /// The information floor `log2(1/ε)` bits per key.
 pub fn information_floor(fpr: f64) -> f64 {
     -fpr.log2()
