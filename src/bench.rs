@@ -228,6 +228,11 @@ pub fn run(config: &BenchConfig, progress: &ProgressBar) -> Result<Vec<BenchRow>
     Ok(rows)
 }
 
+/// A time in ns to one decimal, as the tables show it.
+pub fn round_ns(ns: f64) -> f64 {
+    (ns * 10.0).round() / 10.0
+}
+
 fn round2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
 }

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::bench::time_filter;
+use crate::bench::{round_ns, time_filter};
 use crate::error::{Error, Result};
 use crate::hash::HashScheme;
 use crate::measure::{Measurement, Setup, measure};
@@ -185,7 +185,7 @@ pub fn compare(
         let queries = min_queries
             .max((100.0 / fpr).ceil() as u64)
             .min(100_000_000);
-        for kind in FilterKind::OWN {
+        for &kind in FilterKind::OWN {
             let (m, k) = match design(kind, n, fpr) {
                 Ok(shape) => shape,
                 // Said in the notes rather than sized above its target.
@@ -225,7 +225,7 @@ pub fn compare(
                     repeats,
                     seed,
                 )?;
-                Ok((round1(t.ns_insert), round1(t.ns_query_absent)))
+                Ok((round_ns(t.ns_insert), round_ns(t.ns_query_absent)))
             };
             let (in_cache, out_of_cache) = match timing {
                 Some(sizes) => (
@@ -252,10 +252,6 @@ pub fn compare(
         .collect()
 }
 
-fn round1(x: f64) -> f64 {
-    (x * 10.0).round() / 10.0
-}
-
 /// The reader's summary of a comparison: per target rate, each structure's bits per key over
 /// the floor, and each structure that cannot be sized for that rate, with the reason.
 pub fn notes(n: u64, rates: &[f64], rows: &[CompareRow]) -> Vec<String> {
@@ -271,7 +267,7 @@ pub fn notes(n: u64, rates: &[f64], rows: &[CompareRow]) -> Vec<String> {
             crate::report::percent(rate),
             ratios.join(", ")
         ));
-        for kind in FilterKind::OWN {
+        for &kind in FilterKind::OWN {
             if let Err(e) = design(kind, n, rate) {
                 notes.push(format!("{}: not sized: {e}", crate::report::percent(rate)));
             }

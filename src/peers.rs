@@ -22,7 +22,6 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use crate::filter::check_shape;
 use crate::structures::{Filter, FilterKind, Membership};
-use crate::theory;
 
 /// Set bits among bits `start..end` of a little-endian bit array.
 fn count_range(bytes: &[u8], start: u64, end: u64) -> u64 {
@@ -88,14 +87,6 @@ impl Filter for Fastbloom {
             .iter()
             .map(|w| u64::from(w.count_ones()))
             .sum()
-    }
-    /// `fill^k`.
-    fn fpr_from_bits(&self) -> f64 {
-        let fill = self.set_bits() as f64 / self.memory_bits() as f64;
-        theory::fpr_from_fill(fill, self.hashes())
-    }
-    fn fpr_exact(&self, n: u64) -> f64 {
-        theory::fpr_exact(n, self.memory_bits(), self.hashes())
     }
     fn memory_bits(&self) -> u64 {
         self.0.num_bits() as u64
@@ -164,14 +155,6 @@ impl Filter for Bloomfilter {
             .map(|b| u64::from(b.count_ones()))
             .sum()
     }
-    /// `fill^k`.
-    fn fpr_from_bits(&self) -> f64 {
-        let fill = self.set_bits() as f64 / self.memory_bits() as f64;
-        theory::fpr_from_fill(fill, self.hashes())
-    }
-    fn fpr_exact(&self, n: u64) -> f64 {
-        theory::fpr_exact(n, self.memory_bits(), self.hashes())
-    }
     fn memory_bits(&self) -> u64 {
         self.0.len()
     }
@@ -231,6 +214,9 @@ pub struct Growable {
     inner: growable_bloom_filter::GrowableBloom,
     est_insertions: u64,
     desired_error: f64,
+    /// The sub-filters read from the serialised form, kept until the next insert: a row reads
+    /// set bits, rate, memory and hashes, and each would otherwise copy every sub-filter.
+    inspected: std::sync::OnceLock<Vec<InspectedSub>>,
 }
 
 /// The largest n whose first sub-filter at `ε = 2^-k` fits in m bits (0 when none does).
@@ -271,6 +257,7 @@ impl Growable {
             inner: growable_bloom_filter::GrowableBloom::new(fpr, n as usize),
             est_insertions: n,
             desired_error: fpr,
+            inspected: std::sync::OnceLock::new(),
         }
     }
 
@@ -284,11 +271,13 @@ impl Growable {
     }
 
     /// The sub-filters the crate has created so far, as read from its serialised form.
-    pub fn sub_filters(&self) -> Vec<InspectedSub> {
-        let mut inspector = Inspector::default();
-        // The crate's fields are private; its serde form is the one view it offers.
-        let _ = self.inner.serialize(&mut inspector);
-        inspector.subs
+    pub fn sub_filters(&self) -> &[InspectedSub] {
+        self.inspected.get_or_init(|| {
+            let mut inspector = Inspector::default();
+            // The crate's fields are private; its serde form is the one view it offers.
+            let _ = self.inner.serialize(&mut inspector);
+            inspector.subs
+        })
     }
 
     /// The keys sub-filter j received when `n` distinct keys were inserted.
@@ -304,6 +293,7 @@ impl Growable {
 impl Membership for Growable {
     fn insert(&mut self, key: u64) {
         self.inner.insert(key);
+        self.inspected.take();
     }
     fn contains(&self, key: u64) -> bool {
         self.inner.contains(key)
@@ -553,13 +543,5 @@ pub fn layout(kind: FilterKind, m: u64, k: u32) -> Result<u64> {
         FilterKind::Bloomfilter => Ok(Bloomfilter::by_shape(m, k, 0)?.memory_bits()),
         FilterKind::Growable => Growable::layout(m, k),
         _ => unreachable!("{kind} is not a peer"),
-    }
-}
-
-/// A peer's exact expected rate for n keys in a layout of m bits and k hashes.
-pub fn fpr_exact(kind: FilterKind, n: u64, m: u64, k: u32) -> f64 {
-    match kind {
-        FilterKind::Growable => Growable::by_shape(m, k).map_or(f64::NAN, |g| g.fpr_exact(n)),
-        _ => theory::fpr_exact(n, m, k),
     }
 }

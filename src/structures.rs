@@ -22,8 +22,15 @@ pub trait Filter: Membership + Send + Sync {
     /// Number of set bits.
     fn set_bits(&self) -> u64;
     /// The false-positive rate the filter's own bits predict for a random absent key, under
-    /// independent probes: the quantity the bits check compares the measurement with.
-    fn fpr_from_bits(&self) -> f64;
+    /// independent probes: the quantity the bits check compares the measurement with. By
+    /// default that of a plain bit array, `fill^k` with fill = set bits / memory bits;
+    /// every other layout overrides it.
+    fn fpr_from_bits(&self) -> f64 {
+        theory::fpr_from_fill(
+            self.set_bits() as f64 / self.memory_bits() as f64,
+            self.hashes(),
+        )
+    }
     /// Removes a key that was inserted. Only structures that keep counts can; the others
     /// refuse with [`Error::Unsupported`] rather than risk false negatives.
     fn delete(&mut self, _key: u64) -> Result<()> {
@@ -34,8 +41,11 @@ pub trait Filter: Membership + Send + Sync {
         })
     }
     /// The structure's exact expected rate once n distinct keys are in
-    /// ([`FilterKind::fpr_exact`] for its own layout).
-    fn fpr_exact(&self, n: u64) -> f64;
+    /// ([`FilterKind::fpr_exact`] for its own layout). By default that of a plain bit array
+    /// of `memory_bits` bits and `hashes` probes, `E[(X/m)^k]` ([`theory::fpr_exact`]).
+    fn fpr_exact(&self, n: u64) -> f64 {
+        theory::fpr_exact(n, self.memory_bits(), self.hashes())
+    }
     /// Bits of memory the table holds: m for bit arrays, 4m for 4-bit counters, every
     /// sub-filter of a growing filter.
     fn memory_bits(&self) -> u64;
@@ -71,13 +81,6 @@ impl Membership for BloomFilter {
 impl Filter for BloomFilter {
     fn set_bits(&self) -> u64 {
         BloomFilter::set_bits(self)
-    }
-    /// `fill^k`.
-    fn fpr_from_bits(&self) -> f64 {
-        theory::fpr_from_fill(self.fill(), self.hash_count())
-    }
-    fn fpr_exact(&self, n: u64) -> f64 {
-        theory::fpr_exact(n, self.bits(), self.hash_count())
     }
     fn memory_bits(&self) -> u64 {
         self.bits()
@@ -137,21 +140,10 @@ impl FilterKind {
         FilterKind::Bloomfilter,
         FilterKind::Growable,
     ];
-    /// bloomlab's own structures.
-    pub const OWN: [FilterKind; 6] = [
-        FilterKind::Classic,
-        FilterKind::Blocked,
-        FilterKind::SplitBlock,
-        FilterKind::Counting,
-        FilterKind::Cuckoo,
-        FilterKind::BinaryFuse,
-    ];
-    /// The crates people ship, behind adapters ([`crate::peers`]).
-    pub const PEERS: [FilterKind; 3] = [
-        FilterKind::Fastbloom,
-        FilterKind::Bloomfilter,
-        FilterKind::Growable,
-    ];
+    /// bloomlab's own structures: the first six of [`FilterKind::ALL`].
+    pub const OWN: &[FilterKind] = Self::ALL.split_at(6).0;
+    /// The crates people ship, behind adapters ([`crate::peers`]): the rest of `ALL`.
+    pub const PEERS: &[FilterKind] = Self::ALL.split_at(6).1;
 
     pub fn name(self) -> &'static str {
         match self {
@@ -293,8 +285,8 @@ impl FilterKind {
 
     /// The exact expected rate for n keys in m bits with k hashes.
     ///
-    /// classic and counting (a counter is nonzero exactly when the classic bit would be set):
-    /// `E[(X/m)^k]` ([`theory::fpr_exact`]). blocked: the Poisson mixture over the
+    /// classic, counting (a counter is nonzero exactly when the classic bit would be set),
+    /// fastbloom and bloomfilter: `E[(X/m)^k]` ([`theory::fpr_exact`]). blocked: the Poisson mixture over the
     /// keys in the query's block, `Σ_i Po(i; nb/m) · E[(X_i/b)^k]` with `X_i` the set bits of
     /// a b-bit block holding i keys. split-block: `Σ_i Po(i; nb/m) · (1 - (1 - 1/32)^i)^8`.
     /// binary-fuse: `2^-k`, the chance that the XOR of an absent key's three k-bit
@@ -306,7 +298,10 @@ impl FilterKind {
     /// `2b/2^f` at full load).
     pub fn fpr_exact(self, n: u64, m: u64, k: u32) -> f64 {
         match self {
-            FilterKind::Classic | FilterKind::Counting => theory::fpr_exact(n, m, k),
+            FilterKind::Classic
+            | FilterKind::Counting
+            | FilterKind::Fastbloom
+            | FilterKind::Bloomfilter => theory::fpr_exact(n, m, k),
             FilterKind::Blocked => {
                 poisson_mixture(n, m, BLOCK_BITS, |i| theory::fpr_exact(i, BLOCK_BITS, k))
             }
@@ -319,12 +314,12 @@ impl FilterKind {
                 let miss = 1.0 - 1.0 / ((1u64 << k) - 1) as f64;
                 -((2.0 * n as f64 / buckets) * miss.ln()).exp_m1()
             }
+            // growable-bloom-filter: its growth schedule from the shape (NaN without the crate).
             #[cfg(feature = "peers")]
-            FilterKind::Fastbloom | FilterKind::Bloomfilter | FilterKind::Growable => {
-                crate::peers::fpr_exact(self, n, m, k)
-            }
+            FilterKind::Growable => crate::peers::Growable::by_shape(m, k)
+                .map_or(f64::NAN, |g| Filter::fpr_exact(&g, n)),
             #[cfg(not(feature = "peers"))]
-            FilterKind::Fastbloom | FilterKind::Bloomfilter | FilterKind::Growable => f64::NAN,
+            FilterKind::Growable => f64::NAN,
         }
     }
 }

@@ -62,7 +62,7 @@ fn setup(filter: FilterKind, n: u64, bits_per_key: u64, k: u32, hash_seed: u64) 
 
 #[test]
 fn adapters_match_their_own_predictions() {
-    for kind in FilterKind::PEERS {
+    for &kind in FilterKind::PEERS {
         for (bits, k) in [(8, 5), (10, 7), (16, 11)] {
             let row = measure("test", &setup(kind, 20_000, bits, k, 32)).unwrap();
             assert!(

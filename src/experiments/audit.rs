@@ -11,7 +11,7 @@
 use indicatif::ProgressBar;
 use serde::{Deserialize, Serialize};
 
-use crate::bench::best_ns;
+use crate::bench::{best_ns, round_ns};
 use crate::error::Result;
 use crate::hash::HashScheme;
 use crate::keys::KeySource;
@@ -39,7 +39,7 @@ const TIMED_QUERIES: u64 = 200_000;
 /// The structures audited: bloomlab's classic filter and every peer crate.
 pub fn audited() -> Vec<FilterKind> {
     std::iter::once(FilterKind::Classic)
-        .chain(FilterKind::PEERS)
+        .chain(FilterKind::PEERS.iter().copied())
         .collect()
 }
 
@@ -164,6 +164,12 @@ pub fn run(plan: &AuditPlan, progress: &ProgressBar) -> Result<Vec<AuditRow>> {
     let mut rows = Vec::new();
     for &fpr in &plan.rates {
         let queries = queries_for(params, fpr)?;
+        // The absent keys timed, the same for every crate and load.
+        let timed_keys: Vec<u64> = if plan.timed {
+            keys.absent(top, queries.min(TIMED_QUERIES)).collect()
+        } else {
+            Vec::new()
+        };
         for &kind in &plan.filters {
             let mut filter = kind.for_rate(plan.n, fpr, params.hash_seed())?;
             let mut inserted = 0;
@@ -173,13 +179,12 @@ pub fn run(plan: &AuditPlan, progress: &ProgressBar) -> Result<Vec<AuditRow>> {
                 inserted = target;
                 let false_positives = count_present(&*filter, top..top + queries, |c| keys.key(c));
                 let ns_query = plan.timed.then(|| {
-                    let sample: Vec<u64> = keys.absent(top, queries.min(TIMED_QUERIES)).collect();
-                    let ns = best_ns(3, sample.len() as u64, || {
+                    let ns = best_ns(3, timed_keys.len() as u64, || {
                         std::hint::black_box(
-                            sample.iter().filter(|&&k| filter.contains(k)).count(),
+                            timed_keys.iter().filter(|&&k| filter.contains(k)).count(),
                         );
                     });
-                    (ns * 10.0).round() / 10.0
+                    round_ns(ns)
                 });
                 let setup = Setup {
                     n: inserted,
