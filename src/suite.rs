@@ -12,9 +12,8 @@ use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::experiments::{Experiment, Outcome};
+use crate::experiments::{Outcome, Prepared, Registered};
 use crate::measure::BITS_CHECK_Z;
-use crate::params::Params;
 use crate::report::{self, Cell, Column, Format, Record, col};
 use crate::stats::{bonferroni_z, two_sample_z};
 use crate::theory::fill_variance;
@@ -40,13 +39,15 @@ pub enum Expectation {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ExperimentFile {
-    pub command: Experiment,
+    /// The experiment's name, as its subcommand.
+    pub command: String,
     #[serde(default)]
     pub description: String,
     #[serde(default)]
     pub expect_bits_check: Expectation,
+    /// The experiment's parameters: the same keys as its flags, in snake case.
     #[serde(default)]
-    pub params: Params,
+    pub params: toml::Table,
 }
 
 /// A loaded definition: its name is the file stem.
@@ -56,6 +57,13 @@ pub struct Definition {
     pub path: PathBuf,
     pub text: String,
     pub file: ExperimentFile,
+    pub experiment: &'static dyn Registered,
+}
+
+impl std::fmt::Debug for dyn Registered {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 fn line_of_offset(text: &str, offset: usize) -> usize {
@@ -101,17 +109,51 @@ impl Definition {
             .and_then(|s| s.to_str())
             .unwrap_or_default()
             .to_string();
-        Ok(Definition {
+        let experiment =
+            crate::experiments::find(&file.command).ok_or_else(|| Error::Definition {
+                path: path.to_path_buf(),
+                message: format!(
+                    "line {}: field `command`: unknown experiment '{}' (allowed: {})",
+                    line_of_field(&text, "command").unwrap_or(1),
+                    file.command,
+                    crate::experiments::names().join(", ")
+                ),
+            })?;
+        let definition = Definition {
             name,
             path: path.to_path_buf(),
             text,
             file,
-        })
+            experiment,
+        };
+        definition.prepare(None)?;
+        Ok(definition)
+    }
+
+    /// Validates the parameters, with the key and hash seeds replaced when `seeds` is given.
+    fn prepare(&self, seeds: Option<(u64, u64)>) -> Result<Box<dyn Prepared>> {
+        let mut params = self.file.params.clone();
+        if let Some((seed, hash_seed)) = seeds {
+            params.insert("seed".into(), toml::Value::Integer(seed as i64));
+            params.insert("hash_seed".into(), toml::Value::Integer(hash_seed as i64));
+        }
+        self.experiment
+            .prepare_table(&params)
+            .map_err(|e| self.locate(e))
     }
 
     /// Turns a parameter error into one naming this file, the line and the field.
     fn locate(&self, error: Error) -> Error {
         match error {
+            Error::InvalidKey { key, message } => {
+                let line = line_of_field(&self.text, &key)
+                    .map(|l| format!("line {l}: "))
+                    .unwrap_or_default();
+                Error::Definition {
+                    path: self.path.clone(),
+                    message: format!("{line}field `{key}`: {message}"),
+                }
+            }
             Error::InvalidParam {
                 name,
                 value,
@@ -139,14 +181,8 @@ impl Definition {
 
     /// Runs the experiment, with the key and hash seeds replaced when `seeds` is given.
     pub fn run(&self, seeds: Option<(u64, u64)>, progress: &ProgressBar) -> Result<Outcome> {
-        let mut params = self.file.params.clone();
-        if let Some((seed, hash_seed)) = seeds {
-            params.seed = Some(seed);
-            params.hash_seed = Some(hash_seed);
-        }
-        self.file
-            .command
-            .run(&params, progress)
+        self.prepare(seeds)?
+            .run(progress)
             .map_err(|e| self.locate(e))
     }
 
@@ -210,12 +246,15 @@ pub fn reproduce(
     for definition in definitions {
         let started = Instant::now();
         let outcome = definition.run(None, progress)?;
-        let table = outcome.table()?;
+        let table = &outcome.table;
         for (ext, format) in [("csv", Format::Csv), ("md", Format::Markdown)] {
             let path = results.join(format!("{}.{ext}", definition.name));
-            report::write_atomic(&path, report::render(&table, format)?.as_bytes())?;
+            report::write_atomic(&path, report::render(table, format)?.as_bytes())?;
         }
-        crate::plot::write_plot(&outcome, &results.join(format!("{}.svg", definition.name)))?;
+        crate::plot::write_plot(
+            &outcome.plate,
+            &results.join(format!("{}.svg", definition.name)),
+        )?;
         unmet.extend(definition.unmet(&outcome));
         on_done(definition, &outcome, started.elapsed());
     }
@@ -356,7 +395,7 @@ pub fn check(
     for definition in definitions {
         let outcome = definition.run(seeds, progress)?;
         let mut row_failures = definition.unmet(&outcome);
-        let measurements = outcome.measurements();
+        let measurements = &outcome.measurements;
         let bits_state = if outcome.bits_failures().is_empty() {
             "pass"
         } else {

@@ -6,10 +6,10 @@
 
 use bloomlab::HashScheme;
 use bloomlab::KeySource;
-use bloomlab::experiments::audit::{AuditPlan, run};
-use bloomlab::experiments::{Rows, run_audit};
+use bloomlab::experiments::Experiment;
+use bloomlab::experiments::audit::{Audit, AuditParams, AuditPlan, run};
 use bloomlab::measure::{Setup, measure};
-use bloomlab::params::{Params, ValueList};
+use bloomlab::params::{Count, SeedParams, ValueList};
 use bloomlab::peers::{Growable, SubFilter};
 use bloomlab::structures::{Filter, FilterKind, Membership};
 use indicatif::ProgressBar;
@@ -118,20 +118,23 @@ fn growable_layout_is_read_from_the_crate_itself() {
     );
 }
 
-fn audit_params(filter: Option<FilterKind>, hash_seed: u64) -> Params {
-    Params {
-        n: Some(20_000),
-        rates: Some(ValueList(vec![0.01])),
-        factors: Some(ValueList(vec![1.0, 2.0])),
+fn audit_params(filter: Option<FilterKind>, hash_seed: u64) -> AuditParams {
+    AuditParams {
+        n: Some(Count(20_000)),
+        fpr: Some(ValueList(vec![0.01])),
+        loads: Some(ValueList(vec![1.0, 2.0])),
         filter,
-        hash_seed: Some(hash_seed),
-        ..Params::default()
+        seeds: SeedParams {
+            seed: None,
+            hash_seed: Some(hash_seed),
+        },
+        ..AuditParams::default()
     }
 }
 
 #[test]
 fn audit_of_the_classic_filter_agrees_with_its_configured_rate() {
-    let plan = AuditPlan::of(&audit_params(Some(FilterKind::Classic), 2), false).unwrap();
+    let plan = AuditPlan::of(&audit_params(Some(FilterKind::Classic), 2)).unwrap();
     let rows = run(&plan, &ProgressBar::hidden()).unwrap();
     let at_n = &rows[0];
     assert_eq!(at_n.load, 1.0);
@@ -148,7 +151,7 @@ fn audit_of_the_classic_filter_agrees_with_its_configured_rate() {
 #[test]
 fn seeded_adapters_repeat_and_the_unseeded_one_is_said() {
     let rates = |hash_seed| -> Vec<(FilterKind, u64, bool)> {
-        let plan = AuditPlan::of(&audit_params(None, hash_seed), false).unwrap();
+        let plan = AuditPlan::of(&audit_params(None, hash_seed)).unwrap();
         run(&plan, &ProgressBar::hidden())
             .unwrap()
             .iter()
@@ -176,10 +179,11 @@ fn seeded_adapters_repeat_and_the_unseeded_one_is_said() {
         first.iter().zip(&reseeded).any(|(a, b)| a.2 && a.1 != b.1),
         "a new hash seed changes the seeded crates' counts"
     );
-    let outcome = run_audit(&audit_params(None, 2), false, &ProgressBar::hidden()).unwrap();
-    assert!(matches!(outcome.rows, Rows::Audit(_)));
+    let plan = Audit::plan(&audit_params(None, 2)).unwrap();
+    let outcome = Audit::run(&plan, &ProgressBar::hidden()).unwrap();
     assert!(
         outcome
+            .table
             .notes
             .iter()
             .any(|n| n.starts_with("not seeded: growable-bloom-filter"))
@@ -188,13 +192,19 @@ fn seeded_adapters_repeat_and_the_unseeded_one_is_said() {
 
 #[test]
 fn too_few_queries_and_zero_counts_are_said_not_hidden() {
-    let params = Params {
-        queries: Some(1_000),
-        rates: Some(ValueList(vec![0.0001])),
-        factors: Some(ValueList(vec![1.0])),
+    let params = AuditParams {
+        queries: Some(Count(1_000)),
+        fpr: Some(ValueList(vec![0.0001])),
+        loads: Some(ValueList(vec![1.0])),
         ..audit_params(Some(FilterKind::Classic), 2)
     };
-    let outcome = run_audit(&params, false, &ProgressBar::hidden()).unwrap();
-    assert!(outcome.notes.iter().any(|n| n.starts_with("unresolved:")));
-    assert!(outcome.notes.iter().any(|n| n.contains("not 0")));
+    let outcome = Audit::run(&Audit::plan(&params).unwrap(), &ProgressBar::hidden()).unwrap();
+    assert!(
+        outcome
+            .table
+            .notes
+            .iter()
+            .any(|n| n.starts_with("unresolved:"))
+    );
+    assert!(outcome.table.notes.iter().any(|n| n.contains("not 0")));
 }
