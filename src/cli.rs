@@ -10,6 +10,7 @@ use bloomlab::Result;
 use bloomlab::bench;
 use bloomlab::experiments::{self, Registered};
 use bloomlab::params::{ShapeParams, ValueList};
+use bloomlab::preflight;
 use bloomlab::report::{self, Format, Table};
 use bloomlab::sizing::{self, SizeRequest};
 use bloomlab::suite;
@@ -68,6 +69,9 @@ struct RunArgs {
     /// Draw the plate to FILE.svg (measured points with 95% intervals, predicted curves)
     #[arg(long, value_name = "FILE.svg", value_parser = parse_plot_path)]
     plot: Option<PathBuf>,
+    /// Run even when the estimate says the run exceeds 10 minutes or the memory available
+    #[arg(long)]
+    yes: bool,
     #[command(flatten)]
     output: OutputArgs,
 }
@@ -223,6 +227,13 @@ fn run_experiment(experiment: &dyn Registered, matches: &ArgMatches) -> Result<E
     let args =
         RunArgs::from_arg_matches(matches).map_err(|e| bloomlab::Error::Output(e.to_string()))?;
     let prepared = experiment.prepare_matches(matches)?;
+    if let Some(path) = &args.output.out {
+        preflight::check_output("out", path)?;
+    }
+    if let Some(path) = &args.plot {
+        preflight::check_output("plot", path)?;
+    }
+    prepared.cost().check(args.yes)?;
     let bar = progress_bar(args.output.quiet);
     bar.set_message(experiment.name());
     let outcome = prepared.run(&bar)?;
@@ -270,6 +281,7 @@ fn run_size(args: &SizeArgs) -> Result<ExitCode> {
 
 fn run_reproduce(args: &SuiteArgs) -> Result<ExitCode> {
     let definitions = suite::load_definitions(&args.experiments)?;
+    preflight::check_folder("results", &args.results)?;
     let bar = progress_bar(args.quiet);
     let started = std::time::Instant::now();
     let unmet = suite::reproduce(
@@ -354,6 +366,9 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode> {
 }
 
 fn run_bench(args: &BenchArgs) -> Result<ExitCode> {
+    if let Some(path) = &args.output.out {
+        preflight::check_output("out", path)?;
+    }
     let probe = ShapeParams {
         k: Some(ValueList::parse("k", &args.k)?),
         bits_per_key: Some(ValueList(vec![args.bits_per_key])),

@@ -41,6 +41,7 @@ pub mod params;
 #[cfg(feature = "peers")]
 pub mod peers;
 pub mod plot;
+pub mod preflight;
 pub mod report;
 pub mod sizing;
 pub mod stats;

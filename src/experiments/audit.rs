@@ -20,6 +20,7 @@ use crate::keys::KeySource;
 use crate::measure::{Measurement, Setup, Trial};
 use crate::params::{Count, SeedParams, ValueList, check_count, positive_list, rates};
 use crate::plot::{Axis, Colour, Corner, Mark, Panel, Plate, Series, extent};
+use crate::preflight::Cost;
 use crate::report::{Cell, Column, Record, col, percent};
 use crate::stats::z_score;
 use crate::structures::{FilterKind, count_present};
@@ -85,6 +86,30 @@ Examples:
 
     fn plan(params: &AuditParams) -> Result<AuditPlan> {
         AuditPlan::of(params)
+    }
+
+    /// Each filter filled to the largest load and queried at every load; a growing filter
+    /// may hold up to four times the classic design's memory.
+    fn cost(plan: &AuditPlan) -> Cost {
+        let top = plan.loads.iter().copied().fold(1.0, f64::max) * plan.n as f64;
+        let filters = plan.filters.len() as f64;
+        let key_operations = plan
+            .rates
+            .iter()
+            .map(|&fpr| {
+                let queries = queries_for(plan.queries, fpr).unwrap_or(0) as f64;
+                filters * (top + queries * plan.loads.len() as f64)
+            })
+            .sum();
+        let bits_per_key = plan
+            .rates
+            .iter()
+            .map(|&fpr| crate::theory::bits_per_key_for_fpr(fpr))
+            .fold(0.0, f64::max);
+        Cost {
+            key_operations,
+            peak_bytes: 4.0 * plan.n as f64 * bits_per_key / 8.0,
+        }
     }
 
     fn run(plan: &AuditPlan, progress: &ProgressBar) -> Result<Outcome> {

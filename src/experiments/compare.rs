@@ -11,6 +11,7 @@ use crate::error::Result;
 use crate::measure::Measurement;
 use crate::params::{Count, DEFAULT_QUERIES, SeedParams, ValueList, check_count, rates};
 use crate::plot::{Axis, Colour, Corner, Mark, Panel, Plate, Series, extent};
+use crate::preflight::Cost;
 
 pub struct Compare;
 
@@ -80,6 +81,26 @@ Examples:
             seeds: params.seeds.clone(),
             timed: params.timed,
         })
+    }
+
+    /// Every structure at every rate: n inserts and about `max(queries, 100/ε)` queries;
+    /// timed, also the 10^8-key timing table of each design.
+    fn cost(plan: &ComparePlan) -> Cost {
+        let structures = crate::structures::FilterKind::OWN.len() as f64;
+        let per_rate = |fpr: f64| {
+            let queries = (plan.queries as f64).max(100.0 / fpr).min(1e8);
+            let timing = if plan.timed { 2e8 } else { 0.0 };
+            structures * (plan.n as f64 + queries + timing)
+        };
+        let largest = plan.n as f64 * 64.0;
+        Cost {
+            key_operations: plan.rates.iter().map(|&r| per_rate(r)).sum(),
+            peak_bytes: largest.max(if plan.timed {
+                2f64.powi(30) / 8.0 * 4.0
+            } else {
+                0.0
+            }),
+        }
     }
 
     fn run(plan: &ComparePlan, progress: &ProgressBar) -> Result<Outcome> {

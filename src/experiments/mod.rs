@@ -23,6 +23,7 @@ use crate::error::{Error, Result};
 use crate::measure::{Measurement, Setup, measure};
 use crate::params::MeasureParams;
 use crate::plot::Plate;
+use crate::preflight::Cost;
 use crate::report::{Cell, Column, Record, Table, col};
 
 /// Every experiment, in the order the help and `reproduce` list them. Adding an experiment is
@@ -68,11 +69,14 @@ pub trait Experiment: Sync + 'static {
     fn plan(params: &Self::Params) -> Result<Self::Plan>;
     /// Measures; `progress` advances by one per measured row.
     fn run(plan: &Self::Plan, progress: &ProgressBar) -> Result<Outcome>;
+    /// What running the plan is expected to spend, checked before it runs.
+    fn cost(plan: &Self::Plan) -> Cost;
 }
 
 /// A validated experiment, ready to run.
 pub trait Prepared: Send + Sync {
     fn run(&self, progress: &ProgressBar) -> Result<Outcome>;
+    fn cost(&self) -> Cost;
 }
 
 /// An experiment behind the registry: the object-safe face of [`Experiment`].
@@ -96,6 +100,9 @@ struct Ready<E: Experiment> {
 impl<E: Experiment> Prepared for Ready<E> {
     fn run(&self, progress: &ProgressBar) -> Result<Outcome> {
         E::run(&self.plan, progress)
+    }
+    fn cost(&self) -> Cost {
+        E::cost(&self.plan)
     }
 }
 
@@ -298,6 +305,23 @@ impl MeasuredPlan {
     /// Measures every setup of the plan.
     pub fn measure(&self, experiment: &str, progress: &ProgressBar) -> Result<Vec<Measurement>> {
         measure_all(experiment, self.trials, &self.setups, progress)
+    }
+
+    /// Inserts and queries of every trial; the peak is the largest table times the rows
+    /// measured at once (one per core).
+    pub fn cost(&self) -> Cost {
+        let trials = self.trials as f64;
+        let key_operations = self
+            .setups
+            .iter()
+            .map(|s| trials * (s.n as f64 + s.queries as f64))
+            .sum();
+        let largest = self.setups.iter().map(|s| s.m).max().unwrap_or(0) as f64;
+        let at_once = (self.setups.len() as f64 * trials).min(rayon::current_num_threads() as f64);
+        Cost {
+            key_operations,
+            peak_bytes: largest / 8.0 * at_once,
+        }
     }
 
     /// With more than one trial, one summary line per setup, appended to the notes.

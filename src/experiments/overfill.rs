@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 use crate::measure::Measurement;
 use crate::params::{MAX_COUNT, MeasureParams, ShapeParams, ValueList, check_count, positive_list};
 use crate::plot::{Axis, Colour, Corner, Mark, Panel, Plate, Series, extent};
+use crate::preflight::Cost;
 use crate::report::{Cell, Column, Record, col, percent};
 use crate::theory;
 
@@ -130,6 +131,10 @@ impl Experiment for Overfill {
             factors,
             measured: MeasuredPlan::new(&params.measure, setups)?,
         })
+    }
+
+    fn cost(plan: &Self::Plan) -> Cost {
+        plan.measured.cost()
     }
 
     fn run(plan: &OverfillPlan, progress: &ProgressBar) -> Result<Outcome> {

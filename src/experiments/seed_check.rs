@@ -18,6 +18,7 @@ use crate::params::{
     Count, MAX_COUNT, MeasureParams, ShapeParams, ValueList, bits_for, check_count, positive_list,
 };
 use crate::plot::{Axis, Colour, Corner, Mark, Panel, Plate, Series};
+use crate::preflight::Cost;
 use crate::report::{Cell, Column, Record, col, percent};
 use crate::stats::{chi_square_sf, cochran_q};
 
@@ -159,6 +160,10 @@ Exit status 1 when either check fails.";
             seeds,
             measured,
         })
+    }
+
+    fn cost(plan: &Self::Plan) -> Cost {
+        plan.measured.cost()
     }
 
     fn run(plan: &SeedCheckPlan, progress: &ProgressBar) -> Result<Outcome> {

@@ -10,6 +10,7 @@ use crate::error::Result;
 use crate::measure::Measurement;
 use crate::params::{MeasureParams, ShapeParams};
 use crate::plot::{Axis, Colour, Corner, Mark, Panel, Plate, Series};
+use crate::preflight::Cost;
 use crate::report::{Cell, Column, Record, col, percent};
 use crate::theory::optimal_k;
 
@@ -78,6 +79,10 @@ impl Experiment for SweepK {
             }
         }
         Ok((n, MeasuredPlan::new(&params.measure, setups)?))
+    }
+
+    fn cost((_, plan): &Self::Plan) -> Cost {
+        plan.cost()
     }
 
     fn run((n, plan): &Self::Plan, progress: &ProgressBar) -> Result<Outcome> {

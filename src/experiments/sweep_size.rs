@@ -9,6 +9,7 @@ use crate::error::Result;
 use crate::measure::Measurement;
 use crate::params::{MeasureParams, ShapeParams};
 use crate::plot::{Axis, Colour, Corner, Mark, Panel, Plate, Series, extent};
+use crate::preflight::Cost;
 use crate::report::percent;
 use crate::theory;
 
@@ -52,6 +53,10 @@ impl Experiment for SweepSize {
             }
         }
         Ok((n, MeasuredPlan::new(&params.measure, setups)?))
+    }
+
+    fn cost((_, plan): &Self::Plan) -> Cost {
+        plan.cost()
     }
 
     fn run((n, plan): &Self::Plan, progress: &ProgressBar) -> Result<Outcome> {
