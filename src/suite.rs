@@ -211,7 +211,7 @@ pub fn reproduce(
         let started = Instant::now();
         let outcome = definition.run(None, progress)?;
         let table = outcome.table()?;
-        for (ext, format) in [("csv", Format::Csv), ("md", Format::Markdown)] {
+        for (ext, format) in [("csv", Format::CSV), ("md", Format::MARKDOWN)] {
             let path = results.join(format!("{}.{ext}", definition.name));
             report::write_atomic(&path, report::render(&table, format)?.as_bytes())?;
         }
