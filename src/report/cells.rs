@@ -61,14 +61,10 @@ impl Cell {
     }
 }
 
-/// A fraction as a percentage with three significant figures: 0.011416 → "1.14%".
+/// A fraction as a percentage with three significant figures: 0.011416 → `1.14%`,
+/// 1.234e-9 → `1.23e-7%`, 0 → `0%`.
 pub fn percent(x: f64) -> String {
-    let pct = x * 100.0;
-    if pct == 0.0 {
-        return "0%".to_string();
-    }
-    let decimals = (2 - pct.abs().log10().floor() as i64).clamp(0, 8) as usize;
-    format!("{pct:.decimals$}%")
+    format!("{}%", significant(x * 100.0))
 }
 
 /// A ratio as a multiple with three significant figures: 0.04501 → `0.0450x`, 11.04 → `11.0x`.
@@ -138,12 +134,37 @@ mod tests {
     }
 
     #[test]
+    fn percent_of_zero_and_one() {
+        assert_eq!(percent(0.0), "0%");
+        assert_eq!(percent(1.0), "100%");
+        assert_eq!(percent(0.5), "50.0%");
+    }
+
+    #[test]
+    fn tiny_rates_keep_their_figures() {
+        // 1.234e-8 is 1.234e-6 %: the last fixed-notation magnitude, eight decimals.
+        assert_eq!(percent(1.234e-8), "0.00000123%");
+        assert_eq!(percent(1.234e-9), "1.23e-7%");
+        assert_eq!(percent(4.56e-15), "4.56e-13%");
+        for exponent in 9..300 {
+            let text = percent(1.5 * 10f64.powi(-exponent));
+            assert!(text.starts_with("1.50e-"), "{text}");
+        }
+    }
+
+    #[test]
+    fn rounding_into_the_next_decade_drops_a_decimal() {
+        assert_eq!(percent(0.99996), "100%");
+        assert_eq!(percent(0.0009996), "0.100%");
+        assert_eq!(times(9.996), "10.0x");
+    }
+
+    #[test]
     fn ratios_read_as_multiples() {
         assert_eq!(times(0.04501), "0.0450x");
         assert_eq!(times(11.04), "11.0x");
         assert_eq!(times(1234.4), "1234x");
         assert_eq!(times(0.0), "0x");
-        assert_eq!(times(9.996), "10.0x");
         let record = serde_json::json!({"lo": 10.12, "hi": 12.44});
         let record = record.as_object().expect("an object");
         assert_eq!(
