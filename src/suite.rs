@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use indicatif::ProgressBar;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -223,15 +224,21 @@ pub fn reproduce(
 }
 
 /// A line of the `check` summary.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CheckRow {
+    /// The experiment file's name.
     pub experiment: String,
+    /// Measured rows of the fresh run.
     pub rows: usize,
     /// Largest |z| of a rate against its committed value (0 when not compared).
     pub worst_z_rate: f64,
     /// Largest |z| of a fill against its committed value.
     pub worst_z_fill: f64,
+    /// Whether every row's rate agrees with its own fill, and what the experiment file
+    /// expects (`expect_bits_check`): "pass (expected pass)".
     pub bits_check: String,
+    /// "ok" when the results files are there with as many rows, every row keeps its setup
+    /// and no rate or fill drifted beyond the bound; else "FAIL".
     pub verdict: String,
 }
 

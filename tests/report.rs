@@ -1,17 +1,22 @@
 //! The exporters: CSV that the csv crate reads back, JSON that parses, Markdown with its
-//! header row, and the terminal table's views.
+//! header row, and the terminal table's views; and the legend, which every field of every
+//! row type must have.
 
 use bloomlab::experiments::Experiment;
 use bloomlab::params::Params;
-use bloomlab::report::{self, Cell, Column, Format, Record, Table, View, col};
+use bloomlab::report::{self, Cell, Column, Format, LegendEntry, Record, Table, View, col, legend};
 use indicatif::ProgressBar;
+use schemars::JsonSchema;
 use serde::Serialize;
 
 /// A row with the awkward cases: a comma, a quote and a pipe in a string, a missing value.
-#[derive(Serialize)]
+#[derive(Serialize, JsonSchema)]
 struct Row {
+    /// A label.
     name: String,
+    /// A fraction.
     rate: f64,
+    /// A multiple, sometimes missing.
     ratio: Option<f64>,
 }
 
@@ -139,4 +144,95 @@ fn an_experiment_exports_every_row_in_every_format() {
     let markdown = report::render(&table, Format::MARKDOWN).unwrap();
     let table_lines = markdown.lines().filter(|l| l.starts_with('|')).count();
     assert_eq!(table_lines, rows + 2, "header, separator, one line per row");
+}
+
+/// The legend of every row type the tree reports: a field without a doc comment fails here.
+fn every_legend() -> Vec<(&'static str, Vec<LegendEntry>)> {
+    vec![
+        ("Measurement", legend::<bloomlab::measure::Measurement>()),
+        (
+            "AuditRow",
+            legend::<bloomlab::experiments::audit::AuditRow>(),
+        ),
+        (
+            "OverfillRow",
+            legend::<bloomlab::experiments::overfill::OverfillRow>(),
+        ),
+        (
+            "SeedCheckRow",
+            legend::<bloomlab::experiments::seed_check::SeedCheckRow>(),
+        ),
+        (
+            "SweepKRow",
+            legend::<bloomlab::experiments::sweep_k::SweepKRow>(),
+        ),
+        ("CompareRow", legend::<bloomlab::compare::CompareRow>()),
+        ("BenchRow", legend::<bloomlab::bench::BenchRow>()),
+        ("TimeRateRow", legend::<bloomlab::bench::TimeRateRow>()),
+        ("SizeRow", legend::<bloomlab::sizing::SizeRow>()),
+        ("CheckRow", legend::<bloomlab::suite::CheckRow>()),
+        ("LegendEntry", legend::<LegendEntry>()),
+    ]
+}
+
+#[test]
+fn every_field_of_every_row_type_says_what_it_is() {
+    for (row_type, entries) in every_legend() {
+        assert!(!entries.is_empty(), "{row_type} has no fields");
+        for entry in entries {
+            assert!(
+                !entry.meaning.trim().is_empty(),
+                "{row_type}.{} has no doc comment",
+                entry.field
+            );
+        }
+    }
+}
+
+#[test]
+fn the_legend_follows_the_serialised_fields_in_order() {
+    let params = Params {
+        queries: Some(2_000),
+        ..Params::default()
+    };
+    let outcome = Experiment::SweepK
+        .run(&params, &ProgressBar::hidden())
+        .unwrap();
+    let table = outcome.table().unwrap();
+    let fields: Vec<&str> = table.legend.iter().map(|e| e.field.as_str()).collect();
+    let keys: Vec<&str> = table.records[0].keys().map(String::as_str).collect();
+    assert_eq!(
+        fields, keys,
+        "flattened Measurement first, then the sweep-k fields"
+    );
+    let fpr = table
+        .legend
+        .iter()
+        .find(|e| e.field == "fpr_measured")
+        .unwrap();
+    assert_eq!(fpr.header, "measured");
+    assert!(
+        fpr.meaning.contains("false_positives / queries"),
+        "{}",
+        fpr.meaning
+    );
+    let ci_low = table.legend.iter().find(|e| e.field == "ci_low").unwrap();
+    assert_eq!(ci_low.header, "95% CI");
+    let seed = table.legend.iter().find(|e| e.field == "seed").unwrap();
+    assert_eq!(seed.header, "", "shown by CSV and JSON only");
+}
+
+#[test]
+fn the_legend_is_a_table_in_every_format() {
+    let legend = sample().legend_table().unwrap();
+    let markdown = report::render(&legend, Format::MARKDOWN).unwrap();
+    assert!(
+        markdown.contains("| rate  | rate    | A fraction."),
+        "{markdown}"
+    );
+    let csv_text = report::render(&legend, Format::CSV).unwrap();
+    assert!(
+        csv_text.starts_with("field,header,narrow,meaning\n"),
+        "{csv_text}"
+    );
 }

@@ -1,6 +1,7 @@
 //! overfill: a filter designed for `design_n` keys receives s times as many.
 
 use indicatif::ProgressBar;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Experiment, Outcome, Rows, measure_all, measurement_columns, setup_caption};
@@ -16,10 +17,11 @@ pub const DEFAULT_K: [u32; 1] = [7];
 pub const DEFAULT_FACTORS: [f64; 7] = [0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0];
 
 /// An overfill row: the measurement at `n = round(s · design_n)` beside the closed form.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct OverfillRow {
     #[serde(flatten)]
     pub measurement: Measurement,
+    /// Keys the filter was designed for (its m and k are chosen for them).
     pub design_n: u64,
     /// s, the inserted keys over the design n.
     pub overfill_factor: f64,

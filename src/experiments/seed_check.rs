@@ -8,6 +8,7 @@
 //! when `P < 0.001` (over-dispersed: correlated probes) or `P > 0.999` (too regular).
 
 use indicatif::ProgressBar;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Experiment, Outcome, Rows, measure_all, measurement_columns, setup_caption};
@@ -26,7 +27,7 @@ pub const DEFAULT_SCALES: [f64; 5] = [0.25, 0.5, 1.0, 2.0, 4.0];
 pub const ALPHA: f64 = 0.001;
 
 /// A seed-check row: which check it belongs to and its z within that check.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SeedCheckRow {
     #[serde(flatten)]
     pub measurement: Measurement,

@@ -2,6 +2,7 @@
 //! `k = (m/n) ln 2` beside the measured minimum.
 
 use indicatif::ProgressBar;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Experiment, Outcome, Rows, measure_all, measurement_columns, setup_caption};
@@ -16,7 +17,7 @@ pub const DEFAULT_BITS_PER_KEY: [f64; 1] = [10.0];
 pub const DEFAULT_K: [u32; 16] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16];
 
 /// A sweep-k row: the measurement, the predicted optimum and whether this k measured lowest.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SweepKRow {
     #[serde(flatten)]
     pub measurement: Measurement,

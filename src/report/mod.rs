@@ -2,11 +2,13 @@
 //! serialised records, which an [`Exporter`] shows as a terminal table, CSV, JSON or Markdown.
 //!
 //! A format is one file holding its exporter and one line of [`FORMATS`]. Measurement knows
-//! nothing of formats: a row type names the columns of the human views ([`Record::columns`]).
+//! nothing of formats: a row type documents each field once, on the field (the legend reads
+//! those comments), and names the columns of the human views ([`Record::columns`]).
 
 mod cells;
 mod csv;
 mod json;
+mod legend;
 mod markdown;
 mod table;
 
@@ -15,12 +17,14 @@ use std::io::Write;
 use std::path::Path;
 use std::str::FromStr;
 
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
 
 pub use cells::{Cell, percent, significant, times};
+pub use legend::{LegendEntry, fields, legend};
 
 /// A column of the terminal and Markdown views.
 #[derive(Clone, Copy, Debug)]
@@ -51,8 +55,8 @@ impl Column {
 }
 
 /// A row type that the reporter can show: every field goes to CSV and JSON, the `columns`
-/// to the terminal and Markdown views.
-pub trait Record: Serialize {
+/// to the terminal and Markdown views. Each field's doc comment is its meaning in the legend.
+pub trait Record: Serialize + JsonSchema {
     fn columns() -> Vec<Column>;
 }
 
@@ -77,6 +81,8 @@ pub struct Table {
     pub preamble: Vec<String>,
     /// Lines printed after the human views (and to stderr beside CSV and JSON).
     pub notes: Vec<String>,
+    /// The meaning of every serialised field of the row type, in order.
+    pub legend: Vec<LegendEntry>,
 }
 
 impl Table {
@@ -96,6 +102,7 @@ impl Table {
             records,
             preamble: Vec::new(),
             notes: Vec::new(),
+            legend: legend::<R>(),
         })
     }
 
@@ -110,6 +117,11 @@ impl Table {
     /// preamble and notes excluded: they are prose and may wrap).
     pub fn width(&self, view: View) -> usize {
         table::grid(self, view).total_width()
+    }
+
+    /// The legend as a table of its own, to show in any format.
+    pub fn legend_table(&self) -> Result<Table> {
+        Table::from_rows(format!("columns of {}", self.title), &self.legend)
     }
 }
 
