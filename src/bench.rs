@@ -10,6 +10,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use indicatif::ProgressBar;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
@@ -64,21 +65,31 @@ pub struct BenchConfig {
 }
 
 /// One contender at one size and k.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct BenchRow {
+    /// The contender timed.
     pub filter: String,
+    /// The size's label: in-cache or out-of-cache.
     pub size: String,
+    /// Bits in the filter.
     pub m: u64,
+    /// Keys inserted: `round(m / bits_per_key)`.
     pub n: u64,
+    /// Hashes per key.
     pub k: u32,
+    /// ns per insert, best of the repeats (drawing the key included).
     pub ns_insert: f64,
+    /// ns per query of an inserted key, best of the repeats.
     pub ns_query_present: f64,
+    /// ns per query of an absent key, best of the repeats.
     pub ns_query_absent: f64,
     /// False positives over the absent queries, as a check that the filter is the one asked for.
     pub fpr_measured: f64,
     /// `ns_insert` over the fastest peer's (none without the `peers` feature).
     pub ratio_insert: Option<f64>,
+    /// `ns_query_present` over the fastest peer's.
     pub ratio_query_present: Option<f64>,
+    /// `ns_query_absent` over the fastest peer's.
     pub ratio_query_absent: Option<f64>,
 }
 
@@ -238,13 +249,19 @@ fn round2(x: f64) -> f64 {
 }
 
 /// One k of the time-versus-rate table.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TimeRateRow {
+    /// Bits in the filter (the out-of-cache size).
     pub m: u64,
+    /// Keys inserted: `round(m / bits_per_key)`.
     pub n: u64,
+    /// Hashes per key.
     pub k: u32,
+    /// ns per query of an absent key, best of the repeats.
     pub ns_query_absent: f64,
+    /// False positives over the absent queries.
     pub fpr_measured: f64,
+    /// The textbook approximation `(1 - e^{-kn/m})^k`.
     pub fpr_classic: f64,
     /// The k with the lowest time per absent query.
     pub fastest: bool,

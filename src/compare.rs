@@ -1,6 +1,7 @@
 //! `compare`: every structure sized for the same n and target rate, side by side: the space
 //! each spends against the information floor, its measured rate, its speed, and delete.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::bench::{round_ns, time_filter};
@@ -15,27 +16,33 @@ use crate::theory;
 pub const CUCKOO_LOAD: f64 = 0.95;
 
 /// One structure sized for one target rate.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CompareRow {
     /// The measurement: `filter` names the structure, `fpr_exact` is its own prediction.
     #[serde(flatten)]
     pub measurement: Measurement,
+    /// The target rate ε the structure was sized for.
     pub fpr_target: f64,
     /// Memory per key: m/n bits, 4m/n for 4-bit counters.
     pub bits_per_key_spent: f64,
     /// `log2(1/ε)`.
     pub information_floor: f64,
+    /// `bits_per_key_spent / information_floor`.
     pub ratio_to_floor: f64,
+    /// Whether the structure can remove a key.
     pub supports_delete: bool,
-    /// Single-threaded ns per insert and per absent query of the same design (same bits per
-    /// key and k) in a table that fits in L1 and in one far larger than cache (only when
-    /// timed: timings are not reproducible, so the committed experiment leaves them out).
+    /// Single-threaded ns per insert of the same design (same bits per key and k) in a table
+    /// that fits in L1 (only when timed: timings are not reproducible, so the committed
+    /// experiment leaves them out).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ns_insert_in_cache: Option<f64>,
+    /// Single-threaded ns per absent query, table in L1 (only when timed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ns_query_in_cache: Option<f64>,
+    /// Single-threaded ns per insert in a table far larger than cache (only when timed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ns_insert_out_of_cache: Option<f64>,
+    /// Single-threaded ns per absent query, table far larger than cache (only when timed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ns_query_out_of_cache: Option<f64>,
 }

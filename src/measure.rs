@@ -1,6 +1,7 @@
 //! One measurement: build a filter, insert n keys, query q absent keys, and set the count
 //! beside every prediction.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
@@ -108,39 +109,67 @@ fn sequential_trial<F: Filter + ?Sized>(filter: &mut F, keys: &KeySource, setup:
 
 /// A measured rate beside every prediction, with its interval and z-scores.
 ///
-/// Rates are fractions. `fpr_from_fill` is the rate the filter's own bits predict (`fill^k`
-/// for the classic filter, the mean over blocks for the blocked ones) and `fpr_exact` the
-/// structure's exact expectation. `z_*` is `(fpr_measured - p) / sqrt(p(1-p)/queries)` for the
-/// prediction p named; `bits_check` is "pass" when `|z_from_fill| <= BITS_CHECK_Z`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// Rates are fractions. Every `z_*` is `(fpr_measured - p) / sqrt(p(1-p)/queries)` for the
+/// prediction p its name gives.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Measurement {
+    /// The experiment that produced the row.
     pub experiment: String,
+    /// The structure measured (`--filter`).
+    #[schemars(with = "String")]
     pub filter: FilterKind,
+    /// The family of index functions (`--hash`).
     pub hash: HashScheme,
+    /// Keys inserted.
     pub n: u64,
+    /// Size of the table in cells: bits of a bit array, 4-bit counters of a counting filter,
+    /// slots times fingerprint bits of a cuckoo filter.
     pub m: u64,
+    /// Hashes (probes) per key; the fingerprint bits for cuckoo and binary fuse.
     pub k: u32,
+    /// `m / n`.
     pub bits_per_key: f64,
     /// Bits of memory the structure holds: m for a bit array, 4m for 4-bit counters, all
     /// sub-filters of a growing one, the built table of a static one.
     pub memory_bits: u64,
+    /// Seed of the key source: keys `0..n` are inserted, keys `n..n+queries` are queried.
     pub seed: u64,
+    /// Seed of the hash functions.
     pub hash_seed: u64,
+    /// Absent keys queried.
     pub queries: u64,
+    /// Absent keys the filter reported present.
     pub false_positives: u64,
+    /// The measured false-positive rate: `false_positives / queries`.
     pub fpr_measured: f64,
+    /// Lower end of the 95% Wilson interval of `fpr_measured`.
     pub ci_low: f64,
+    /// Upper end of the 95% Wilson interval of `fpr_measured`.
     pub ci_high: f64,
+    /// Fraction of the table in use after the inserts: set bits over m (nonzero counters,
+    /// occupied slots' bits).
     pub fill_measured: f64,
+    /// Expected fill of a classic filter: `1 - (1 - 1/m)^{kn}`.
     pub fill_expected: f64,
+    /// The textbook approximation `(1 - e^{-kn/m})^k`.
     pub fpr_classic: f64,
+    /// The independence prediction from the expected fill: `fill_expected^k`.
     pub fpr_fill_expected: f64,
+    /// The rate the filter's own cells predict under independent probes: `fill_measured^k`
+    /// for a plain bit array, the mean of `block_fill^k` over blocks for the blocked ones.
     pub fpr_from_fill: f64,
+    /// The structure's exact expected rate for n keys (`E[(X/m)^k]` for the classic
+    /// filter, X the set bits).
     pub fpr_exact: f64,
+    /// z of `fpr_measured` against `fpr_classic`.
     pub z_classic: f64,
+    /// z of `fpr_measured` against `fpr_fill_expected`.
     pub z_fill_expected: f64,
+    /// z of `fpr_measured` against `fpr_from_fill`: does the filter behave as its bits say?
     pub z_from_fill: f64,
+    /// z of `fpr_measured` against `fpr_exact`.
     pub z_exact: f64,
+    /// "pass" when `|z_from_fill| <= 4` (`BITS_CHECK_Z`), else "fail".
     pub bits_check: String,
 }
 

@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use indicatif::ProgressBar;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -247,7 +248,7 @@ pub fn reproduce(
         let started = Instant::now();
         let outcome = definition.run(None, progress)?;
         let table = &outcome.table;
-        for (ext, format) in [("csv", Format::Csv), ("md", Format::Markdown)] {
+        for (ext, format) in [("csv", Format::CSV), ("md", Format::MARKDOWN)] {
             let path = results.join(format!("{}.{ext}", definition.name));
             report::write_atomic(&path, report::render(table, format)?.as_bytes())?;
         }
@@ -262,15 +263,21 @@ pub fn reproduce(
 }
 
 /// A line of the `check` summary.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CheckRow {
+    /// The experiment file's name.
     pub experiment: String,
+    /// Measured rows of the fresh run.
     pub rows: usize,
     /// Largest |z| of a rate against its committed value (0 when not compared).
     pub worst_z_rate: f64,
     /// Largest |z| of a fill against its committed value.
     pub worst_z_fill: f64,
+    /// Whether every row's rate agrees with its own fill, and what the experiment file
+    /// expects (`expect_bits_check`): "pass (expected pass)".
     pub bits_check: String,
+    /// "ok" when the results files are there with as many rows, every row keeps its setup
+    /// and no rate or fill drifted beyond the bound; else "FAIL".
     pub verdict: String,
 }
 

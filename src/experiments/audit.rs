@@ -10,6 +10,7 @@
 
 use clap::Args;
 use indicatif::ProgressBar;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Experiment, Measured, Outcome};
@@ -156,7 +157,7 @@ pub fn queries_for(queries: Option<Count>, fpr: f64) -> Result<u64> {
 }
 
 /// One crate at one load.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AuditRow {
     /// `n` is the keys inserted, `m` the bits allocated at that point, `k` the hashes.
     #[serde(flatten)]
@@ -171,7 +172,8 @@ pub struct AuditRow {
     pub bits_per_key_allocated: f64,
     /// `queries · ε`.
     pub expected_false_positives: f64,
-    /// At least [`MIN_EXPECTED_FALSE_POSITIVES`] expected.
+    /// `expected_false_positives >= 100` ([`MIN_EXPECTED_FALSE_POSITIVES`]): enough to
+    /// resolve the rate.
     pub resolved: bool,
     /// `(p̂ - ε) / sqrt(ε(1-ε)/q)`.
     pub z_configured: f64,

@@ -2,6 +2,7 @@
 
 use clap::Args;
 use indicatif::ProgressBar;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Experiment, Measured, MeasuredPlan, Outcome, measurement_columns};
@@ -38,10 +39,11 @@ pub struct OverfillParams {
 }
 
 /// An overfill row: the measurement at `n = round(s · design_n)` beside the closed form.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct OverfillRow {
     #[serde(flatten)]
     pub measurement: Measurement,
+    /// Keys the filter was designed for (its m and k are chosen for them).
     pub design_n: u64,
     /// s, the inserted keys over the design n.
     pub overfill_factor: f64,

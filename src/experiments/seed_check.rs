@@ -9,6 +9,7 @@
 
 use clap::Args;
 use indicatif::ProgressBar;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Experiment, Measured, MeasuredPlan, Outcome, measurement_columns};
@@ -50,7 +51,7 @@ pub struct SeedCheckParams {
 }
 
 /// A seed-check row: which check it belongs to and its z within that check.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SeedCheckRow {
     #[serde(flatten)]
     pub measurement: Measurement,

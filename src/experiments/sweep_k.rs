@@ -3,6 +3,7 @@
 
 use clap::Args;
 use indicatif::ProgressBar;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Experiment, Measured, MeasuredPlan, Outcome, measurement_columns};
@@ -32,7 +33,7 @@ pub struct SweepKParams {
 }
 
 /// A sweep-k row: the measurement, the predicted optimum and whether this k measured lowest.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SweepKRow {
     #[serde(flatten)]
     pub measurement: Measurement,
