@@ -47,6 +47,7 @@ pub mod stats;
 pub mod structures;
 pub mod suite;
 pub mod theory;
+pub mod timing;
 
 pub use error::{Error, Result};
 pub use filter::BloomFilter;

@@ -11,7 +11,6 @@
 use indicatif::ProgressBar;
 use serde::{Deserialize, Serialize};
 
-use crate::bench::{best_ns, round_ns};
 use crate::error::Result;
 use crate::hash::HashScheme;
 use crate::keys::KeySource;
@@ -20,6 +19,7 @@ use crate::params::{Params, check_count};
 use crate::report::{Cell, Column, Record, col, percent};
 use crate::stats::z_score;
 use crate::structures::{FilterKind, count_present};
+use crate::timing::{best_ns, round_ns};
 
 /// Above this many standard errors over the configured rate a row is flagged.
 pub const FLAG_Z: f64 = 4.0;
