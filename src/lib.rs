@@ -33,6 +33,7 @@ pub mod bench;
 pub mod compare;
 pub mod error;
 pub mod experiments;
+pub mod files;
 pub mod filter;
 pub mod hash;
 pub mod keys;

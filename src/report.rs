@@ -1,8 +1,6 @@
 //! Output formats, written once for every experiment: typed rows become a [`Table`] of
 //! serialised records, which is then shown as a terminal table, CSV, JSON or Markdown.
 
-use std::io::Write;
-use std::path::Path;
 use std::str::FromStr;
 
 use serde::Serialize;
@@ -11,6 +9,7 @@ use tabled::builder::Builder;
 use tabled::settings::Style;
 
 use crate::error::{Error, Result};
+pub use crate::files::write_atomic;
 
 /// How a column of the human-readable views shows its field.
 #[derive(Clone, Copy, Debug)]
@@ -229,20 +228,6 @@ pub fn render(table: &Table, format: Format) -> Result<String> {
             Ok(out)
         }
     }
-}
-
-/// Writes a file atomically: a temporary file in the same folder, then a rename, so that a
-/// failed run leaves either the old file or none, never a partial one.
-pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(|e| Error::io(dir, e))?;
-    file.write_all(contents).map_err(|e| Error::io(path, e))?;
-    file.as_file().sync_all().map_err(|e| Error::io(path, e))?;
-    file.persist(path).map_err(|e| Error::io(path, e.error))?;
-    Ok(())
 }
 
 #[cfg(test)]
