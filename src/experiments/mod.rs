@@ -111,7 +111,7 @@ fn run_compare(params: &Params, progress: &ProgressBar) -> Result<Outcome> {
         title: format!("compare: n = {n}, every structure sized for each target rate"),
         rows: Rows::Compare(rows),
         notes,
-        failures: Vec::new(),
+        verdicts: Vec::new(),
     })
 }
 
@@ -133,7 +133,7 @@ pub fn run_audit(params: &Params, timed: bool, progress: &ProgressBar) -> Result
         ),
         notes: audit::notes(&rows),
         rows: Rows::Audit(rows),
-        failures: Vec::new(),
+        verdicts: Vec::new(),
     })
 }
 
@@ -148,17 +148,43 @@ pub enum Rows {
     Audit(Vec<audit::AuditRow>),
 }
 
-/// What an experiment produced: its rows, notes for the reader, and the checks that failed.
+/// An experiment-level statistical check (seed-check's two): `p_value` is the probability,
+/// were its hypothesis true, of a result at least as far from it (two-sided where the check
+/// is), and the check fails when `p_value < alpha`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Verdict {
+    /// The line the reader sees, with the verdict and its statistic.
+    pub check: String,
+    pub p_value: f64,
+    pub alpha: f64,
+}
+
+impl Verdict {
+    pub fn passed(&self) -> bool {
+        self.p_value >= self.alpha
+    }
+}
+
+/// What an experiment produced: its rows, notes for the reader, and its verdicts.
 #[derive(Clone, Debug)]
 pub struct Outcome {
     pub title: String,
     pub rows: Rows,
     pub notes: Vec<String>,
-    /// Failed experiment-level checks (seed-check's verdicts); empty when all pass.
-    pub failures: Vec<String>,
+    /// Experiment-level checks (seed-check's); empty for most experiments.
+    pub verdicts: Vec<Verdict>,
 }
 
 impl Outcome {
+    /// The lines of the verdicts that failed; empty when all pass.
+    pub fn failures(&self) -> Vec<String> {
+        self.verdicts
+            .iter()
+            .filter(|v| !v.passed())
+            .map(|v| v.check.clone())
+            .collect()
+    }
+
     /// The measurements of every row, in order.
     pub fn measurements(&self) -> Vec<&Measurement> {
         match &self.rows {

@@ -114,6 +114,6 @@ pub fn run(params: &Params, progress: &ProgressBar) -> Result<Outcome> {
         ),
         rows: Rows::Overfill(rows),
         notes,
-        failures: Vec::new(),
+        verdicts: Vec::new(),
     })
 }

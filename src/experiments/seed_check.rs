@@ -10,7 +10,7 @@
 use indicatif::ProgressBar;
 use serde::{Deserialize, Serialize};
 
-use super::{Experiment, Outcome, Rows, measure_all, measurement_columns, setup_caption};
+use super::{Experiment, Outcome, Rows, Verdict, measure_all, measurement_columns, setup_caption};
 use crate::error::{Error, Result};
 use crate::measure::{Measurement, Setup, Spread};
 use crate::params::{MAX_COUNT, Params, bits_for, check_count};
@@ -119,13 +119,19 @@ pub fn run(params: &Params, progress: &ProgressBar) -> Result<Outcome> {
         verdict(seed_ok),
         1.0 - ALPHA
     );
-    let mut failures = Vec::new();
-    if !scale_ok {
-        failures.push(scale_line.clone());
-    }
-    if !seed_ok {
-        failures.push(seed_line.clone());
-    }
+    // The dispersion check is two-sided: P < α or P > 1 - α is 2·min(P, 1 - P) < 2α.
+    let verdicts = vec![
+        Verdict {
+            check: scale_line.clone(),
+            p_value: scale_p,
+            alpha: ALPHA,
+        },
+        Verdict {
+            check: seed_line.clone(),
+            p_value: 2.0 * seed_p.min(1.0 - seed_p),
+            alpha: 2.0 * ALPHA,
+        },
+    ];
     let spread = Spread::of(&reseeded.iter().collect::<Vec<_>>());
     let notes = vec![
         scale_line,
@@ -144,6 +150,6 @@ pub fn run(params: &Params, progress: &ProgressBar) -> Result<Outcome> {
         ),
         rows: Rows::SeedCheck(rows),
         notes,
-        failures,
+        verdicts,
     })
 }

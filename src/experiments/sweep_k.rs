@@ -80,6 +80,6 @@ pub fn run(params: &Params, progress: &ProgressBar) -> Result<Outcome> {
         title: format!("sweep-k: n = {n}, {}", setup_caption(params)?),
         rows: Rows::SweepK(rows),
         notes,
-        failures: Vec::new(),
+        verdicts: Vec::new(),
     })
 }

@@ -50,6 +50,6 @@ pub fn run(params: &Params, progress: &ProgressBar) -> Result<Outcome> {
         ),
         rows: Rows::SweepSize(rows),
         notes,
-        failures: Vec::new(),
+        verdicts: Vec::new(),
     })
 }
