@@ -127,19 +127,19 @@ struct CheckArgs {
     /// Seed from which --reseed draws its seeds (default: from the operating system)
     #[arg(long, requires = "reseed")]
     reseed_seed: Option<u64>,
-    /// Bound on |z| per comparison, in standard errors (> 0)
-    #[arg(long, default_value_t = suite::DEFAULT_Z_BOUND, value_parser = parse_z_bound)]
-    z_bound: f64,
+    /// Family-wise false-alarm rate of --reseed over all its comparisons, in (0, 0.5]
+    #[arg(long, default_value_t = suite::DEFAULT_FAMILY_ALPHA, value_parser = parse_family_alpha)]
+    family_alpha: f64,
     /// Format of the summary: table, csv, json, markdown
     #[arg(long, default_value = "table", value_parser = parse_format)]
     format: Format,
 }
 
-fn parse_z_bound(s: &str) -> std::result::Result<f64, String> {
+fn parse_family_alpha(s: &str) -> std::result::Result<f64, String> {
     match s.parse::<f64>() {
-        Ok(z) if z > 0.0 && z.is_finite() => Ok(z),
+        Ok(alpha) if alpha > 0.0 && alpha <= 0.5 => Ok(alpha),
         _ => Err(format!(
-            "'{s}' is not a positive number (allowed: > 0, e.g. 4)"
+            "'{s}' is not a rate in (0, 0.5] (allowed: e.g. 0.001)"
         )),
     }
 }
@@ -254,7 +254,7 @@ fn run_experiment(experiment: &dyn Registered, matches: &ArgMatches) -> Result<E
         }
         failed = true;
     }
-    for line in &outcome.failures {
+    for line in &outcome.failures() {
         eprintln!("check failed: {line}");
         failed = true;
     }
@@ -324,27 +324,23 @@ fn run_reproduce(args: &SuiteArgs) -> Result<ExitCode> {
 fn run_check(args: &CheckArgs) -> Result<ExitCode> {
     let definitions = suite::load_definitions(&args.suite.experiments)?;
     let bar = progress_bar(args.suite.quiet);
-    let reseed = args
-        .reseed
-        .then(|| args.reseed_seed.unwrap_or_else(|| rand::rng().next_u64()));
-    let report = suite::check(
-        &definitions,
-        &args.suite.results,
-        reseed,
-        args.z_bound,
-        &bar,
-    )?;
+    let reseed = args.reseed.then(|| suite::Reseed {
+        seed: args.reseed_seed.unwrap_or_else(|| rand::rng().next_u64()),
+        family_alpha: args.family_alpha,
+    });
+    let report = suite::check(&definitions, &args.suite.results, reseed, &bar)?;
     bar.finish_and_clear();
     let mut table = Table::from_rows(
         format!(
-            "check: {} against {} (|z| bound {:.2})",
+            "check: {} against {} ({})",
             args.suite.experiments.display(),
             args.suite.results.display(),
-            report.z_bound
+            report.method
         ),
         &report.rows,
     )?;
-    if let (Some(seed), Some((key_seed, hash_seed))) = (reseed, report.seeds) {
+    if let (Some(suite::Reseed { seed, .. }), Some((key_seed, hash_seed))) = (reseed, report.seeds)
+    {
         table.preamble.push(format!(
             "reseeded: --reseed-seed {seed} (key seed {key_seed}, hash seed {hash_seed})"
         ));

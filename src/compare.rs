@@ -4,13 +4,13 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::bench::{round_ns, time_filter};
 use crate::error::{Error, Result};
 use crate::hash::HashScheme;
 use crate::measure::{Measurement, Setup, measure};
 use crate::report::{Cell, Column, Record, col};
 use crate::structures::{CUCKOO_SLOTS, FilterKind};
 use crate::theory;
+use crate::timing::{round_ns, time_filter};
 
 /// Load factor a cuckoo filter is sized for: 95% of its slots.
 pub const CUCKOO_LOAD: f64 = 0.95;
@@ -57,7 +57,7 @@ pub struct TimingSizes {
 impl Default for TimingSizes {
     /// bench's sizes: 40,000 bits (5 KB, in L1) and 2^30 bits (128 MiB, beyond any L3 here).
     fn default() -> Self {
-        let sizes = crate::bench::default_sizes();
+        let sizes = crate::timing::default_sizes();
         TimingSizes {
             in_cache: sizes[0].m,
             out_of_cache: sizes[1].m,

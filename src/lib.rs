@@ -33,6 +33,7 @@ pub mod bench;
 pub mod compare;
 pub mod error;
 pub mod experiments;
+pub mod files;
 pub mod filter;
 pub mod hash;
 pub mod keys;
@@ -48,6 +49,7 @@ pub mod stats;
 pub mod structures;
 pub mod suite;
 pub mod theory;
+pub mod timing;
 
 pub use error::{Error, Result};
 pub use filter::BloomFilter;

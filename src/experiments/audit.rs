@@ -14,7 +14,6 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Experiment, Measured, Outcome};
-use crate::bench::{best_ns, round_ns};
 use crate::error::Result;
 use crate::hash::HashScheme;
 use crate::keys::KeySource;
@@ -25,6 +24,7 @@ use crate::preflight::Cost;
 use crate::report::{Cell, Column, Record, col, percent};
 use crate::stats::z_score;
 use crate::structures::{FilterKind, count_present};
+use crate::timing::{best_ns, round_ns};
 
 pub struct Audit;
 

@@ -169,7 +169,7 @@ impl<E: Experiment> Registered for E {
             if let Err(e) = toml::Value::Table(alone).try_into::<E::Params>() {
                 return Err(Error::InvalidKey {
                     key: key.clone(),
-                    message: format!("{value} is not accepted: {}", e.message().trim()),
+                    message: e.message().trim().to_string(),
                 });
             }
         }
@@ -198,14 +198,31 @@ impl Measured for Measurement {
     }
 }
 
-/// What an experiment produced: its rows as a table, the measurements behind them, notes
-/// for the reader, the checks that failed, and its plate.
+/// An experiment-level statistical check (seed-check's two): `p_value` is the probability,
+/// were its hypothesis true, of a result at least as far from it (two-sided where the check
+/// is), and the check fails when `p_value < alpha`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Verdict {
+    /// The line the reader sees, with the verdict and its statistic.
+    pub check: String,
+    pub p_value: f64,
+    pub alpha: f64,
+}
+
+impl Verdict {
+    pub fn passed(&self) -> bool {
+        self.p_value >= self.alpha
+    }
+}
+
+/// What an experiment produced: its rows as a table, the measurements behind them, its
+/// verdicts, and its plate.
 #[derive(Clone, Debug)]
 pub struct Outcome {
     pub table: Table,
     pub measurements: Vec<Measurement>,
-    /// Failed experiment-level checks (seed-check's verdicts); empty when all pass.
-    pub failures: Vec<String>,
+    /// Experiment-level checks (seed-check's); empty for most experiments.
+    pub verdicts: Vec<Verdict>,
     pub plate: Plate,
 }
 
@@ -222,9 +239,18 @@ impl Outcome {
         Ok(Outcome {
             table,
             measurements: rows.iter().map(|r| r.measurement().clone()).collect(),
-            failures: Vec::new(),
+            verdicts: Vec::new(),
             plate,
         })
+    }
+
+    /// The lines of the verdicts that failed; empty when all pass.
+    pub fn failures(&self) -> Vec<String> {
+        self.verdicts
+            .iter()
+            .filter(|v| !v.passed())
+            .map(|v| v.check.clone())
+            .collect()
     }
 
     /// One line per row whose measured rate departs from its own bits (`bits_check = fail`).

@@ -12,7 +12,7 @@ use indicatif::ProgressBar;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Experiment, Measured, MeasuredPlan, Outcome, measurement_columns};
+use super::{Experiment, Measured, MeasuredPlan, Outcome, Verdict, measurement_columns};
 use crate::error::{Error, Result};
 use crate::measure::{Measurement, Setup, Spread};
 use crate::params::{
@@ -208,13 +208,19 @@ Exit status 1 when either check fails.";
             plan.seeds,
             1.0 - ALPHA
         );
-        let mut failures = Vec::new();
-        if !scale_ok {
-            failures.push(scale_line.clone());
-        }
-        if !seed_ok {
-            failures.push(seed_line.clone());
-        }
+        // The dispersion check is two-sided: P < α or P > 1 - α is 2·min(P, 1 - P) < 2α.
+        let verdicts = vec![
+            Verdict {
+                check: scale_line.clone(),
+                p_value: scale_p,
+                alpha: ALPHA,
+            },
+            Verdict {
+                check: seed_line.clone(),
+                p_value: 2.0 * seed_p.min(1.0 - seed_p),
+                alpha: 2.0 * ALPHA,
+            },
+        ];
         let spread = Spread::of(&reseeded.iter().collect::<Vec<_>>());
         let notes = vec![
             scale_line,
@@ -227,7 +233,7 @@ Exit status 1 when either check fails.";
             ),
         ];
         let mut outcome = Outcome::new(&plan.title, &rows, notes, plate(reseeded, &spread))?;
-        outcome.failures = failures;
+        outcome.verdicts = verdicts;
         Ok(outcome)
     }
 }

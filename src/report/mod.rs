@@ -13,8 +13,6 @@ mod markdown;
 mod table;
 
 use std::fmt;
-use std::io::Write;
-use std::path::Path;
 use std::str::FromStr;
 
 use schemars::JsonSchema;
@@ -22,6 +20,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
+pub use crate::files::write_atomic;
 
 pub use cells::{Cell, percent, significant, times};
 pub use legend::{LegendEntry, fields, legend};
@@ -292,20 +291,6 @@ impl FromStr for Format {
 /// Renders a table in a format, in the format's default view.
 pub fn render(table: &Table, format: Format) -> Result<String> {
     format.render(table, format.default_view())
-}
-
-/// Writes a file atomically: a temporary file in the same folder, then a rename, so that a
-/// failed run leaves either the old file or none, never a partial one.
-pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(|e| Error::io(dir, e))?;
-    file.write_all(contents).map_err(|e| Error::io(path, e))?;
-    file.as_file().sync_all().map_err(|e| Error::io(path, e))?;
-    file.persist(path).map_err(|e| Error::io(path, e.error))?;
-    Ok(())
 }
 
 #[cfg(test)]
