@@ -38,7 +38,6 @@ pub mod hash;
 pub mod keys;
 pub mod measure;
 pub mod params;
-#[cfg(feature = "peers")]
 pub mod peers;
 pub mod plot;
 pub mod report;

@@ -76,10 +76,11 @@ pub fn run_trial(setup: &Setup) -> Result<Trial> {
 /// every structure, the classic one included, shares the sequential one.
 pub fn run_trial_with(setup: &Setup, threads: Threads) -> Result<Trial> {
     let keys = KeySource::new(setup.seed);
-    if setup.filter != FilterKind::Classic {
-        let mut filter = setup
-            .filter
-            .build(setup.m, setup.k, setup.hash, setup.hash_seed)?;
+    if setup.filter != FilterKind::CLASSIC {
+        let mut filter =
+            setup
+                .filter
+                .build(setup.n, setup.m, setup.k, setup.hash, setup.hash_seed)?;
         return Ok(sequential_trial(&mut *filter, &keys, setup));
     }
     let mut filter = BloomFilter::new(setup.m, setup.k, setup.hash, setup.hash_seed)?;

@@ -449,7 +449,7 @@ fn compare(
         .map_err(plot_error)?
         .label("information floor: rate 2^-bits")
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(2)));
-    for (i, kind) in crate::structures::FilterKind::ALL.iter().enumerate() {
+    for (i, kind) in crate::structures::FilterKind::all().iter().enumerate() {
         let c = colour(i);
         let group: Vec<&crate::compare::CompareRow> = rows
             .iter()

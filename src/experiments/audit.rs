@@ -36,10 +36,12 @@ pub const MIN_EXPECTED_FALSE_POSITIVES: f64 = 100.0;
 /// Absent queries timed per row when timing.
 const TIMED_QUERIES: u64 = 200_000;
 
-/// The structures audited: bloomlab's classic filter and every peer crate.
+/// The structures audited: every one configured by target rate (bloomlab's classic filter
+/// and the peer crates), in registry order.
 pub fn audited() -> Vec<FilterKind> {
-    std::iter::once(FilterKind::Classic)
-        .chain(FilterKind::PEERS.iter().copied())
+    FilterKind::all()
+        .into_iter()
+        .filter(|k| k.structure().for_rate.is_some())
         .collect()
 }
 
@@ -130,7 +132,7 @@ impl AuditPlan {
                     "filter",
                     kind,
                     "audit configures each filter by target rate and n, as its crate's README does",
-                    "classic, fastbloom, bloomfilter, growable-bloom-filter",
+                    FilterKind::names_where(|s| s.for_rate.is_some()),
                 ));
             }
             Some(kind) => vec![kind],

@@ -1,13 +1,31 @@
-//! A binary fuse filter (Graf and Lemire 2022, the `xorf` crate).
+//! A binary fuse filter (Graf and Lemire 2022, the `xorf` crate): static, built once from all
+//! its keys, k-bit fingerprints (8, 16 or 32) in about 1.125 n slots.
 
-use super::{Filter, FilterKind, Membership};
+use super::interface::{Filter, FilterKind, Membership, Origin, Structure};
 use crate::error::{Error, Result};
+
+pub static STRUCTURE: Structure = Structure {
+    name: "binary-fuse",
+    help: "a binary fuse filter (xorf): static, built from all its keys, k-bit fingerprints (8, 16 or 32)",
+    origin: Origin::Own,
+    supports_delete: false,
+    is_static: true,
+    accepts_seed: true,
+    argument: None,
+    layout: binary_fuse_layout,
+    build: |shape| Ok(Box::new(BinaryFuseFilter::new(shape.k)?)),
+    for_rate: None,
+    design: Some(design),
+    // `2^-k`, the chance that the XOR of an absent key's three k-bit fingerprints matches its
+    // own.
+    fpr_exact: |_, _, k| 0.5f64.powi(k as i32),
+};
 
 /// The fingerprint sizes `xorf` offers.
 pub const BINARY_FUSE_BITS: [u32; 3] = [8, 16, 32];
 
 /// A binary fuse filter's nominal m: it is sized by its keys, so m is only checked for k.
-pub(super) fn binary_fuse_layout(m: u64, k: u32) -> Result<u64> {
+fn binary_fuse_layout(m: u64, k: u32) -> Result<u64> {
     if !BINARY_FUSE_BITS.contains(&k) {
         return Err(Error::invalid(
             "k",
@@ -17,6 +35,16 @@ pub(super) fn binary_fuse_layout(m: u64, k: u32) -> Result<u64> {
         ));
     }
     Ok(m)
+}
+
+/// The smallest of 8, 16, 32 fingerprint bits with `2^-f <= ε`; its m is nominal, about
+/// 1.125 n slots (the built table is what a measurement reports).
+fn design(n: u64, fpr: f64) -> Result<(u64, u32)> {
+    let f = BINARY_FUSE_BITS
+        .into_iter()
+        .find(|&f| 0.5f64.powi(f as i32) <= fpr)
+        .unwrap_or(32);
+    Ok(((n as f64 * 1.125).ceil() as u64 * u64::from(f), f))
 }
 
 enum Fuse {
@@ -109,6 +137,6 @@ impl Filter for BinaryFuseFilter {
         self.fingerprint_bits
     }
     fn kind(&self) -> FilterKind {
-        FilterKind::BinaryFuse
+        FilterKind::of(&STRUCTURE)
     }
 }

@@ -1,8 +1,39 @@
 //! What the blocked structures share: bits in blocks, and the Poisson mixture over block loads.
 
-use crate::error::Result;
-use crate::filter::zeroed_words;
+use crate::error::{Error, Result};
+use crate::filter::{MAX_BITS, zeroed_words};
 use crate::hash::{HashFamily, HashScheme};
+use crate::theory;
+
+/// m rounded up to whole blocks of `block` bits, within [`MAX_BITS`].
+pub(super) fn whole_blocks(m: u64, block: u64) -> Result<u64> {
+    let rounded = m.div_ceil(block) * block;
+    if rounded > MAX_BITS {
+        return Err(Error::invalid(
+            "m",
+            m,
+            "bit array size out of range",
+            format!("1..={MAX_BITS}"),
+        ));
+    }
+    Ok(rounded)
+}
+
+/// The smallest m (to 0.1%) whose rate is at most ε, by bisection between the classic
+/// filter's size (no blocked structure does better) and three times it.
+pub(super) fn smallest_size(n: u64, fpr: f64, rate: impl Fn(u64) -> f64) -> u64 {
+    let classic = (n as f64 * theory::bits_per_key_for_fpr(fpr)).ceil() as u64;
+    let (mut low, mut high) = (classic.max(1), classic.saturating_mul(3).max(64));
+    while high - low > (high / 1000).max(1) {
+        let mid = low + (high - low) / 2;
+        if rate(mid) <= fpr {
+            high = mid;
+        } else {
+            low = mid;
+        }
+    }
+    high
+}
 
 /// `Σ_i Po(i; λ) · rate(i)` with `λ = n·block/m` keys per block, over the i whose Poisson
 /// weight exceeds `e^{-40}` of the total (the rest cannot change the sum).
@@ -10,7 +41,7 @@ pub(super) fn poisson_mixture(n: u64, m: u64, block: u64, rate: impl Fn(u64) -> 
     let lambda = n as f64 * block as f64 / m as f64;
     let high = (lambda + 40.0 * lambda.sqrt() + 20.0).ceil() as u64;
     let log_mode =
-        lambda.floor() * lambda.ln() - lambda - crate::theory::ln_factorial(lambda.floor() as u64);
+        lambda.floor() * lambda.ln() - lambda - theory::ln_factorial(lambda.floor() as u64);
     let mut log_p = -lambda;
     let mut total = 0.0;
     for i in 1..=high {
@@ -74,6 +105,10 @@ impl Blocks {
             missing | (mask & !block[word])
         });
         missing == 0
+    }
+
+    pub(super) fn memory_bits(&self) -> u64 {
+        self.words.len() as u64 * 64
     }
 
     pub(super) fn set_bits(&self) -> u64 {

@@ -1,10 +1,36 @@
-//! A counting Bloom filter.
+//! A counting Bloom filter: m 4-bit counters instead of bits (four times the space), with
+//! delete.
 
-use super::{Filter, FilterKind, Membership};
+use super::interface::{Filter, FilterKind, Membership, Origin, Structure};
 use crate::error::{Error, Result};
 use crate::filter::{MAX_BITS, zeroed_words};
 use crate::hash::{HashFamily, HashScheme};
 use crate::theory;
+
+pub static STRUCTURE: Structure = Structure {
+    name: "counting",
+    help: "m 4-bit counters instead of bits (four times the space), with delete",
+    origin: Origin::Own,
+    supports_delete: true,
+    is_static: false,
+    accepts_seed: true,
+    argument: None,
+    layout: |m, _| Ok(m),
+    build: |shape| {
+        Ok(Box::new(CountingFilter::new(
+            shape.m,
+            shape.k,
+            shape.hash,
+            shape.hash_seed,
+        )?))
+    },
+    for_rate: None,
+    // The classic design: its counters are nonzero where the classic filter's bits are set.
+    design: Some(|n, fpr| Ok(theory::classic_design(n, fpr))),
+    // As the classic filter of m bits, `E[(X/m)^k]`: a counter is nonzero exactly when that
+    // bit would be set.
+    fpr_exact: theory::fpr_exact,
+};
 
 /// Largest value of a 4-bit counter; a counter that reaches it stays there.
 pub const COUNTER_MAX: u64 = 15;
@@ -112,6 +138,6 @@ impl Filter for CountingFilter {
         self.k
     }
     fn kind(&self) -> FilterKind {
-        FilterKind::Counting
+        FilterKind::of(&STRUCTURE)
     }
 }

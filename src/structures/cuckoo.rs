@@ -1,9 +1,34 @@
-//! A cuckoo filter (Fan et al. 2014).
+//! A cuckoo filter (Fan et al. 2014): buckets of 4 fingerprints of k bits, with delete.
 
 use super::blocks::BLOCK_SEED;
-use super::{Filter, FilterKind, Membership};
+use super::interface::{Filter, FilterKind, Membership, Origin, Structure};
 use crate::error::{Error, Result};
 use crate::hash::{HashFamily, HashScheme};
+
+pub static STRUCTURE: Structure = Structure {
+    name: "cuckoo",
+    help: "a cuckoo filter: buckets of 4 fingerprints of k bits (k = 4..=16), with delete",
+    origin: Origin::Own,
+    supports_delete: true,
+    is_static: false,
+    accepts_seed: true,
+    argument: None,
+    layout: cuckoo_layout,
+    build: |shape| {
+        Ok(Box::new(CuckooFilter::new(
+            shape.m,
+            shape.k,
+            shape.hash,
+            shape.hash_seed,
+        )?))
+    },
+    for_rate: None,
+    design: Some(design),
+    fpr_exact,
+};
+
+/// Load factor a cuckoo filter is sized for: 95% of its slots.
+pub const CUCKOO_LOAD: f64 = 0.95;
 
 /// Fingerprints per cuckoo bucket.
 pub const CUCKOO_SLOTS: u64 = 4;
@@ -11,7 +36,7 @@ pub const CUCKOO_SLOTS: u64 = 4;
 pub const CUCKOO_MAX_KICKS: u32 = 500;
 
 /// Whole buckets of 4 slots of k bits; k must be a fingerprint size of 4 to 16 bits.
-pub(super) fn cuckoo_layout(m: u64, k: u32) -> Result<u64> {
+fn cuckoo_layout(m: u64, k: u32) -> Result<u64> {
     if !(4..=16).contains(&k) {
         return Err(Error::invalid(
             "k",
@@ -22,6 +47,32 @@ pub(super) fn cuckoo_layout(m: u64, k: u32) -> Result<u64> {
     }
     let slot_bits = CUCKOO_SLOTS * u64::from(k);
     Ok((m / slot_bits).max(1) * slot_bits)
+}
+
+/// Fingerprints of `f = ceil(log2(2·4/ε))` bits (Fan et al.'s `2b/2^f`), buckets for n keys
+/// at [`CUCKOO_LOAD`]. Refuses an ε that would need more than 16 bits.
+fn design(n: u64, fpr: f64) -> Result<(u64, u32)> {
+    let f = ((2.0 * CUCKOO_SLOTS as f64 / fpr).log2().ceil() as u32).max(4);
+    if f > 16 {
+        return Err(Error::Unsupported {
+            filter: STRUCTURE.name,
+            operation: "be sized below 8/2^16 = 0.0122% (its fingerprints have at most 16 bits)",
+            supported: super::FilterKind::names_where(|s| {
+                s.design.is_some() && !std::ptr::eq(s, &STRUCTURE)
+            }),
+        });
+    }
+    let buckets = (n as f64 / (CUCKOO_SLOTS as f64 * CUCKOO_LOAD)).ceil() as u64;
+    Ok((buckets * CUCKOO_SLOTS * u64::from(f), f))
+}
+
+/// With f = k fingerprint bits and B buckets, a query compares its fingerprint with the
+/// ~2n/B entries of its two buckets, each matching with probability `1/(2^f - 1)`, so
+/// `1 - (1 - 1/(2^f-1))^{2n/B}` (Fan et al.'s bound `2b/2^f` at full load).
+fn fpr_exact(n: u64, m: u64, k: u32) -> f64 {
+    let buckets = (m / (CUCKOO_SLOTS * u64::from(k))) as f64;
+    let miss = 1.0 - 1.0 / ((1u64 << k) - 1) as f64;
+    -((2.0 * n as f64 / buckets) * miss.ln()).exp_m1()
 }
 
 /// A cuckoo filter: a key is stored as a nonzero k-bit fingerprint in one of two buckets,
@@ -182,7 +233,7 @@ impl Filter for CuckooFilter {
         Ok(())
     }
     fn fpr_exact(&self, n: u64) -> f64 {
-        FilterKind::Cuckoo.fpr_exact(n, self.memory_bits(), self.fingerprint_bits)
+        fpr_exact(n, self.memory_bits(), self.fingerprint_bits)
     }
     fn memory_bits(&self) -> u64 {
         self.buckets.len() as u64 * CUCKOO_SLOTS * u64::from(self.fingerprint_bits)
@@ -191,6 +242,6 @@ impl Filter for CuckooFilter {
         self.fingerprint_bits
     }
     fn kind(&self) -> FilterKind {
-        FilterKind::Cuckoo
+        FilterKind::of(&STRUCTURE)
     }
 }

@@ -1,9 +1,65 @@
-//! A split-block filter (as in Parquet).
+//! A split-block filter (as in Parquet): 256-bit blocks of eight 32-bit words, one bit set in
+//! each word, so k is always 8.
 
-use super::blocks::{Blocks, Index};
-use super::{Filter, FilterKind, Membership, SPLIT_BLOCK_BITS, SPLIT_WORDS};
-use crate::error::Result;
+use super::blocks::{Blocks, Index, poisson_mixture, smallest_size, whole_blocks};
+use super::interface::{Filter, FilterKind, Membership, Origin, Structure};
+use crate::error::{Error, Result};
 use crate::hash::{HashFamily, HashScheme, with_index};
+
+/// Bits in a split-block filter's block: eight 32-bit words.
+pub const SPLIT_BLOCK_BITS: u64 = 256;
+/// Words per split block, one bit set in each: k is always 8.
+pub const SPLIT_WORDS: u32 = 8;
+
+pub static STRUCTURE: Structure = Structure {
+    name: "split-block",
+    help: "a 256-bit block of eight 32-bit words, one bit set in each (k = 8)",
+    origin: Origin::Own,
+    supports_delete: false,
+    is_static: false,
+    accepts_seed: true,
+    argument: None,
+    layout,
+    build: |shape| {
+        Ok(Box::new(SplitBlockFilter::new(
+            shape.m,
+            shape.hash,
+            shape.hash_seed,
+        )?))
+    },
+    for_rate: None,
+    design: Some(design),
+    fpr_exact,
+};
+
+/// Whole 256-bit blocks; k must be 8.
+fn layout(m: u64, k: u32) -> Result<u64> {
+    if k != SPLIT_WORDS {
+        return Err(Error::invalid(
+            "k",
+            k,
+            "a split-block filter sets one bit in each of its 8 words",
+            "8 with --filter split-block",
+        ));
+    }
+    whole_blocks(m, SPLIT_BLOCK_BITS)
+}
+
+/// The smallest m whose exact rate (the Poisson mixture) meets ε, k = 8.
+fn design(n: u64, fpr: f64) -> Result<(u64, u32)> {
+    let m = smallest_size(n, fpr, |m| {
+        layout(m, SPLIT_WORDS).map_or(1.0, |m| fpr_exact(n, m, SPLIT_WORDS))
+    });
+    Ok((m, SPLIT_WORDS))
+}
+
+/// `Σ_i Po(i; nb/m) · (1 - (1 - 1/32)^i)^8`: a block holding i keys has each of its words'
+/// query bit set with probability `1 - (1 - 1/32)^i`.
+fn fpr_exact(n: u64, m: u64, _k: u32) -> f64 {
+    poisson_mixture(n, m, SPLIT_BLOCK_BITS, |i| {
+        (1.0 - (1.0 - 1.0 / 32.0f64).powi(i as i32)).powi(SPLIT_WORDS as i32)
+    })
+}
 
 /// A split-block filter: 256-bit blocks of eight 32-bit words, one bit set in each word.
 #[derive(Clone, Debug)]
@@ -50,16 +106,16 @@ impl Filter for SplitBlockFilter {
         self.blocks.set_bits()
     }
     fn fpr_exact(&self, n: u64) -> f64 {
-        FilterKind::SplitBlock.fpr_exact(n, self.memory_bits(), SPLIT_WORDS)
+        fpr_exact(n, self.memory_bits(), SPLIT_WORDS)
     }
     fn memory_bits(&self) -> u64 {
-        self.blocks.words.len() as u64 * 64
+        self.blocks.memory_bits()
     }
     fn hashes(&self) -> u32 {
         SPLIT_WORDS
     }
     fn kind(&self) -> FilterKind {
-        FilterKind::SplitBlock
+        FilterKind::of(&STRUCTURE)
     }
     /// The mean over blocks of `Π_j (fill of word j)`.
     fn fpr_from_bits(&self) -> f64 {
