@@ -8,7 +8,9 @@ use crate::filter::BloomFilter;
 use crate::hash::HashScheme;
 use crate::keys::KeySource;
 use crate::stats::{Z95, wilson_interval, z_score};
-use crate::structures::{Filter, FilterKind, count_present};
+use crate::structures::{
+    Filter, FilterKind, count_present_counters, count_present_parallel, insert_counters,
+};
 use crate::theory;
 
 /// The "filter matches its bits" bound: a row whose measured rate is more than this many
@@ -81,7 +83,7 @@ pub fn run_trial_with(setup: &Setup, threads: Threads) -> Result<Trial> {
             setup
                 .filter
                 .build(setup.n, setup.m, setup.k, setup.hash, setup.hash_seed)?;
-        return Ok(sequential_trial(&mut *filter, &keys, setup));
+        return sequential_trial(&mut *filter, &keys, setup);
     }
     let mut filter = BloomFilter::new(setup.m, setup.k, setup.hash, setup.hash_seed)?;
     let parallel = match threads {
@@ -90,21 +92,25 @@ pub fn run_trial_with(setup: &Setup, threads: Threads) -> Result<Trial> {
         Threads::Parallel => true,
     };
     if !parallel {
-        return Ok(sequential_trial(&mut filter, &keys, setup));
+        return sequential_trial(&mut filter, &keys, setup);
     }
     filter.insert_parallel(0..setup.n, |c| keys.key(c));
-    let false_positives = count_present(&filter, setup.n..setup.n + setup.queries, |c| keys.key(c));
+    let false_positives =
+        count_present_parallel(&filter, setup.n..setup.n + setup.queries, |c| keys.key(c))?;
     Ok(Trial::of(&filter, setup.n, false_positives))
 }
 
-/// Inserts `key(0..n)` into `filter`, then counts the absent keys `key(n..n+q)` it reports.
-fn sequential_trial<F: Filter + ?Sized>(filter: &mut F, keys: &KeySource, setup: &Setup) -> Trial {
-    keys.inserted(setup.n).for_each(|key| filter.insert(key));
-    let false_positives = keys
-        .absent(setup.n, setup.queries)
-        .filter(|&key| filter.contains(key))
-        .count() as u64;
-    Trial::of(filter, setup.n, false_positives)
+/// Inserts `key(0..n)` into `filter`, then counts the absent keys `key(n..n+q)` it reports,
+/// a batch at a time.
+fn sequential_trial<F: Filter + ?Sized>(
+    filter: &mut F,
+    keys: &KeySource,
+    setup: &Setup,
+) -> Result<Trial> {
+    insert_counters(filter, 0..setup.n, |c| keys.key(c))?;
+    let absent = setup.n..setup.n + setup.queries;
+    let false_positives = count_present_counters(filter, absent, |c| keys.key(c))?;
+    Ok(Trial::of(filter, setup.n, false_positives))
 }
 
 /// A measured rate beside every prediction, with its interval and z-scores.

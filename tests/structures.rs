@@ -311,3 +311,26 @@ fn a_peer_left_out_of_the_build_is_refused_by_name() {
         .code(2)
         .stderr(predicates::str::contains("`peers` feature"));
 }
+
+#[test]
+fn batches_answer_as_single_keys_do() {
+    use bloomlab::structures::{BATCH, count_present, insert_counters};
+    let keys = KeySource::new(5);
+    let n = 3 * BATCH as u64 + 17;
+    for kind in FilterKind::all().into_iter().filter(|k| k.require_built().is_ok()) {
+        let k = match kind.name() {
+            "split-block" | "binary-fuse" => 8,
+            _ => 6,
+        };
+        let build = || kind.build(n, 12 * n, k, HashScheme::MultiplyShift, 9).unwrap();
+        let (mut one_by_one, mut batched) = (build(), build());
+        keys.inserted(n).for_each(|key| one_by_one.insert(key));
+        insert_counters(&mut *batched, 0..n, |c| keys.key(c)).unwrap();
+        let absent: Vec<u64> = keys.absent(n, 2 * n).collect();
+        let single = absent.iter().filter(|&&key| one_by_one.contains(key)).count() as u64;
+        assert_eq!(count_present(&*batched, &absent).unwrap(), single, "{kind}");
+        assert_eq!(batched.set_bits(), one_by_one.set_bits(), "{kind}");
+        let mut answers = vec![false; 3];
+        assert!(batched.contains_many(&absent[..4], &mut answers).is_err());
+    }
+}

@@ -19,7 +19,7 @@ use crate::measure::{Measurement, Setup, Trial};
 use crate::params::{Params, check_count};
 use crate::report::{Cell, Column, Record, col, percent};
 use crate::stats::z_score;
-use crate::structures::{FilterKind, count_present};
+use crate::structures::{FilterKind, count_present_parallel, insert_counters};
 
 /// Above this many standard errors over the configured rate a row is flagged.
 pub const FLAG_Z: f64 = 4.0;
@@ -177,9 +177,10 @@ pub fn run(plan: &AuditPlan, progress: &ProgressBar) -> Result<Vec<AuditRow>> {
             let mut inserted = 0;
             for &load in &plan.loads {
                 let target = ((plan.n as f64 * load).round() as u64).max(inserted);
-                (inserted..target).for_each(|c| filter.insert(keys.key(c)));
+                insert_counters(&mut *filter, inserted..target, |c| keys.key(c))?;
                 inserted = target;
-                let false_positives = count_present(&*filter, top..top + queries, |c| keys.key(c));
+                let false_positives =
+                    count_present_parallel(&*filter, top..top + queries, |c| keys.key(c))?;
                 let ns_query = plan.timed.then(|| {
                     let ns = best_ns(3, timed_keys.len() as u64, || {
                         std::hint::black_box(

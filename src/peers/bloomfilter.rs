@@ -30,7 +30,7 @@ pub use adapter::Bloomfilter;
 #[cfg(feature = "peers")]
 mod adapter {
     use crate::error::{Error, Result};
-    use crate::filter::check_shape;
+    use crate::filter::{check_shape, popcount};
     use crate::peers::seed_bytes;
     use crate::structures::interface::{Filter, FilterKind, Membership, Shape, Target};
 
@@ -109,10 +109,7 @@ mod adapter {
 
     impl Filter for Bloomfilter {
         fn set_bits(&self) -> u64 {
-            self.bitmap()
-                .iter()
-                .map(|b| u64::from(b.count_ones()))
-                .sum()
+            popcount(self.bitmap())
         }
         fn memory_bits(&self) -> u64 {
             self.0.len()

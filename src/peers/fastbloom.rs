@@ -29,7 +29,7 @@ pub use adapter::Fastbloom;
 #[cfg(feature = "peers")]
 mod adapter {
     use crate::error::Result;
-    use crate::filter::check_shape;
+    use crate::filter::{check_shape, popcount};
     use crate::structures::interface::{Filter, FilterKind, Membership, Shape, Target};
 
     /// m rounded up to whole u64 words.
@@ -90,11 +90,7 @@ mod adapter {
 
     impl Filter for Fastbloom {
         fn set_bits(&self) -> u64 {
-            self.0
-                .as_slice()
-                .iter()
-                .map(|w| u64::from(w.count_ones()))
-                .sum()
+            popcount(self.0.as_slice())
         }
         fn memory_bits(&self) -> u64 {
             self.0.num_bits() as u64

@@ -108,6 +108,11 @@ impl Membership for BinaryFuseFilter {
         self.keys.push(key);
         self.built = std::sync::OnceLock::new();
     }
+    fn insert_many(&mut self, keys: &[u64]) -> Result<()> {
+        self.keys.extend_from_slice(keys);
+        self.built = std::sync::OnceLock::new();
+        Ok(())
+    }
     fn contains(&self, key: u64) -> bool {
         use xorf::Filter as _;
         match self.fuse() {

@@ -4,6 +4,7 @@
 use super::blocks::{Blocks, Index, poisson_mixture, smallest_size, whole_blocks};
 use super::interface::{Filter, FilterKind, Membership, Origin, Shape, Structure};
 use crate::error::Result;
+use crate::filter::popcount;
 use crate::hash::{HashFamily, with_index};
 use crate::theory;
 
@@ -120,8 +121,7 @@ impl Filter for BlockedFilter {
     fn fpr_from_bits(&self) -> f64 {
         let block_bits = (self.blocks.words_per_block * 64) as f64;
         self.blocks.mean_over_blocks(|b| {
-            let set: u32 = b.iter().map(|w| w.count_ones()).sum();
-            (f64::from(set) / block_bits).powi(self.k as i32)
+            (popcount(b) as f64 / block_bits).powi(self.k as i32)
         })
     }
 }

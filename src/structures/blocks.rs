@@ -1,7 +1,7 @@
 //! What the blocked structures share: bits in blocks, and the Poisson mixture over block loads.
 
 use crate::error::{Error, Result};
-use crate::filter::{MAX_BITS, zeroed_words};
+use crate::filter::{MAX_BITS, popcount, zeroed_words};
 use crate::hash::{HashFamily, HashScheme};
 use crate::theory;
 
@@ -112,7 +112,7 @@ impl Blocks {
     }
 
     pub(super) fn set_bits(&self) -> u64 {
-        self.words.iter().map(|w| u64::from(w.count_ones())).sum()
+        popcount(&self.words)
     }
 
     /// The mean over blocks of `rate(block words)`: a query lands in a uniform block.

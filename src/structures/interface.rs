@@ -3,6 +3,8 @@
 //! on no registry: the structures and the peer adapters depend on it, and the registry
 //! ([`crate::structures`]) depends on them all.
 
+use std::ops::Range;
+
 use serde::{Serialize, Serializer};
 
 use crate::error::{Error, Result};
@@ -15,6 +17,102 @@ pub trait Membership {
     fn insert(&mut self, key: u64);
     /// "Probably present".
     fn contains(&self, key: u64) -> bool;
+    /// Inserts the keys in order: the same filter as inserting them one at a time. A
+    /// structure that crosses a boundary per call (a process, a device) answers per batch.
+    fn insert_many(&mut self, keys: &[u64]) -> Result<()> {
+        keys.iter().for_each(|&key| self.insert(key));
+        Ok(())
+    }
+    /// `answers[i] = contains(keys[i])`; refuses slices of different lengths.
+    fn contains_many(&self, keys: &[u64], answers: &mut [bool]) -> Result<()> {
+        if keys.len() != answers.len() {
+            return Err(Error::invalid(
+                "answers",
+                answers.len(),
+                "one answer per key",
+                keys.len().to_string(),
+            ));
+        }
+        for (answer, &key) in answers.iter_mut().zip(keys) {
+            *answer = self.contains(key);
+        }
+        Ok(())
+    }
+}
+
+/// Keys per batch in the measurement loops ([`for_each_batch`]).
+pub const BATCH: usize = 4096;
+
+/// How many of `keys` the filter reports present, asked [`BATCH`] at a time.
+pub fn count_present<F: Membership + ?Sized>(filter: &F, keys: &[u64]) -> Result<u64> {
+    let mut answers = [false; BATCH];
+    let mut present = 0;
+    for batch in keys.chunks(BATCH) {
+        let answers = &mut answers[..batch.len()];
+        filter.contains_many(batch, answers)?;
+        present += answers.iter().filter(|&&a| a).count() as u64;
+    }
+    Ok(present)
+}
+
+/// Calls `each` on the keys `key_of(c)` for c in `counters`, in order, [`BATCH`] at a time.
+pub fn for_each_batch(
+    counters: Range<u64>,
+    key_of: impl Fn(u64) -> u64,
+    mut each: impl FnMut(&[u64]) -> Result<()>,
+) -> Result<()> {
+    let mut keys = Vec::with_capacity(BATCH);
+    let mut start = counters.start;
+    while start < counters.end {
+        let end = counters.end.min(start.saturating_add(BATCH as u64));
+        keys.clear();
+        keys.extend((start..end).map(&key_of));
+        each(&keys)?;
+        start = end;
+    }
+    Ok(())
+}
+
+/// Inserts `key_of(c)` for c in `counters`, in order, a batch at a time.
+pub fn insert_counters<F: Membership + ?Sized>(
+    filter: &mut F,
+    counters: Range<u64>,
+    key_of: impl Fn(u64) -> u64,
+) -> Result<()> {
+    for_each_batch(counters, key_of, |keys| filter.insert_many(keys))
+}
+
+/// How many of `key_of(c)`, c in `counters`, the filter reports present, a batch at a time.
+pub fn count_present_counters<F: Membership + ?Sized>(
+    filter: &F,
+    counters: Range<u64>,
+    key_of: impl Fn(u64) -> u64,
+) -> Result<u64> {
+    let mut present = 0;
+    for_each_batch(counters, key_of, |keys| {
+        present += count_present(filter, keys)?;
+        Ok(())
+    })?;
+    Ok(present)
+}
+
+/// [`count_present_counters`] on all cores: the batches are counted in parallel and summed,
+/// so the count is the sequential one exactly.
+pub fn count_present_parallel<F: Membership + Sync + ?Sized>(
+    filter: &F,
+    counters: Range<u64>,
+    key_of: impl Fn(u64) -> u64 + Sync,
+) -> Result<u64> {
+    use rayon::prelude::*;
+    let batches = (counters.end.saturating_sub(counters.start)).div_ceil(BATCH as u64);
+    (0..batches)
+        .into_par_iter()
+        .map(|b| {
+            let start = counters.start + b * BATCH as u64;
+            let end = counters.end.min(start + BATCH as u64);
+            count_present_counters(filter, start..end, &key_of)
+        })
+        .try_reduce(|| 0, |a, b| Ok(a + b))
 }
 
 /// What an experiment needs of a filter.
@@ -270,17 +368,4 @@ impl Serialize for FilterKind {
     fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
         serializer.collect_str(self)
     }
-}
-
-/// How many of `key_of(c)`, c in `counters`, the filter reports present, on all cores.
-pub fn count_present<F: Membership + Sync + ?Sized>(
-    filter: &F,
-    counters: std::ops::Range<u64>,
-    key_of: impl Fn(u64) -> u64 + Sync,
-) -> u64 {
-    use rayon::prelude::*;
-    counters
-        .into_par_iter()
-        .filter(|&c| filter.contains(key_of(c)))
-        .count() as u64
 }
