@@ -88,6 +88,11 @@ impl BloomFilter {
         self.m
     }
 
+    /// The family of index functions.
+    pub fn scheme(&self) -> HashScheme {
+        self.hashes.scheme()
+    }
+
     /// Number of hash functions k.
     pub fn hash_count(&self) -> u32 {
         self.k

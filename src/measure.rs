@@ -31,7 +31,7 @@ pub struct Setup {
 }
 
 /// The raw outcome: how many bits ended up set and how many absent queries said "present".
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Trial {
     pub set_bits: u64,
     pub false_positives: u64,
@@ -41,6 +41,8 @@ pub struct Trial {
     pub fpr_exact: f64,
     /// The memory the structure holds ([`Filter::memory_bits`]).
     pub memory_bits: u64,
+    /// The hash the structure applies to keys ([`Filter::hash_name`]).
+    pub hash: String,
 }
 
 impl Trial {
@@ -52,6 +54,7 @@ impl Trial {
             fpr_from_bits: filter.fpr_from_bits(),
             fpr_exact: filter.fpr_exact(n),
             memory_bits: filter.memory_bits(),
+            hash: filter.hash_name(),
         }
     }
 }
@@ -123,7 +126,9 @@ fn sequential_trial<F: Filter + ?Sized>(
 pub struct Measurement {
     pub experiment: String,
     pub filter: FilterKind,
-    pub hash: HashScheme,
+    /// The hash the structure applies to keys: bloomlab's scheme for its own structures, a
+    /// peer crate's own hash for the crates.
+    pub hash: String,
     pub n: u64,
     pub m: u64,
     pub k: u32,
@@ -152,11 +157,15 @@ pub struct Measurement {
 }
 
 impl Measurement {
-    /// Sets a trial beside the predictions for its setup.
+    /// Sets a trial beside the predictions for its setup. A static structure is sized by its
+    /// keys, so its m is the table it built, not the one planned.
     pub fn new(experiment: &str, setup: &Setup, trial: Trial) -> Self {
-        let Setup {
-            n, m, k, queries, ..
-        } = *setup;
+        let Setup { n, k, queries, .. } = *setup;
+        let m = if setup.filter.is_static() {
+            trial.memory_bits
+        } else {
+            setup.m
+        };
         let fpr_measured = trial.false_positives as f64 / queries as f64;
         let (ci_low, ci_high) = wilson_interval(trial.false_positives, queries, Z95);
         let fill_measured = trial.set_bits as f64 / m as f64;
@@ -168,7 +177,7 @@ impl Measurement {
         Measurement {
             experiment: experiment.to_string(),
             filter: setup.filter,
-            hash: setup.hash,
+            hash: trial.hash,
             n,
             m,
             k,

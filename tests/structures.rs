@@ -216,6 +216,11 @@ fn binary_fuse_spends_near_the_floor_at_its_own_rate() {
         .unwrap();
     let m = &fuse.measurement;
     assert_eq!(m.k, 8);
+    // A static structure's row reports the table it built, and xorf's own hash.
+    assert_eq!(m.m, m.memory_bits);
+    assert_eq!(m.bits_per_key, m.memory_bits as f64 / m.n as f64);
+    assert_eq!(m.fill_measured, 1.0);
+    assert_eq!(m.hash, "murmur3-fmix64");
     assert!(
         m.z_exact.abs() <= 4.0,
         "rate {} z {}",
@@ -317,17 +322,26 @@ fn batches_answer_as_single_keys_do() {
     use bloomlab::structures::{BATCH, count_present, insert_counters};
     let keys = KeySource::new(5);
     let n = 3 * BATCH as u64 + 17;
-    for kind in FilterKind::all().into_iter().filter(|k| k.require_built().is_ok()) {
+    for kind in FilterKind::all()
+        .into_iter()
+        .filter(|k| k.require_built().is_ok())
+    {
         let k = match kind.name() {
             "split-block" | "binary-fuse" => 8,
             _ => 6,
         };
-        let build = || kind.build(n, 12 * n, k, HashScheme::MultiplyShift, 9).unwrap();
+        let build = || {
+            kind.build(n, 12 * n, k, HashScheme::MultiplyShift, 9)
+                .unwrap()
+        };
         let (mut one_by_one, mut batched) = (build(), build());
         keys.inserted(n).for_each(|key| one_by_one.insert(key));
         insert_counters(&mut *batched, 0..n, |c| keys.key(c)).unwrap();
         let absent: Vec<u64> = keys.absent(n, 2 * n).collect();
-        let single = absent.iter().filter(|&&key| one_by_one.contains(key)).count() as u64;
+        let single = absent
+            .iter()
+            .filter(|&&key| one_by_one.contains(key))
+            .count() as u64;
         assert_eq!(count_present(&*batched, &absent).unwrap(), single, "{kind}");
         assert_eq!(batched.set_bits(), one_by_one.set_bits(), "{kind}");
         let mut answers = vec![false; 3];

@@ -120,5 +120,9 @@ mod adapter {
         fn kind(&self) -> FilterKind {
             FilterKind::of(&super::STRUCTURE)
         }
+        /// The crate's own hash.
+        fn hash_name(&self) -> String {
+            "siphash-1-3".into()
+        }
     }
 }

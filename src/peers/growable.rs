@@ -243,5 +243,9 @@ mod adapter {
         fn kind(&self) -> FilterKind {
             FilterKind::of(&super::STRUCTURE)
         }
+        /// The crate's own hash.
+        fn hash_name(&self) -> String {
+            "xxh3".into()
+        }
     }
 }

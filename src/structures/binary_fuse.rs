@@ -21,6 +21,9 @@ pub static STRUCTURE: Structure = Structure {
     fpr_exact: |_, _, k| 0.5f64.powi(k as i32),
 };
 
+/// xorf's key hash: MurmurHash3's 64-bit finaliser of the key plus a seed it draws itself.
+pub const HASH: &str = "murmur3-fmix64";
+
 /// The fingerprint sizes `xorf` offers.
 pub const BINARY_FUSE_BITS: [u32; 3] = [8, 16, 32];
 
@@ -143,5 +146,8 @@ impl Filter for BinaryFuseFilter {
     }
     fn kind(&self) -> FilterKind {
         FilterKind::of(&STRUCTURE)
+    }
+    fn hash_name(&self) -> String {
+        HASH.to_string()
     }
 }

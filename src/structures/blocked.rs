@@ -117,6 +117,9 @@ impl Filter for BlockedFilter {
     fn kind(&self) -> FilterKind {
         self.kind
     }
+    fn hash_name(&self) -> String {
+        self.in_block.scheme().to_string()
+    }
     /// The mean over blocks of `(block fill)^k`.
     fn fpr_from_bits(&self) -> f64 {
         let block_bits = (self.blocks.words_per_block * 64) as f64;

@@ -61,4 +61,7 @@ impl Filter for BloomFilter {
     fn kind(&self) -> FilterKind {
         FilterKind::of(&STRUCTURE)
     }
+    fn hash_name(&self) -> String {
+        self.scheme().to_string()
+    }
 }

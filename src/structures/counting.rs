@@ -140,4 +140,7 @@ impl Filter for CountingFilter {
     fn kind(&self) -> FilterKind {
         FilterKind::of(&STRUCTURE)
     }
+    fn hash_name(&self) -> String {
+        self.hashes.scheme().to_string()
+    }
 }

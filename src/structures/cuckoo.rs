@@ -244,4 +244,7 @@ impl Filter for CuckooFilter {
     fn kind(&self) -> FilterKind {
         FilterKind::of(&STRUCTURE)
     }
+    fn hash_name(&self) -> String {
+        self.bucket_hash.scheme().to_string()
+    }
 }

@@ -152,6 +152,9 @@ pub trait Filter: Membership + Send + Sync {
     fn hashes(&self) -> u32;
     /// Which structure this is.
     fn kind(&self) -> FilterKind;
+    /// The hash the structure applies to keys, as the `hash` column shows it: bloomlab's
+    /// scheme for its own structures (`multiply-shift`), a peer crate's own (`siphash-1-3`).
+    fn hash_name(&self) -> String;
 }
 
 /// Where a structure comes from.

@@ -117,6 +117,9 @@ impl Filter for SplitBlockFilter {
     fn kind(&self) -> FilterKind {
         FilterKind::of(&STRUCTURE)
     }
+    fn hash_name(&self) -> String {
+        self.in_word.scheme().to_string()
+    }
     /// The mean over blocks of `Π_j (fill of word j)`.
     fn fpr_from_bits(&self) -> f64 {
         self.blocks.mean_over_blocks(|b| {
