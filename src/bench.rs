@@ -18,11 +18,11 @@ pub use crate::timing::{BenchSize, Subject, default_sizes};
 /// the `peers` feature) fastbloom and bloomfilter. (growable-bloom-filter is left out: by
 /// shape it grows past m once n exceeds m ln 2 / k, so it cannot be held to equal m.)
 pub fn contenders() -> Vec<FilterKind> {
-    let mut kinds = vec![FilterKind::Classic];
-    if cfg!(feature = "peers") {
-        kinds.extend([FilterKind::Fastbloom, FilterKind::Bloomfilter]);
-    }
-    kinds
+    ["classic", "fastbloom", "bloomfilter"]
+        .into_iter()
+        .filter_map(|name| FilterKind::named(name).ok())
+        .filter(|kind| kind.require_built().is_ok())
+        .collect()
 }
 
 /// Everything a timing run needs.
@@ -93,7 +93,7 @@ fn time_one(
 ) -> Result<BenchRow> {
     let timing = time_filter(
         || -> Result<Box<dyn Subject>> {
-            Ok(contender.build(m, k, HashScheme::MultiplyShift, config.seed)?)
+            Ok(contender.build(n, m, k, HashScheme::MultiplyShift, config.seed)?)
         },
         n,
         config.queries,
@@ -135,7 +135,7 @@ pub fn run(config: &BenchConfig, progress: &ProgressBar) -> Result<Vec<BenchRow>
             let fastest = |metric: fn(&BenchRow) -> f64| {
                 group
                     .iter()
-                    .filter(|r| r.filter != FilterKind::Classic.name())
+                    .filter(|r| r.filter != FilterKind::CLASSIC.name())
                     .map(metric)
                     .reduce(f64::min)
             };
@@ -203,7 +203,7 @@ pub fn time_versus_rate(config: &BenchConfig, progress: &ProgressBar) -> Result<
     progress.inc_length(config.ks.len() as u64);
     let mut rows = Vec::new();
     for &k in &config.ks {
-        let timed = time_one(FilterKind::Classic, size.m, k, n, config)?;
+        let timed = time_one(FilterKind::CLASSIC, size.m, k, n, config)?;
         rows.push(TimeRateRow {
             m: size.m,
             n,

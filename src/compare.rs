@@ -8,12 +8,9 @@ use crate::error::{Error, Result};
 use crate::hash::HashScheme;
 use crate::measure::{Measurement, Setup, measure};
 use crate::report::{Cell, Column, Record, col};
-use crate::structures::{CUCKOO_SLOTS, FilterKind};
+use crate::structures::FilterKind;
 use crate::theory;
 use crate::timing::{round_ns, time_filter};
-
-/// Load factor a cuckoo filter is sized for: 95% of its slots.
-pub const CUCKOO_LOAD: f64 = 0.95;
 
 /// One structure sized for one target rate.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -90,74 +87,12 @@ impl Record for CompareRow {
     }
 }
 
-/// The smallest m (to 0.1%) whose rate is at most ε, by bisection between the classic
-/// filter's size (no blocked structure does better) and three times it.
-fn smallest_size(n: u64, fpr: f64, rate: impl Fn(u64) -> f64) -> u64 {
-    let classic = (n as f64 * theory::bits_per_key_for_fpr(fpr)).ceil() as u64;
-    let (mut low, mut high) = (classic.max(1), classic.saturating_mul(3).max(64));
-    while high - low > (high / 1000).max(1) {
-        let mid = low + (high - low) / 2;
-        if rate(mid) <= fpr {
-            high = mid;
-        } else {
-            low = mid;
-        }
-    }
-    high
-}
-
-/// `(m, k)` of a structure sized for n keys at rate ε.
-///
-/// classic and counting: `m = n·log2(1/ε)/ln 2`, `k = round((m/n) ln 2)`. blocked and
-/// split-block: the smallest m whose exact rate (Poisson mixture) meets ε. cuckoo: fingerprints
-/// of `f = ceil(log2(2·4/ε))` bits (Fan et al.'s `2b/2^f`), buckets for n at 95% load.
-/// binary-fuse: the smallest of 8, 16, 32 fingerprint bits with `2^-f <= ε`; its m is nominal
-/// (the built table, about 1.125 n slots, is what the row reports as memory).
-pub fn design(kind: FilterKind, n: u64, fpr: f64) -> Result<(u64, u32)> {
-    let (m, k) = match kind {
-        FilterKind::Classic | FilterKind::Counting => theory::classic_design(n, fpr),
-        FilterKind::Blocked => {
-            let m = smallest_size(n, fpr, |m| {
-                let k = theory::whole_optimal_k(n, m);
-                kind.layout(m, k).map_or(1.0, |m| kind.fpr_exact(n, m, k))
-            });
-            (m, theory::whole_optimal_k(n, m))
-        }
-        FilterKind::SplitBlock => {
-            let m = smallest_size(n, fpr, |m| {
-                kind.layout(m, 8).map_or(1.0, |m| kind.fpr_exact(n, m, 8))
-            });
-            (m, 8)
-        }
-        FilterKind::Cuckoo => {
-            let f = ((2.0 * CUCKOO_SLOTS as f64 / fpr).log2().ceil() as u32).max(4);
-            if f > 16 {
-                return Err(Error::Unsupported {
-                    filter: kind.name(),
-                    operation: "be sized below 8/2^16 = 0.0122% (its fingerprints have at most 16 bits)",
-                    supported: "classic, blocked, split-block, counting, binary-fuse",
-                });
-            }
-            let buckets = (n as f64 / (CUCKOO_SLOTS as f64 * CUCKOO_LOAD)).ceil() as u64;
-            (buckets * CUCKOO_SLOTS * u64::from(f), f)
-        }
-        FilterKind::BinaryFuse => {
-            let f = crate::structures::BINARY_FUSE_BITS
-                .into_iter()
-                .find(|&f| 0.5f64.powi(f as i32) <= fpr)
-                .unwrap_or(32);
-            // Nominal: the built table (about 1.125 n slots) is what the row reports.
-            ((n as f64 * 1.125).ceil() as u64 * u64::from(f), f)
-        }
-        FilterKind::Fastbloom | FilterKind::Bloomfilter | FilterKind::Growable => {
-            return Err(Error::Unsupported {
-                filter: kind.name(),
-                operation: "be designed by compare (audit configures the crates as they ship)",
-                supported: "classic, blocked, split-block, counting, cuckoo",
-            });
-        }
-    };
-    Ok((kind.layout(m, k)?, k))
+/// The structures compare sizes: bloomlab's own that have a design ([`FilterKind::design`]).
+pub fn designed() -> Vec<FilterKind> {
+    FilterKind::own()
+        .into_iter()
+        .filter(|k| k.structure().design.is_some())
+        .collect()
 }
 
 /// Default target rates of the compare experiment.
@@ -192,8 +127,8 @@ pub fn compare(
         let queries = min_queries
             .max((100.0 / fpr).ceil() as u64)
             .min(100_000_000);
-        for &kind in FilterKind::OWN {
-            let (m, k) = match design(kind, n, fpr) {
+        for kind in designed() {
+            let (m, k) = match kind.design(n, fpr) {
                 Ok(shape) => shape,
                 // Said in the notes rather than sized above its target.
                 Err(Error::Unsupported { .. }) => continue,
@@ -223,10 +158,10 @@ pub fn compare(
             // The same design for as many keys as fill `memory` bits.
             let time_at = |memory: u64, repeats: u32| -> Result<(f64, f64)> {
                 let keys = ((memory as f64 / bits_per_key_spent).round() as u64).max(1);
-                let (m, k) = design(setup.filter, keys, fpr)?;
+                let (m, k) = setup.filter.design(keys, fpr)?;
                 let kind = setup.filter;
                 let t = time_filter(
-                    || Ok(kind.build(m, k, HashScheme::MultiplyShift, hash_seed)?),
+                    || Ok(kind.build(keys, m, k, HashScheme::MultiplyShift, hash_seed)?),
                     keys,
                     1_000_000,
                     repeats,
@@ -274,8 +209,8 @@ pub fn notes(n: u64, rates: &[f64], rows: &[CompareRow]) -> Vec<String> {
             crate::report::percent(rate),
             ratios.join(", ")
         ));
-        for &kind in FilterKind::OWN {
-            if let Err(e) = design(kind, n, rate) {
+        for kind in designed() {
+            if let Err(e) = kind.design(n, rate) {
                 notes.push(format!("{}: not sized: {e}", crate::report::percent(rate)));
             }
         }

@@ -35,7 +35,7 @@ pub enum Error {
     Unsupported {
         filter: &'static str,
         operation: &'static str,
-        supported: &'static str,
+        supported: String,
     },
     /// A peer crate asked for in a build without the feature that brings it.
     #[error(

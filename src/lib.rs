@@ -39,7 +39,6 @@ pub mod hash;
 pub mod keys;
 pub mod measure;
 pub mod params;
-#[cfg(feature = "peers")]
 pub mod peers;
 pub mod plot;
 pub mod preflight;

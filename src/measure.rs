@@ -9,7 +9,9 @@ use crate::filter::BloomFilter;
 use crate::hash::HashScheme;
 use crate::keys::KeySource;
 use crate::stats::{Z95, wilson_interval, z_score};
-use crate::structures::{Filter, FilterKind, count_present};
+use crate::structures::{
+    Filter, FilterKind, count_present_counters, count_present_parallel, insert_counters,
+};
 use crate::theory;
 
 /// The "filter matches its bits" bound: a row whose measured rate is more than this many
@@ -30,7 +32,7 @@ pub struct Setup {
 }
 
 /// The raw outcome: how many bits ended up set and how many absent queries said "present".
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Trial {
     pub set_bits: u64,
     pub false_positives: u64,
@@ -40,6 +42,8 @@ pub struct Trial {
     pub fpr_exact: f64,
     /// The memory the structure holds ([`Filter::memory_bits`]).
     pub memory_bits: u64,
+    /// The hash the structure applies to keys ([`Filter::hash_name`]).
+    pub hash: String,
 }
 
 impl Trial {
@@ -51,6 +55,7 @@ impl Trial {
             fpr_from_bits: filter.fpr_from_bits(),
             fpr_exact: filter.fpr_exact(n),
             memory_bits: filter.memory_bits(),
+            hash: filter.hash_name(),
         }
     }
 }
@@ -77,11 +82,12 @@ pub fn run_trial(setup: &Setup) -> Result<Trial> {
 /// every structure, the classic one included, shares the sequential one.
 pub fn run_trial_with(setup: &Setup, threads: Threads) -> Result<Trial> {
     let keys = KeySource::new(setup.seed);
-    if setup.filter != FilterKind::Classic {
-        let mut filter = setup
-            .filter
-            .build(setup.m, setup.k, setup.hash, setup.hash_seed)?;
-        return Ok(sequential_trial(&mut *filter, &keys, setup));
+    if setup.filter != FilterKind::CLASSIC {
+        let mut filter =
+            setup
+                .filter
+                .build(setup.n, setup.m, setup.k, setup.hash, setup.hash_seed)?;
+        return sequential_trial(&mut *filter, &keys, setup);
     }
     let mut filter = BloomFilter::new(setup.m, setup.k, setup.hash, setup.hash_seed)?;
     let parallel = match threads {
@@ -90,21 +96,25 @@ pub fn run_trial_with(setup: &Setup, threads: Threads) -> Result<Trial> {
         Threads::Parallel => true,
     };
     if !parallel {
-        return Ok(sequential_trial(&mut filter, &keys, setup));
+        return sequential_trial(&mut filter, &keys, setup);
     }
     filter.insert_parallel(0..setup.n, |c| keys.key(c));
-    let false_positives = count_present(&filter, setup.n..setup.n + setup.queries, |c| keys.key(c));
+    let false_positives =
+        count_present_parallel(&filter, setup.n..setup.n + setup.queries, |c| keys.key(c))?;
     Ok(Trial::of(&filter, setup.n, false_positives))
 }
 
-/// Inserts `key(0..n)` into `filter`, then counts the absent keys `key(n..n+q)` it reports.
-fn sequential_trial<F: Filter + ?Sized>(filter: &mut F, keys: &KeySource, setup: &Setup) -> Trial {
-    keys.inserted(setup.n).for_each(|key| filter.insert(key));
-    let false_positives = keys
-        .absent(setup.n, setup.queries)
-        .filter(|&key| filter.contains(key))
-        .count() as u64;
-    Trial::of(filter, setup.n, false_positives)
+/// Inserts `key(0..n)` into `filter`, then counts the absent keys `key(n..n+q)` it reports,
+/// a batch at a time.
+fn sequential_trial<F: Filter + ?Sized>(
+    filter: &mut F,
+    keys: &KeySource,
+    setup: &Setup,
+) -> Result<Trial> {
+    insert_counters(filter, 0..setup.n, |c| keys.key(c))?;
+    let absent = setup.n..setup.n + setup.queries;
+    let false_positives = count_present_counters(filter, absent, |c| keys.key(c))?;
+    Ok(Trial::of(filter, setup.n, false_positives))
 }
 
 /// A measured rate beside every prediction, with its interval and z-scores.
@@ -118,8 +128,9 @@ pub struct Measurement {
     /// The structure measured (`--filter`).
     #[schemars(with = "String")]
     pub filter: FilterKind,
-    /// The family of index functions (`--hash`).
-    pub hash: HashScheme,
+    /// The hash the structure applies to keys: bloomlab's scheme for its own structures, a
+    /// peer crate's own hash for the crates.
+    pub hash: String,
     /// Keys inserted.
     pub n: u64,
     /// Size of the table in cells: bits of a bit array, 4-bit counters of a counting filter,
@@ -174,11 +185,15 @@ pub struct Measurement {
 }
 
 impl Measurement {
-    /// Sets a trial beside the predictions for its setup.
+    /// Sets a trial beside the predictions for its setup. A static structure is sized by its
+    /// keys, so its m is the table it built, not the one planned.
     pub fn new(experiment: &str, setup: &Setup, trial: Trial) -> Self {
-        let Setup {
-            n, m, k, queries, ..
-        } = *setup;
+        let Setup { n, k, queries, .. } = *setup;
+        let m = if setup.filter.is_static() {
+            trial.memory_bits
+        } else {
+            setup.m
+        };
         let fpr_measured = trial.false_positives as f64 / queries as f64;
         let (ci_low, ci_high) = wilson_interval(trial.false_positives, queries, Z95);
         let fill_measured = trial.set_bits as f64 / m as f64;
@@ -190,7 +205,7 @@ impl Measurement {
         Measurement {
             experiment: experiment.to_string(),
             filter: setup.filter,
-            hash: setup.hash,
+            hash: trial.hash,
             n,
             m,
             k,

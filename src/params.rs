@@ -421,12 +421,11 @@ impl MeasureParams {
     }
 }
 
-/// The structures `--filter` accepts, one per line.
+/// The structures `--filter` accepts, one per line with its help, from the registry.
 fn filter_help() -> String {
-    let names: Vec<String> = FilterKind::ALL.iter().map(|f| f.to_string()).collect();
-    format!(
-        "Structure measured (classic by default): {}",
-        names.join(", ")
+    FilterKind::all().into_iter().fold(
+        "Structure measured (classic by default):".to_string(),
+        |text, kind| format!("{text}\n  {:<22} {}", kind.name(), kind.structure().help),
     )
 }
 

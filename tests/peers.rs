@@ -15,6 +15,11 @@ use bloomlab::structures::{Filter, FilterKind, Membership};
 use indicatif::ProgressBar;
 use proptest::prelude::*;
 
+/// A registered structure by name.
+fn named(name: &str) -> FilterKind {
+    FilterKind::named(name).unwrap()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
@@ -30,14 +35,14 @@ proptest! {
         seed in any::<u64>(),
         hash_seed in any::<u64>(),
     ) {
-        let kind = FilterKind::PEERS[which];
+        let kind = FilterKind::peers()[which];
         let filter: Option<Box<dyn Filter>> = if by_rate {
             let fpr = 0.5f64.powi((bits_per_key / 2).max(1) as i32);
             Some(kind.for_rate((n / 4).max(1), fpr, hash_seed).unwrap())
         } else {
             kind.layout(n * bits_per_key, k)
                 .ok()
-                .map(|m| kind.build(m, k, HashScheme::MultiplyShift, hash_seed).unwrap())
+                .map(|m| kind.build(n, m, k, HashScheme::MultiplyShift, hash_seed).unwrap())
         };
         if let Some(mut filter) = filter {
             let keys = KeySource::new(seed);
@@ -62,7 +67,7 @@ fn setup(filter: FilterKind, n: u64, bits_per_key: u64, k: u32, hash_seed: u64) 
 
 #[test]
 fn adapters_match_their_own_predictions() {
-    for &kind in FilterKind::PEERS {
+    for kind in FilterKind::peers() {
         for (bits, k) in [(8, 5), (10, 7), (16, 11)] {
             let row = measure("test", &setup(kind, 20_000, bits, k, 32)).unwrap();
             assert!(
@@ -73,6 +78,12 @@ fn adapters_match_their_own_predictions() {
                 row.z_exact,
                 row.z_from_fill
             );
+            // Each crate hashes with its own function, and its row says which.
+            let own_hash = match kind.name() {
+                "growable-bloom-filter" => "xxh3",
+                _ => "siphash-1-3",
+            };
+            assert_eq!(row.hash, own_hash, "{kind}");
         }
     }
 }
@@ -81,7 +92,11 @@ fn adapters_match_their_own_predictions() {
 fn growable_prediction_follows_its_growth() {
     // By shape the first sub-filter holds about m ln2 / k keys; 4000 keys at 4 bits per key
     // and k = 7 overflow it, and the rate is that of two sub-filters.
-    let row = measure("test", &setup(FilterKind::Growable, 4_000, 4, 7, 0)).unwrap();
+    let row = measure(
+        "test",
+        &setup(named("growable-bloom-filter"), 4_000, 4, 7, 0),
+    )
+    .unwrap();
     assert!(
         row.fill_measured > 1.0,
         "it grew past m: fill {}",
@@ -134,7 +149,7 @@ fn audit_params(filter: Option<FilterKind>, hash_seed: u64) -> AuditParams {
 
 #[test]
 fn audit_of_the_classic_filter_agrees_with_its_configured_rate() {
-    let plan = AuditPlan::of(&audit_params(Some(FilterKind::Classic), 2)).unwrap();
+    let plan = AuditPlan::of(&audit_params(Some(FilterKind::CLASSIC), 2)).unwrap();
     let rows = run(&plan, &ProgressBar::hidden()).unwrap();
     let at_n = &rows[0];
     assert_eq!(at_n.load, 1.0);
@@ -196,7 +211,7 @@ fn too_few_queries_and_zero_counts_are_said_not_hidden() {
         queries: Some(Count(1_000)),
         fpr: Some(ValueList(vec![0.0001])),
         loads: Some(ValueList(vec![1.0])),
-        ..audit_params(Some(FilterKind::Classic), 2)
+        ..audit_params(Some(FilterKind::CLASSIC), 2)
     };
     let outcome = Audit::run(&Audit::plan(&params).unwrap(), &ProgressBar::hidden()).unwrap();
     assert!(

@@ -23,7 +23,7 @@ use crate::plot::{Axis, Colour, Corner, Mark, Panel, Plate, Series, extent};
 use crate::preflight::Cost;
 use crate::report::{Cell, Column, Record, col, percent};
 use crate::stats::z_score;
-use crate::structures::{FilterKind, count_present};
+use crate::structures::{FilterKind, count_present_parallel, insert_counters};
 use crate::timing::{best_ns, round_ns};
 
 pub struct Audit;
@@ -140,10 +140,12 @@ pub const MIN_EXPECTED_FALSE_POSITIVES: f64 = 100.0;
 /// Absent queries timed per row when timing.
 const TIMED_QUERIES: u64 = 200_000;
 
-/// The structures audited: bloomlab's classic filter and every peer crate.
+/// The structures audited: every one configured by target rate (bloomlab's classic filter
+/// and the peer crates), in registry order.
 pub fn audited() -> Vec<FilterKind> {
-    std::iter::once(FilterKind::Classic)
-        .chain(FilterKind::PEERS.iter().copied())
+    FilterKind::all()
+        .into_iter()
+        .filter(|k| k.structure().for_rate.is_some())
         .collect()
 }
 
@@ -236,7 +238,7 @@ impl AuditPlan {
                     "filter",
                     kind,
                     "audit configures each filter by target rate and n, as its crate's README does",
-                    "classic, fastbloom, bloomfilter, growable-bloom-filter",
+                    FilterKind::names_where(|s| s.for_rate.is_some()),
                 ));
             }
             Some(kind) => vec![kind],
@@ -282,9 +284,10 @@ pub fn run(plan: &AuditPlan, progress: &ProgressBar) -> Result<Vec<AuditRow>> {
             let mut inserted = 0;
             for &load in &plan.loads {
                 let target = ((plan.n as f64 * load).round() as u64).max(inserted);
-                (inserted..target).for_each(|c| filter.insert(keys.key(c)));
+                insert_counters(&mut *filter, inserted..target, |c| keys.key(c))?;
                 inserted = target;
-                let false_positives = count_present(&*filter, top..top + queries, |c| keys.key(c));
+                let false_positives =
+                    count_present_parallel(&*filter, top..top + queries, |c| keys.key(c))?;
                 let ns_query = plan.timed.then(|| {
                     let ns = best_ns(3, timed_keys.len() as u64, || {
                         std::hint::black_box(

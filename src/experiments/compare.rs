@@ -86,7 +86,7 @@ Examples:
     /// Every structure at every rate: n inserts and about `max(queries, 100/ε)` queries;
     /// timed, also the 10^8-key timing table of each design.
     fn cost(plan: &ComparePlan) -> Cost {
-        let structures = crate::structures::FilterKind::OWN.len() as f64;
+        let structures = crate::compare::designed().len() as f64;
         let per_rate = |fpr: f64| {
             let queries = (plan.queries as f64).max(100.0 / fpr).min(1e8);
             let timing = if plan.timed { 2e8 } else { 0.0 };
