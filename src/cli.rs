@@ -11,7 +11,7 @@ use bloomlab::bench;
 use bloomlab::experiments::{self, Registered};
 use bloomlab::params::{ShapeParams, ValueList};
 use bloomlab::preflight;
-use bloomlab::report::{self, Format, Table};
+use bloomlab::report::{self, Format, Table, View};
 use bloomlab::sizing::{self, SizeRequest};
 use bloomlab::suite;
 use rand::Rng;
@@ -174,6 +174,13 @@ pub struct OutputArgs {
     /// Write the output to FILE (atomically) instead of stdout
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+    /// Show every column in the terminal table (the default shows the setting, the measured
+    /// rate with its interval, the prediction that matters, z and the verdict)
+    #[arg(long)]
+    wide: bool,
+    /// Print each column's name and meaning after the table
+    #[arg(long)]
+    legend: bool,
     /// No progress bar
     #[arg(long, short)]
     quiet: bool,
@@ -209,7 +216,15 @@ pub fn progress_bar(quiet: bool) -> ProgressBar {
 
 /// Prints or writes a table; notes go to stderr beside machine formats.
 pub fn emit(table: &Table, output: &OutputArgs) -> Result<()> {
-    let text = report::render(table, output.format)?;
+    let view = if output.wide {
+        View::Wide
+    } else {
+        output.format.default_view()
+    };
+    let mut text = output.format.render(table, view)?;
+    if output.legend {
+        text.push_str(&output.format.render(&table.legend_table()?, View::Wide)?);
+    }
     match &output.out {
         Some(path) => report::write_atomic(path, text.as_bytes())?,
         None => print!("{text}"),
@@ -348,6 +363,8 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode> {
     let output = OutputArgs {
         format: args.format,
         out: None,
+        wide: false,
+        legend: false,
         quiet: args.suite.quiet,
     };
     emit(&table, &output)?;

@@ -348,3 +348,31 @@ fn batches_answer_as_single_keys_do() {
         assert!(batched.contains_many(&absent[..4], &mut answers).is_err());
     }
 }
+
+#[test]
+fn a_1024_bit_blocked_filter_sits_between_the_classic_and_the_512_bit_one() {
+    let wide = named("blocked-1024");
+    assert_eq!(
+        wide.layout(64_001, 7).unwrap(),
+        63 * 1024,
+        "whole 1024-bit blocks"
+    );
+    let (n, m, k) = (4_000, 64_512, 9);
+    let classic = FilterKind::CLASSIC.fpr_exact(n, m, k);
+    let blocked = named("blocked").fpr_exact(n, m, k);
+    let between = wide.fpr_exact(n, m, k);
+    assert!(
+        classic < between && between < blocked,
+        "{classic} {between} {blocked}"
+    );
+    for bits in [8, 12] {
+        let row = measure("test", &setup(wide, n, n * bits, k)).unwrap();
+        assert!(
+            row.z_exact.abs() <= 4.0 && row.bits_ok(),
+            "{bits} bits/key: z_exact {} z_from_fill {}",
+            row.z_exact,
+            row.z_from_fill
+        );
+        assert_eq!(row.filter, wide);
+    }
+}

@@ -383,23 +383,25 @@ pub fn trial_summaries(rows: &[&Measurement], trials: usize) -> Vec<String> {
         .collect()
 }
 
-/// Columns every measured row shows in the human views.
+/// Columns every measured row shows in the human views. The narrow view keeps the setting
+/// (bits per key, k), the count, the measured rate with its interval, the exact prediction,
+/// its z and the bits check; n and m are in the title, the rest under `--wide`.
 pub fn measurement_columns() -> Vec<Column> {
     vec![
-        col("n", Cell::Plain("n")),
-        col("m", Cell::Plain("m")),
+        col("n", Cell::Plain("n")).wide_only(),
+        col("m", Cell::Plain("m")).wide_only(),
         col("bits/key", Cell::Fixed("bits_per_key", 2)),
         col("k", Cell::Plain("k")),
         col("fill", Cell::Percent("fill_measured")),
-        col("E[fill]", Cell::Percent("fill_expected")),
-        col("FP/queries", Cell::Ratio("false_positives", "queries")),
+        col("E[fill]", Cell::Percent("fill_expected")).wide_only(),
+        col("FP/queries", Cell::Ratio("false_positives", "queries")).wide_only(),
         col("measured", Cell::Percent("fpr_measured")),
         col("95% CI", Cell::Interval("ci_low", "ci_high")),
-        col("classic", Cell::Percent("fpr_classic")),
-        col("fill^k", Cell::Percent("fpr_from_fill")),
+        col("classic", Cell::Percent("fpr_classic")).wide_only(),
+        col("fill^k", Cell::Percent("fpr_from_fill")).wide_only(),
         col("exact", Cell::Percent("fpr_exact")),
-        col("z classic", Cell::Fixed("z_classic", 2)),
-        col("z fill^k", Cell::Fixed("z_from_fill", 2)),
+        col("z classic", Cell::Fixed("z_classic", 2)).wide_only(),
+        col("z fill^k", Cell::Fixed("z_from_fill", 2)).wide_only(),
         col("z exact", Cell::Fixed("z_exact", 2)),
         col("bits", Cell::Plain("bits_check")),
     ]

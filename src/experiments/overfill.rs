@@ -72,10 +72,10 @@ impl Record for OverfillRow {
         let mut columns = vec![col("s", Cell::Fixed("overfill_factor", 2))];
         columns.extend(measurement_columns());
         columns.extend([
-            col("fill 1-2^-s", Cell::Percent("fill_closed_form")),
-            col("(1-2^-s)^k", Cell::Percent("fpr_closed_form")),
+            col("fill 1-2^-s", Cell::Percent("fill_closed_form")).wide_only(),
+            col("(1-2^-s)^k", Cell::Percent("fpr_closed_form")).wide_only(),
             col("× design", Cell::Fixed("ratio_to_design", 2)),
-            col("× closed", Cell::Fixed("ratio_closed_form", 2)),
+            col("× closed", Cell::Fixed("ratio_closed_form", 2)).wide_only(),
         ]);
         columns
     }

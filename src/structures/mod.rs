@@ -38,6 +38,7 @@ macro_rules! registry {
 registry! {
     own classic;
     own blocked;
+    own blocked_1024;
     own split_block;
     own counting;
     own cuckoo;
