@@ -3,20 +3,31 @@
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use crate::error::Result;
 use crate::filter::BloomFilter;
 use crate::hash::HashScheme;
 use crate::keys::KeySource;
-use crate::stats::{Z95, wilson_interval, z_score};
+use crate::stats::{
+    averaged_rate_variance, binomial_se, binomial_two_sided_p, clopper_pearson, z_averaged, z_score,
+};
 use crate::structures::{
     Filter, FilterKind, count_present_counters, count_present_parallel, insert_counters,
 };
 use crate::theory;
 
-/// The "filter matches its bits" bound: a row whose measured rate is more than this many
-/// binomial standard errors from `fpr_from_fill` fails the bits check.
+/// The "filter matches its bits" bound: a row fails the bits check when the exact two-sided
+/// binomial p-value of its count against `fpr_from_fill` ([`Measurement::bits_p`]) is below
+/// it. It is the two-sided normal tail at [`BITS_CHECK_Z`], `2(1 - Φ(4)) = 6.334e-5`, the
+/// bound the check had as a z; exact, its false-alarm rate is at most this at every rate.
+pub const BITS_CHECK_ALPHA: f64 = 6.334e-5;
+
+/// The normal deviate whose two-sided tail is [`BITS_CHECK_ALPHA`].
 pub const BITS_CHECK_Z: f64 = 4.0;
+
+/// Confidence of the interval `[ci_low, ci_high]` of every measured rate.
+pub const CONFIDENCE: f64 = 0.95;
 
 /// Everything that determines one measurement.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -119,8 +130,12 @@ fn sequential_trial<F: Filter + ?Sized>(
 
 /// A measured rate beside every prediction, with its interval and z-scores.
 ///
-/// Rates are fractions. Every `z_*` is `(fpr_measured - p) / sqrt(p(1-p)/queries)` for the
-/// prediction p its name gives.
+/// Rates are fractions. Two kinds of z: `z_from_fill` is conditional on the filter (its bits
+/// give its rate r, the count is `Binomial(queries, r)`), so it is
+/// `(fpr_measured - r) / sqrt(r(1-r)/queries)`. `z_classic`, `z_fill_expected` and `z_exact`
+/// compare with predictions that average over filters, so their variance adds the rate's
+/// spread between filters: `(fpr_measured - p) / sqrt(p(1-p)/q + V(1 - 1/q))`,
+/// V = `fpr_between_filter_variance` ([`crate::stats::z_averaged`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Measurement {
     /// The experiment that produced the row.
@@ -153,9 +168,11 @@ pub struct Measurement {
     pub false_positives: u64,
     /// The measured false-positive rate: `false_positives / queries`.
     pub fpr_measured: f64,
-    /// Lower end of the 95% Wilson interval of `fpr_measured`.
+    /// Lower end of the 95% Clopper–Pearson (exact) interval of `fpr_measured`: at least 95%
+    /// coverage at every rate, however few false positives are expected. Conditional on this
+    /// filter: an interval for its rate, not for the rate averaged over filters.
     pub ci_low: f64,
-    /// Upper end of the 95% Wilson interval of `fpr_measured`.
+    /// Upper end of the 95% Clopper–Pearson (exact) interval of `fpr_measured`.
     pub ci_high: f64,
     /// Fraction of the table in use after the inserts: set bits over m (nonzero counters,
     /// occupied slots' bits).
@@ -172,15 +189,28 @@ pub struct Measurement {
     /// The structure's exact expected rate for n keys (`E[(X/m)^k]` for the classic
     /// filter, X the set bits).
     pub fpr_exact: f64,
-    /// z of `fpr_measured` against `fpr_classic`.
+    /// Variance V of the rate between filters of this setup (over the draw of the hashes):
+    /// `E[(X/m)^{2k}] - E[(X/m)^k]²` ([`theory::fpr_between_filter_variance`]) for the
+    /// structures whose exact rate is the plain bit array's `E[(X/m)^k]` (classic, counting,
+    /// and the peer bit arrays). 0 for the others (blocked, split-block, cuckoo, binary fuse,
+    /// growable), whose spread between filters is not modelled: their averaged z-scores are
+    /// binomial only and read too large where that spread matters.
+    pub fpr_between_filter_variance: f64,
+    /// z of `fpr_measured` against `fpr_classic`, with the between-filter variance.
     pub z_classic: f64,
-    /// z of `fpr_measured` against `fpr_fill_expected`.
+    /// z of `fpr_measured` against `fpr_fill_expected`, with the between-filter variance.
     pub z_fill_expected: f64,
-    /// z of `fpr_measured` against `fpr_from_fill`: does the filter behave as its bits say?
+    /// z of `fpr_measured` against `fpr_from_fill`, binomial (conditional on the filter): does
+    /// the filter behave as its bits say?
     pub z_from_fill: f64,
-    /// z of `fpr_measured` against `fpr_exact`.
+    /// z of `fpr_measured` against `fpr_exact`, with the between-filter variance.
     pub z_exact: f64,
-    /// "pass" when `|z_from_fill| <= 4` (`BITS_CHECK_Z`), else "fail".
+    /// Exact two-sided binomial p-value of `false_positives` in `queries` against
+    /// `fpr_from_fill`: `min(1, 2·min(P(X ≤ c), P(X ≥ c)))`, `X ~ Binomial(queries,
+    /// fpr_from_fill)`. NaN when the structure gives no rate from its bits.
+    pub bits_p: f64,
+    /// "fail" when `bits_p < 6.334e-5` ([`BITS_CHECK_ALPHA`]), "n/a" when there is no rate
+    /// from the bits, else "pass".
     pub bits_check: String,
 }
 
@@ -194,14 +224,21 @@ impl Measurement {
         } else {
             setup.m
         };
-        let fpr_measured = trial.false_positives as f64 / queries as f64;
-        let (ci_low, ci_high) = wilson_interval(trial.false_positives, queries, Z95);
-        let fill_measured = trial.set_bits as f64 / m as f64;
+        let count = trial.false_positives;
+        let fpr_measured = count as f64 / queries as f64;
+        let (ci_low, ci_high) = clopper_pearson(count, queries, CONFIDENCE);
         let fill_expected = theory::fill_expected(n, m, k);
         let fpr_classic = theory::fpr_classic(n, m, k);
+        let fpr_fill_expected = theory::fpr_from_fill(fill_expected, k);
         let fpr_from_fill = trial.fpr_from_bits;
         let fpr_exact = trial.fpr_exact;
-        let z_from_fill = z_score(fpr_measured, fpr_from_fill, queries);
+        let var_between = between_filter_variance(n, m, k, fpr_exact);
+        let averaged = |p: f64| z_averaged(count, queries, p, var_between);
+        let bits_p = if fpr_from_fill.is_nan() {
+            f64::NAN
+        } else {
+            binomial_two_sided_p(count, queries, fpr_from_fill)
+        };
         Measurement {
             experiment: experiment.to_string(),
             filter: setup.filter,
@@ -214,66 +251,92 @@ impl Measurement {
             seed: setup.seed,
             hash_seed: setup.hash_seed,
             queries,
-            false_positives: trial.false_positives,
+            false_positives: count,
             fpr_measured,
             ci_low,
             ci_high,
-            fill_measured,
+            fill_measured: trial.set_bits as f64 / m as f64,
             fill_expected,
             fpr_classic,
-            fpr_fill_expected: theory::fpr_from_fill(fill_expected, k),
+            fpr_fill_expected,
             fpr_from_fill,
             fpr_exact,
-            z_classic: z_score(fpr_measured, fpr_classic, queries),
-            z_fill_expected: z_score(
-                fpr_measured,
-                theory::fpr_from_fill(fill_expected, k),
-                queries,
-            ),
-            z_from_fill,
-            z_exact: z_score(fpr_measured, fpr_exact, queries),
-            bits_check: if z_from_fill.abs() <= BITS_CHECK_Z {
-                "pass"
-            } else {
-                "fail"
-            }
-            .to_string(),
+            fpr_between_filter_variance: var_between,
+            z_classic: averaged(fpr_classic),
+            z_fill_expected: averaged(fpr_fill_expected),
+            z_from_fill: z_score(fpr_measured, fpr_from_fill, queries),
+            z_exact: averaged(fpr_exact),
+            bits_p,
+            bits_check: bits_verdict(bits_p).to_string(),
         }
     }
 
-    /// True when the measured rate agrees with the filter's own fill (see [`BITS_CHECK_Z`]).
+    /// True unless the bits check failed (see [`BITS_CHECK_ALPHA`]).
     pub fn bits_ok(&self) -> bool {
-        self.bits_ok_at(BITS_CHECK_Z)
+        self.bits_ok_at(BITS_CHECK_ALPHA)
     }
 
-    /// The bits check at another bound: `|z_from_fill| <= z_bound`.
-    pub fn bits_ok_at(&self, z_bound: f64) -> bool {
-        self.z_from_fill.abs() <= z_bound
+    /// The bits check at another level: false only when `bits_p < alpha`.
+    pub fn bits_ok_at(&self, alpha: f64) -> bool {
+        self.bits_p.is_nan() || self.bits_p >= alpha
     }
 
-    /// Variance of `fpr_measured` as an estimate of the rate of a fresh filter of this size:
-    /// the binomial term `p(1-p)/q` plus the fill's own spread carried through `p = f^k`,
-    /// `(k p / f)² Var(X/m)`.
+    /// Variance of `fpr_measured` as an estimate of the rate of a fresh filter of this size.
+    ///
+    /// For the plain bit arrays: `p(1-p)/q + V(1 - 1/q)`, p = `fpr_exact`, V =
+    /// `fpr_between_filter_variance` ([`averaged_rate_variance`]). For the other structures,
+    /// whose V is not modelled, the approximation of a classic filter's fill spread carried
+    /// through `p = f^k`: `p(1-p)/q + (k p / f)² Var(X/m)`.
     pub fn fpr_variance(&self) -> f64 {
         let p = self.fpr_exact;
-        let se = crate::stats::binomial_se(p, self.queries);
+        if self.fpr_between_filter_variance > 0.0 {
+            return averaged_rate_variance(p, self.fpr_between_filter_variance, self.queries);
+        }
+        let se = binomial_se(p, self.queries);
         let fill_var = theory::fill_variance(self.m, self.k as f64 * self.n as f64);
         let slope = self.k as f64 * p / self.fill_expected;
         se * se + slope * slope * fill_var
     }
 }
 
-/// Several measurements of one setup taken together.
+/// `theory::fpr_between_filter_variance(n, m, k)` when the structure's exact rate is the plain
+/// bit array's (`fpr_exact` equal to `theory::fpr_exact(n, m, k)` to 1e-12, relative), else 0
+/// (not modelled; see [`Measurement::fpr_between_filter_variance`]).
+fn between_filter_variance(n: u64, m: u64, k: u32, fpr_exact: f64) -> f64 {
+    let plain = theory::fpr_exact(n, m, k);
+    if (fpr_exact - plain).abs() <= 1e-12 * plain.abs() && plain > 0.0 {
+        theory::fpr_between_filter_variance(n, m, k)
+    } else {
+        0.0
+    }
+}
+
+/// The bits check of a p-value: "n/a" without one, "fail" below [`BITS_CHECK_ALPHA`].
+fn bits_verdict(bits_p: f64) -> &'static str {
+    if bits_p.is_nan() {
+        "n/a"
+    } else if bits_p < BITS_CHECK_ALPHA {
+        "fail"
+    } else {
+        "pass"
+    }
+}
+
+/// Several measurements of one setup taken together: T filters (hash seeds) of one shape.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Spread {
     /// Mean of the measured rates.
     pub mean: f64,
     /// Their sample standard deviation.
     pub sd: f64,
-    /// The deviation binomial and fill noise predict: `sqrt(mean of fpr_variance)`.
+    /// The deviation binomial and between-filter noise predict: `sqrt(mean of fpr_variance)`.
     pub expected_sd: f64,
-    /// All false positives over all queries, with its 95% Wilson interval.
+    /// The rate of the setup averaged over filters, estimated by the mean of the T rates.
     pub pooled: f64,
+    /// 95% interval of `pooled` from the scatter between filters: `mean ± t_{T-1}·sd/√T`,
+    /// `t_{T-1}` the 97.5% Student quantile (the variance of the mean of T rates, not the
+    /// binomial of pooled counts, which leaves out the filters' own spread). With one trial,
+    /// that row's Clopper–Pearson interval.
     pub pooled_low: f64,
     pub pooled_high: f64,
 }
@@ -290,14 +353,18 @@ impl Spread {
             / (t - 1.0).max(1.0))
         .sqrt();
         let expected_sd = (rows.iter().map(|r| r.fpr_variance()).sum::<f64>() / t).sqrt();
-        let false_positives: u64 = rows.iter().map(|r| r.false_positives).sum();
-        let queries: u64 = rows.iter().map(|r| r.queries).sum();
-        let (pooled_low, pooled_high) = wilson_interval(false_positives, queries, Z95);
+        let (pooled_low, pooled_high) = match StudentsT::new(0.0, 1.0, t - 1.0) {
+            Ok(student) if rows.len() >= 2 => {
+                let half = student.inverse_cdf(0.5 + CONFIDENCE / 2.0) * sd / t.sqrt();
+                ((mean - half).max(0.0), (mean + half).min(1.0))
+            }
+            _ => (rows[0].ci_low, rows[0].ci_high),
+        };
         Spread {
             mean,
             sd,
             expected_sd,
-            pooled: false_positives as f64 / queries as f64,
+            pooled: mean,
             pooled_low,
             pooled_high,
         }

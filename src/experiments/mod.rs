@@ -255,18 +255,18 @@ impl Outcome {
 
     /// One line per row whose measured rate departs from its own bits (`bits_check = fail`).
     pub fn bits_failures(&self) -> Vec<String> {
-        self.bits_failures_at(crate::measure::BITS_CHECK_Z)
+        self.bits_failures_at(crate::measure::BITS_CHECK_ALPHA)
     }
 
-    /// One line per row with `|z_from_fill| > z_bound`.
-    pub fn bits_failures_at(&self, z_bound: f64) -> Vec<String> {
+    /// One line per row whose exact binomial p against its own bits is below `alpha`.
+    pub fn bits_failures_at(&self, alpha: f64) -> Vec<String> {
         self.measurements
             .iter()
             .enumerate()
-            .filter(|(_, m)| !m.bits_ok_at(z_bound))
+            .filter(|(_, m)| !m.bits_ok_at(alpha))
             .map(|(i, m)| {
                 format!(
-                    "row {} (n={}, m={}, k={}, hash={}): measured {} vs from bits {} (z = {:.1})",
+                    "row {} (n={}, m={}, k={}, hash={}): measured {} vs from bits {} (z = {:.1}, p = {:.2e})",
                     i + 1,
                     m.n,
                     m.m,
@@ -274,7 +274,8 @@ impl Outcome {
                     m.hash,
                     crate::report::percent(m.fpr_measured),
                     crate::report::percent(m.fpr_from_fill),
-                    m.z_from_fill
+                    m.z_from_fill,
+                    m.bits_p
                 )
             })
             .collect()

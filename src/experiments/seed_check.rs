@@ -3,9 +3,19 @@
 //! (a) Scale n and m together at fixed m/n and k: the rates must agree. Test: Cochran's Q
 //! over the rows, each with variance `p(1-p)/q + (k p / f)² Var(X/m)` (query noise plus the
 //! fill's own spread), against χ² with S-1 degrees of freedom; fails when `P < 0.001`.
-//! (b) Re-draw only the hash seed: each filter's count must be binomial around its own
-//! `fill^k`. Test: `Σ z_i²` of the `z_from_fill` against χ² with S degrees of freedom; fails
-//! when `P < 0.001` (over-dispersed: correlated probes) or `P > 0.999` (too regular).
+//! (b) Re-draw only the hash seed (32 seeds by default): each filter's count must be binomial
+//! around its own `fill^k`, and the counts must follow their distribution over filters.
+//! Four tests, each failing when its p is below 0.001:
+//! - dispersion: `Σ z_i²` of the `z_from_fill` against χ² with S degrees of freedom, in
+//!   either tail (over-dispersed: correlated probes; too regular);
+//! - Stouffer against the own bits: `Σ z_from_fill / √S`, two-sided normal; a shift of every
+//!   seed in one direction (a hash whose probes collide) adds up here;
+//! - Stouffer against the exact rate: `Σ z_exact / √S`, each z with the between-filter
+//!   variance;
+//! - goodness of fit: `Σ (c_i - μ)²/σ²` of the counts against the mixture of binomials over
+//!   filters (`μ`, `σ²`, kurtosis from `theory::fpr_moments`), matched to `a·χ²_ν`
+//!   ([`count_goodness_of_fit`]), upper tail. Only for the plain bit arrays, whose
+//!   between-filter distribution is modelled.
 
 use clap::Args;
 use indicatif::ProgressBar;
@@ -21,12 +31,13 @@ use crate::params::{
 use crate::plot::{Axis, Colour, Corner, Mark, Panel, Plate, Series};
 use crate::preflight::Cost;
 use crate::report::{Cell, Column, Record, col, percent};
-use crate::stats::{chi_square_sf, cochran_q};
+use crate::stats::{CountDistribution, chi_square_sf, cochran_q, count_goodness_of_fit, stouffer};
+use crate::theory;
 
 pub const DEFAULT_N: u64 = 4_000;
 pub const DEFAULT_BITS_PER_KEY: [f64; 1] = [10.0];
 pub const DEFAULT_K: u32 = 7;
-pub const DEFAULT_SEEDS: u64 = 8;
+pub const DEFAULT_SEEDS: u64 = 32;
 pub const DEFAULT_SCALES: [f64; 5] = [0.25, 0.5, 1.0, 2.0, 4.0];
 /// Significance level of both checks.
 pub const ALPHA: f64 = 0.001;
@@ -42,7 +53,7 @@ pub struct SeedCheckParams {
     #[command(flatten)]
     #[serde(flatten)]
     pub measure: MeasureParams,
-    /// Number of hash seeds for the re-seeding check [2..=1000, default 8]
+    /// Number of hash seeds for the re-seeding check [2..=1000, default 32]
     #[arg(long, allow_hyphen_values = true)]
     pub seeds: Option<Count>,
     /// Factors by which n and m are scaled together [> 0, <= 1000]
@@ -83,7 +94,6 @@ impl Record for SeedCheckRow {
 pub struct SeedCheckPlan {
     title: String,
     scales: usize,
-    seeds: u64,
     measured: MeasuredPlan,
 }
 
@@ -98,10 +108,14 @@ impl Experiment for SeedCheck {
   bloomlab seed-check --hash low-bits --m 32768 --k 4
 
 Tests (each at significance 0.001):
-  scale:     Cochran's Q of the rates, each with variance p(1-p)/q + (k p/f)^2 Var(fill),
+  scale:     Cochran's Q of the rates, each with the variance of Measurement::fpr_variance,
              against chi-square with S-1 degrees of freedom;
   hash-seed: sum of z^2 of each count against its own fill^k, against chi-square with
-             S degrees of freedom, failing in either tail.
+             S degrees of freedom, failing in either tail;
+             Stouffer's sum z/sqrt(S) of the z against the own fill^k, two-sided;
+             Stouffer's sum of the z against the exact rate (between-filter variance);
+             goodness of fit of the counts to their distribution over filters (plain bit
+             arrays only).
 
 Exit status 1 when either check fails.";
 
@@ -158,7 +172,6 @@ Exit status 1 when either check fails.";
                 measured.caption
             ),
             scales: scales.len(),
-            seeds,
             measured,
         })
     }
@@ -170,22 +183,14 @@ Exit status 1 when either check fails.";
     fn run(plan: &SeedCheckPlan, progress: &ProgressBar) -> Result<Outcome> {
         let measurements = plan.measured.measure(Self::NAME, progress)?;
         let (scaled, reseeded) = measurements.split_at(plan.scales);
-        let estimates: Vec<(f64, f64)> = scaled
-            .iter()
-            .map(|r| (r.fpr_measured, r.fpr_variance()))
-            .collect();
-        let (q, pooled) = cochran_q(&estimates);
-        let scale_p = chi_square_sf(q, (plan.scales - 1) as f64);
-        let dispersion: f64 = reseeded.iter().map(|r| r.z_from_fill.powi(2)).sum();
-        let seed_p = chi_square_sf(dispersion, plan.seeds as f64);
-
+        let (scale, z_checks) = scale_verdict(scaled);
         let mut rows: Vec<SeedCheckRow> = scaled
             .iter()
-            .zip(&estimates)
-            .map(|(r, (x, v))| SeedCheckRow {
+            .zip(z_checks)
+            .map(|(r, z)| SeedCheckRow {
                 measurement: r.clone(),
                 check: "scale".into(),
-                z_check: (x - pooled) / v.sqrt(),
+                z_check: z,
             })
             .collect();
         rows.extend(reseeded.iter().map(|r| SeedCheckRow {
@@ -193,49 +198,125 @@ Exit status 1 when either check fails.";
             check: "hash-seed".into(),
             z_check: r.z_from_fill,
         }));
-
-        let verdict = |ok: bool| if ok { "pass" } else { "FAIL" };
-        let scale_ok = scale_p >= ALPHA;
-        let seed_ok = (ALPHA..=1.0 - ALPHA).contains(&seed_p);
-        let scale_line = format!(
-            "scale check: {} (Cochran's Q = {q:.2}, df = {}, P = {scale_p:.3}; fail below {ALPHA})",
-            verdict(scale_ok),
-            plan.scales - 1
-        );
-        let seed_line = format!(
-            "hash-seed check: {} (Σz² = {dispersion:.2} against fill^k, df = {}, P = {seed_p:.3}; fail outside [{ALPHA}, {}])",
-            verdict(seed_ok),
-            plan.seeds,
-            1.0 - ALPHA
-        );
-        // The dispersion check is two-sided: P < α or P > 1 - α is 2·min(P, 1 - P) < 2α.
-        let verdicts = vec![
-            Verdict {
-                check: scale_line.clone(),
-                p_value: scale_p,
-                alpha: ALPHA,
-            },
-            Verdict {
-                check: seed_line.clone(),
-                p_value: 2.0 * seed_p.min(1.0 - seed_p),
-                alpha: 2.0 * ALPHA,
-            },
-        ];
+        let mut verdicts = vec![scale];
+        verdicts.extend(hash_seed_verdicts(reseeded));
+        let mut notes: Vec<String> = verdicts.iter().map(|v| v.check.clone()).collect();
+        if reseeded
+            .iter()
+            .any(|r| r.fpr_between_filter_variance <= 0.0)
+        {
+            notes.push(
+                "goodness of fit: not run, the distribution over filters of this structure is \
+                 not modelled"
+                    .into(),
+            );
+        }
         let spread = Spread::of(&reseeded.iter().collect::<Vec<_>>());
-        let notes = vec![
-            scale_line,
-            seed_line,
-            format!(
-                "across hash seeds: mean {}, sd {} (binomial and fill noise predict {})",
-                percent(spread.mean),
-                percent(spread.sd),
-                percent(spread.expected_sd)
-            ),
-        ];
+        notes.push(format!(
+            "across hash seeds: mean {}, sd {} (binomial and fill noise predict {})",
+            percent(spread.mean),
+            percent(spread.sd),
+            percent(spread.expected_sd)
+        ));
         let mut outcome = Outcome::new(&plan.title, &rows, notes, plate(reseeded, &spread))?;
         outcome.verdicts = verdicts;
         Ok(outcome)
     }
+}
+
+/// "pass" or "FAIL" at the seed-check's [`ALPHA`].
+fn verdict_word(p_value: f64, alpha: f64) -> &'static str {
+    if p_value >= alpha { "pass" } else { "FAIL" }
+}
+
+/// The scale check (Cochran's Q) and each row's z against the weighted mean.
+fn scale_verdict(scaled: &[Measurement]) -> (Verdict, Vec<f64>) {
+    let estimates: Vec<(f64, f64)> = scaled
+        .iter()
+        .map(|r| (r.fpr_measured, r.fpr_variance()))
+        .collect();
+    let (q, pooled) = cochran_q(&estimates);
+    let df = scaled.len() - 1;
+    let p_value = chi_square_sf(q, df as f64);
+    let check = format!(
+        "scale check: {} (Cochran's Q = {q:.2}, df = {df}, P = {p_value:.3}; fail below {ALPHA})",
+        verdict_word(p_value, ALPHA)
+    );
+    let zs = estimates
+        .iter()
+        .map(|(x, v)| (x - pooled) / v.sqrt())
+        .collect();
+    let verdict = Verdict {
+        check,
+        p_value,
+        alpha: ALPHA,
+    };
+    (verdict, zs)
+}
+
+/// The hash-seed checks of the module, each a [`Verdict`] at [`ALPHA`] (the dispersion check
+/// is two-sided: `P < α` or `P > 1 - α` is `2·min(P, 1 - P) < 2α`).
+fn hash_seed_verdicts(reseeded: &[Measurement]) -> Vec<Verdict> {
+    let seeds = reseeded.len();
+    let dispersion: f64 = reseeded.iter().map(|r| r.z_from_fill.powi(2)).sum();
+    let upper = chi_square_sf(dispersion, seeds as f64);
+    let both = 2.0 * upper.min(1.0 - upper);
+    let mut verdicts = vec![Verdict {
+        check: format!(
+            "hash-seed check: {} (Σz² = {dispersion:.2} against fill^k, df = {seeds}, P = {upper:.3}; fail outside [{ALPHA}, {}])",
+            verdict_word(both, 2.0 * ALPHA),
+            1.0 - ALPHA
+        ),
+        p_value: both,
+        alpha: 2.0 * ALPHA,
+    }];
+    let zs = |z: fn(&Measurement) -> f64| reseeded.iter().map(z).collect::<Vec<_>>();
+    for (against, z_of) in [
+        ("own fill^k", (|r| r.z_from_fill) as fn(&Measurement) -> f64),
+        ("exact rate, between-filter variance", |r| r.z_exact),
+    ] {
+        let (z, p_value) = stouffer(&zs(z_of));
+        verdicts.push(Verdict {
+            check: format!(
+                "hash-seed Stouffer against the {against}: {} (Z = {z:.2}, S = {seeds}, P = {p_value:.2e}; fail below {ALPHA})",
+                verdict_word(p_value, ALPHA)
+            ),
+            p_value,
+            alpha: ALPHA,
+        });
+    }
+    verdicts.extend(goodness_of_fit_verdict(reseeded));
+    verdicts
+}
+
+/// The counts of the re-seeded filters against their distribution over filters, for the
+/// plain bit arrays (none for a structure without a between-filter variance).
+fn goodness_of_fit_verdict(reseeded: &[Measurement]) -> Option<Verdict> {
+    let first = reseeded.first()?;
+    if reseeded
+        .iter()
+        .any(|r| r.fpr_between_filter_variance <= 0.0)
+    {
+        return None;
+    }
+    let model = CountDistribution::from_rate_moments(
+        first.queries,
+        theory::fpr_moments(first.n, first.m, first.k),
+    );
+    let counts: Vec<u64> = reseeded.iter().map(|r| r.false_positives).collect();
+    let fit = count_goodness_of_fit(&counts, &model);
+    Some(Verdict {
+        check: format!(
+            "hash-seed goodness of fit of the counts over filters: {} (T = {:.2}, {:.2}·χ² with df = {:.1}, P = {:.2e}; fail below {ALPHA})",
+            verdict_word(fit.p_over, ALPHA),
+            fit.statistic,
+            fit.scale,
+            fit.df,
+            fit.p_over
+        ),
+        p_value: fit.p_over,
+        alpha: ALPHA,
+    })
 }
 
 /// The rate per hash seed with the pooled rate and its interval as levels.

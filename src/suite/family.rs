@@ -114,11 +114,15 @@ pub fn normal_two_sided_p(z: f64) -> f64 {
 /// p-value of a row's bits check: whether its count of false positives is binomial over its
 /// queries at the rate its own bits predict, `fpr_from_fill`.
 ///
-/// For now the two-sided normal p-value of `z_from_fill`; to become the exact binomial tail
-/// (`crate::stats::binomial_two_sided_p(false_positives, queries, fpr_from_fill)`) once that
-/// lands, here and nowhere else.
+/// The exact two-sided binomial tail `binomial_two_sided_p(false_positives, queries,
+/// fpr_from_fill)` ([`Measurement::bits_p`]), recomputed so that a row read back from a
+/// table is judged the same way. A structure without a rate from its bits gives NaN, counted
+/// as rejected by [`holm_rejections`] only if it was ever compared.
 pub fn bits_check_p_value(row: &Measurement) -> f64 {
-    normal_two_sided_p(row.z_from_fill)
+    if row.fpr_from_fill.is_nan() {
+        return f64::NAN;
+    }
+    crate::stats::binomial_two_sided_p(row.false_positives, row.queries, row.fpr_from_fill)
 }
 
 #[cfg(test)]
