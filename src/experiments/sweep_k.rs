@@ -1,5 +1,12 @@
 //! sweep-k: the rate against the number of hashes at fixed space; the optimum
 //! `k = (m/n) ln 2` beside the measured minimum.
+//!
+//! The measured minimum is one argmin of noisy rates. Beside the main sweep, `--replicates`
+//! R further sweeps (key seed and hash seed `seed + j`, `hash_seed + j`, j = 1..=R) measure
+//! every k again; with the main sweep they give R + 1 independent replicates, and
+//! `in_min_set` is whether k is in the 95% set of k that may have the smallest mean rate
+//! ([`min_set`]: paired t-tests against every rival, Bonferroni over the K - 1 rivals). The
+//! replicates are not rows: the table keeps one row per k (per trial).
 
 use clap::Args;
 use indicatif::ProgressBar;
@@ -8,16 +15,19 @@ use serde::{Deserialize, Serialize};
 
 use super::{Experiment, Measured, MeasuredPlan, Outcome, measurement_columns};
 use crate::error::Result;
-use crate::measure::Measurement;
-use crate::params::{MeasureParams, ShapeParams};
+use crate::measure::{CONFIDENCE, Measurement, Setup};
+use crate::params::{Count, MeasureParams, ShapeParams, check_count};
 use crate::plot::{Axis, Colour, Corner, Mark, Panel, Plate, Series};
 use crate::preflight::Cost;
 use crate::report::{Cell, Column, Record, col, percent};
+use crate::stats::{min_set, ratio_interval};
 use crate::theory::optimal_k;
 
 pub const DEFAULT_N: u64 = 4_000;
 pub const DEFAULT_BITS_PER_KEY: [f64; 1] = [10.0];
 pub const DEFAULT_K: [u32; 16] = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16];
+/// Replicate sweeps measured beside the main one for the set of possible minima.
+pub const DEFAULT_REPLICATES: u64 = 8;
 
 pub struct SweepK;
 
@@ -30,6 +40,10 @@ pub struct SweepKParams {
     #[command(flatten)]
     #[serde(flatten)]
     pub measure: MeasureParams,
+    /// Replicate sweeps (fresh key and hash seeds) for the set of possible minima
+    /// [1..=1000, default 8]
+    #[arg(long, allow_hyphen_values = true)]
+    pub replicates: Option<Count>,
 }
 
 /// A sweep-k row: the measurement, the predicted optimum and whether this k measured lowest.
@@ -43,6 +57,18 @@ pub struct SweepKRow {
     pub measured_min: bool,
     /// `fpr_measured` over the lowest measured rate of its size.
     pub ratio_to_min: f64,
+    /// Lower end of the 95% interval of `ratio_to_min` as a statement about the design (rates averaged over
+    /// filters): [`ratio_interval`] with each rate's between-filter variance V, the row's
+    /// `fpr_between_filter_variance` where it is modelled, else the replicates' scatter
+    /// `max(0, s² - p̄(1-p̄)/q)`. The rows of one sweep share keys and hash prefixes and
+    /// correlate positively, so the interval is conservative; the minimum is an argmin, so
+    /// the lower end near 1 is optimistic for the rows closest to it.
+    pub ratio_to_min_low: f64,
+    /// Upper end of the 95% interval of `ratio_to_min` (see `ratio_to_min_low`).
+    pub ratio_to_min_high: f64,
+    /// Whether this k is in the 95% set of k that may have the smallest mean rate, from the
+    /// main sweep and the replicate sweeps (see the module).
+    pub in_min_set: bool,
 }
 
 impl Measured for SweepKRow {
@@ -55,72 +81,200 @@ impl Record for SweepKRow {
     fn columns() -> Vec<Column> {
         let mut columns = measurement_columns();
         columns.push(col("× min", Cell::Fixed("ratio_to_min", 2)));
+        columns.push(col(
+            "× min 95%",
+            Cell::TimesInterval("ratio_to_min_low", "ratio_to_min_high"),
+        ));
         columns.push(col("min", Cell::Plain("measured_min")));
+        columns.push(col("in min set", Cell::Plain("in_min_set")));
         columns
     }
 }
 
+/// The main sweep and its replicates.
+pub struct SweepKPlan {
+    n: u64,
+    main: MeasuredPlan,
+    replicates: MeasuredPlan,
+}
+
 impl Experiment for SweepK {
     type Params = SweepKParams;
-    type Plan = (u64, MeasuredPlan);
+    type Plan = SweepKPlan;
     const NAME: &'static str = "sweep-k";
     const ABOUT: &'static str =
         "Rate against the number of hashes k at fixed space; marks (m/n) ln 2 and the minimum";
     const AFTER_HELP: &'static str = "Examples:
   bloomlab sweep-k --bits-per-key 10
-  bloomlab sweep-k --bits-per-key 8,12 --k 1..20";
+  bloomlab sweep-k --bits-per-key 8,12 --k 1..20 --replicates 16";
 
     fn plan(params: &SweepKParams) -> Result<Self::Plan> {
         let n = params.shape.n_or(DEFAULT_N)?;
         let ks = params.shape.k_list_or(&DEFAULT_K)?;
+        let replicates = check_count(
+            "replicates",
+            params.replicates.map_or(DEFAULT_REPLICATES, |r| r.0),
+            1,
+            1000,
+        )?;
         let mut setups = Vec::new();
         for m in params.shape.sizes_or(n, &DEFAULT_BITS_PER_KEY)? {
             for &k in &ks {
                 setups.push(params.measure.setup(n, m, k)?);
             }
         }
-        Ok((n, MeasuredPlan::new(&params.measure, setups)?))
+        let replicate_setups = (1..=replicates)
+            .flat_map(|j| {
+                setups.iter().map(move |s| Setup {
+                    seed: s.seed.wrapping_add(j),
+                    hash_seed: s.hash_seed.wrapping_add(j),
+                    ..*s
+                })
+            })
+            .collect();
+        let main = MeasuredPlan::new(&params.measure, setups)?;
+        let replicates = MeasuredPlan {
+            setups: replicate_setups,
+            trials: 1,
+            caption: main.caption.clone(),
+        };
+        Ok(SweepKPlan {
+            n,
+            main,
+            replicates,
+        })
     }
 
-    fn cost((_, plan): &Self::Plan) -> Cost {
-        plan.cost()
+    fn cost(plan: &Self::Plan) -> Cost {
+        let (main, replicates) = (plan.main.cost(), plan.replicates.cost());
+        Cost {
+            key_operations: main.key_operations + replicates.key_operations,
+            peak_bytes: main.peak_bytes.max(replicates.peak_bytes),
+        }
     }
 
-    fn run((n, plan): &Self::Plan, progress: &ProgressBar) -> Result<Outcome> {
-        let measurements = plan.measure(Self::NAME, progress)?;
+    fn run(plan: &Self::Plan, progress: &ProgressBar) -> Result<Outcome> {
+        let measurements = plan.main.measure(Self::NAME, progress)?;
+        let replicates = plan.replicates.measure(Self::NAME, progress)?;
         let mut rows = Vec::with_capacity(measurements.len());
         let mut notes = Vec::new();
         for group in measurements.chunk_by(|a, b| a.m == b.m) {
-            let k_optimal = optimal_k(group[0].bits_per_key);
             let Some(best) = group
                 .iter()
                 .min_by(|a, b| a.fpr_measured.total_cmp(&b.fpr_measured))
             else {
                 continue;
             };
-            let best_rate = best.fpr_measured;
-            notes.push(format!(
-                "{:.2} bits/key: predicted optimum k = (m/n) ln 2 = {:.2}; measured minimum at k = {} ({})",
-                group[0].bits_per_key,
-                k_optimal,
-                best.k,
-                percent(best_rate)
-            ));
-            rows.extend(group.iter().map(|m| SweepKRow {
-                measurement: m.clone(),
-                k_optimal,
-                measured_min: m.k == best.k,
-                ratio_to_min: if best_rate > 0.0 {
-                    m.fpr_measured / best_rate
-                } else {
-                    f64::INFINITY
-                },
-            }));
+            let same_size: Vec<&Measurement> =
+                replicates.iter().filter(|r| r.m == best.m).collect();
+            let by_k = KReplicates::of(group, &same_size);
+            notes.push(minimum_note(group, best, &by_k));
+            rows.extend(group.iter().map(|m| sweep_row(m, best, &by_k)));
         }
-        plan.trial_notes(&measurements, &mut notes);
-        let title = format!("sweep-k: n = {n}, {}", plan.caption);
+        plan.main.trial_notes(&measurements, &mut notes);
+        let title = format!("sweep-k: n = {}, {}", plan.n, plan.main.caption);
         Outcome::new(title, &rows, notes, plate(&rows))
     }
+}
+
+/// The rates of each k of one size over the main sweep and its replicates, and the 95% set
+/// of possible minima.
+struct KReplicates {
+    ks: Vec<u32>,
+    rates: Vec<Vec<f64>>,
+    in_set: Vec<bool>,
+}
+
+impl KReplicates {
+    /// The first main row of each k (its first trial) and every replicate row of that k.
+    fn of(group: &[Measurement], replicates: &[&Measurement]) -> Self {
+        let mut ks: Vec<u32> = group.iter().map(|m| m.k).collect();
+        ks.dedup();
+        let rates: Vec<Vec<f64>> = ks
+            .iter()
+            .map(|&k| {
+                let main = group.iter().find(|m| m.k == k).map(|m| m.fpr_measured);
+                let others = replicates.iter().filter(|r| r.k == k);
+                main.into_iter()
+                    .chain(others.map(|r| r.fpr_measured))
+                    .collect()
+            })
+            .collect();
+        let in_set = min_set(&rates);
+        KReplicates { ks, rates, in_set }
+    }
+
+    fn index(&self, k: u32) -> Option<usize> {
+        self.ks.iter().position(|&x| x == k)
+    }
+
+    /// V of a row: modelled, or `max(0, s² - p̄(1-p̄)/q)` from the replicates of its k.
+    fn between_variance(&self, row: &Measurement) -> f64 {
+        if row.fpr_between_filter_variance > 0.0 {
+            return row.fpr_between_filter_variance;
+        }
+        let Some(rates) = self.index(row.k).map(|i| &self.rates[i]) else {
+            return 0.0;
+        };
+        if rates.len() < 2 {
+            return 0.0;
+        }
+        let t = rates.len() as f64;
+        let mean = rates.iter().sum::<f64>() / t;
+        let var = rates.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / (t - 1.0);
+        (var - mean * (1.0 - mean) / row.queries as f64).max(0.0)
+    }
+
+    fn in_min_set(&self, k: u32) -> bool {
+        self.index(k).is_some_and(|i| self.in_set[i])
+    }
+}
+
+/// One table row: the measurement against the measured minimum of its size.
+fn sweep_row(m: &Measurement, best: &Measurement, by_k: &KReplicates) -> SweepKRow {
+    let ratio = ratio_interval(
+        m.false_positives,
+        m.queries,
+        best.false_positives,
+        best.queries,
+        by_k.between_variance(m),
+        by_k.between_variance(best),
+        CONFIDENCE,
+    );
+    SweepKRow {
+        measurement: m.clone(),
+        k_optimal: optimal_k(m.bits_per_key),
+        measured_min: m.k == best.k,
+        ratio_to_min: if best.fpr_measured > 0.0 {
+            m.fpr_measured / best.fpr_measured
+        } else {
+            f64::INFINITY
+        },
+        ratio_to_min_low: ratio.low,
+        ratio_to_min_high: ratio.high,
+        in_min_set: by_k.in_min_set(m.k),
+    }
+}
+
+/// The predicted optimum, the measured minimum and the set of possible minima of one size.
+fn minimum_note(group: &[Measurement], best: &Measurement, by_k: &KReplicates) -> String {
+    let set: Vec<String> = by_k
+        .ks
+        .iter()
+        .zip(&by_k.in_set)
+        .filter(|(_, inside)| **inside)
+        .map(|(k, _)| k.to_string())
+        .collect();
+    let replicates = by_k.rates.iter().map(Vec::len).min().unwrap_or(0);
+    format!(
+        "{:.2} bits/key: predicted optimum k = (m/n) ln 2 = {:.2}; measured minimum at k = {} ({}); \
+         k that may be the minimum at 95% over {replicates} replicate sweeps: {{{}}}",
+        group[0].bits_per_key,
+        optimal_k(group[0].bits_per_key),
+        best.k,
+        percent(best.fpr_measured),
+        set.join(", ")
+    )
 }
 
 /// Per size: the classic curve, the optimum as a vertical line, the measured points with
