@@ -3,7 +3,7 @@
 //! (the overfill cliff as each crate lives it), and queried with absent keys at each load.
 //!
 //! Per row: the memory the crate allocated, the hashes it uses, the measured rate with its
-//! Wilson interval, and `z = (p̂ - ε) / sqrt(ε(1-ε)/q)` against the configured ε; a row with
+//! Clopper–Pearson interval, and `z = (p̂ - ε) / sqrt(ε(1-ε)/q)` against the configured ε; a row with
 //! `z > 4` is flagged (a finding, not an error). Queries default to `200/ε` (at least 10^5,
 //! at most 2·10^8), so that at least 100 false positives are expected at the promised rate;
 //! a row with fewer is marked unresolved, and a row with none is reported by its upper bound.
