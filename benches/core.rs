@@ -8,6 +8,11 @@ use bloomlab::theory::fpr_exact;
 use bloomlab::{BloomFilter, HashScheme, KeySource};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
+/// A registered structure by name.
+fn named(name: &str) -> FilterKind {
+    FilterKind::named(name).unwrap()
+}
+
 fn filter_ops(c: &mut Criterion) {
     let keys = KeySource::new(1);
     let n = 4_000u64;
@@ -42,14 +47,14 @@ fn structures(c: &mut Criterion) {
     let mut group = c.benchmark_group("structures 10 bits/key n=4000");
     group.throughput(Throughput::Elements(n));
     for (kind, k) in [
-        (FilterKind::Classic, 7),
-        (FilterKind::Blocked, 7),
-        (FilterKind::SplitBlock, 8),
-        (FilterKind::Counting, 7),
-        (FilterKind::Cuckoo, 10),
+        (FilterKind::CLASSIC, 7),
+        (named("blocked"), 7),
+        (named("split-block"), 8),
+        (named("counting"), 7),
+        (named("cuckoo"), 10),
     ] {
         let m = kind.layout(10 * n, k).unwrap();
-        let mut filter = kind.build(m, k, HashScheme::MultiplyShift, 2).unwrap();
+        let mut filter = kind.build(n, m, k, HashScheme::MultiplyShift, 2).unwrap();
         keys.inserted(n).for_each(|key| filter.insert(key));
         group.bench_function(BenchmarkId::new("query absent", kind), |b| {
             b.iter(|| {

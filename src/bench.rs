@@ -1,55 +1,28 @@
-//! Timing: ns per insert and per query for bloomlab's filter and, with the `peers` feature,
-//! for the `fastbloom` and `bloomfilter` crates at equal m and k; and the time-versus-rate
-//! table across k for a table larger than cache.
-//!
-//! Each figure is the best of `repeats` single-threaded passes. Insert times include drawing
-//! the key from the key source (about 1 ns, the same for every filter); query keys are drawn
-//! beforehand.
-
-use std::hint::black_box;
-use std::time::Instant;
+//! The bench experiment: ns per insert and per query for bloomlab's filter and, with the
+//! `peers` feature, for the `fastbloom` and `bloomfilter` crates at equal m and k; and the
+//! time-versus-rate table across k for a table larger than cache. The timing itself is
+//! [`crate::timing`]'s.
 
 use indicatif::ProgressBar;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 use crate::hash::HashScheme;
-use crate::keys::KeySource;
 use crate::report::{Cell, Column, Record, col};
 use crate::structures::FilterKind;
-
-pub use crate::structures::Membership as Subject;
+use crate::timing::time_filter;
+pub use crate::timing::{BenchSize, Subject, default_sizes};
 
 /// The filters timed side by side at equal m and k: bloomlab's classic filter, then (with
 /// the `peers` feature) fastbloom and bloomfilter. (growable-bloom-filter is left out: by
 /// shape it grows past m once n exceeds m ln 2 / k, so it cannot be held to equal m.)
 pub fn contenders() -> Vec<FilterKind> {
-    let mut kinds = vec![FilterKind::Classic];
-    if cfg!(feature = "peers") {
-        kinds.extend([FilterKind::Fastbloom, FilterKind::Bloomfilter]);
-    }
-    kinds
-}
-
-/// A size to time at.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BenchSize {
-    pub label: &'static str,
-    pub m: u64,
-}
-
-/// The two sizes: in cache (m = 40,000) and out of cache (m = 2^30 bits).
-pub fn default_sizes() -> Vec<BenchSize> {
-    vec![
-        BenchSize {
-            label: "in-cache",
-            m: 40_000,
-        },
-        BenchSize {
-            label: "out-of-cache",
-            m: 1 << 30,
-        },
-    ]
+    ["classic", "fastbloom", "bloomfilter"]
+        .into_iter()
+        .filter_map(|name| FilterKind::named(name).ok())
+        .filter(|kind| kind.require_built().is_ok())
+        .collect()
 }
 
 /// Everything a timing run needs.
@@ -64,21 +37,31 @@ pub struct BenchConfig {
 }
 
 /// One contender at one size and k.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct BenchRow {
+    /// The contender timed.
     pub filter: String,
+    /// The size's label: in-cache or out-of-cache.
     pub size: String,
+    /// Bits in the filter.
     pub m: u64,
+    /// Keys inserted: `round(m / bits_per_key)`.
     pub n: u64,
+    /// Hashes per key.
     pub k: u32,
+    /// ns per insert, best of the repeats (drawing the key included).
     pub ns_insert: f64,
+    /// ns per query of an inserted key, best of the repeats.
     pub ns_query_present: f64,
+    /// ns per query of an absent key, best of the repeats.
     pub ns_query_absent: f64,
     /// False positives over the absent queries, as a check that the filter is the one asked for.
     pub fpr_measured: f64,
     /// `ns_insert` over the fastest peer's (none without the `peers` feature).
     pub ratio_insert: Option<f64>,
+    /// `ns_query_present` over the fastest peer's.
     pub ratio_query_present: Option<f64>,
+    /// `ns_query_absent` over the fastest peer's.
     pub ratio_query_absent: Option<f64>,
 }
 
@@ -100,64 +83,6 @@ impl Record for BenchRow {
     }
 }
 
-/// Best-of-`repeats` nanoseconds per call of `pass` over `count` items.
-pub fn best_ns(repeats: u32, count: u64, mut pass: impl FnMut()) -> f64 {
-    (0..repeats.max(1))
-        .map(|_| {
-            let start = Instant::now();
-            pass();
-            start.elapsed().as_nanos() as f64 / count as f64
-        })
-        .fold(f64::INFINITY, f64::min)
-}
-
-/// ns per insert, per present and per absent query, and the rate over the absent queries.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Timing {
-    pub ns_insert: f64,
-    pub ns_query_present: f64,
-    pub ns_query_absent: f64,
-    pub fpr_measured: f64,
-}
-
-/// Fills fresh filters from `build` with n keys (timed, best of `repeats`), then queries
-/// `queries` present and absent keys (timed).
-pub fn time_filter(
-    build: impl Fn() -> Result<Box<dyn Subject>>,
-    n: u64,
-    queries: u64,
-    repeats: u32,
-    seed: u64,
-) -> Result<Timing> {
-    let keys = KeySource::new(seed);
-    let present: Vec<u64> = keys.inserted(queries.min(n)).collect();
-    let absent: Vec<u64> = keys.absent(n, queries).collect();
-    let mut filter = build()?;
-    let mut ns_insert = f64::INFINITY;
-    for _ in 0..repeats.max(1) {
-        let mut fresh = build()?;
-        let start = Instant::now();
-        keys.inserted(n).for_each(|key| fresh.insert(key));
-        // Until the first answer: a static filter (binary fuse) is built here.
-        black_box(fresh.contains(0));
-        ns_insert = ns_insert.min(start.elapsed().as_nanos() as f64 / n as f64);
-        filter = fresh;
-    }
-    let ns_query_present = best_ns(repeats, present.len() as u64, || {
-        black_box(present.iter().filter(|&&key| filter.contains(key)).count());
-    });
-    let mut false_positives = 0;
-    let ns_query_absent = best_ns(repeats, absent.len() as u64, || {
-        false_positives = black_box(absent.iter().filter(|&&key| filter.contains(key)).count());
-    });
-    Ok(Timing {
-        ns_insert,
-        ns_query_present,
-        ns_query_absent,
-        fpr_measured: false_positives as f64 / absent.len() as f64,
-    })
-}
-
 /// Times one contender at m bits and k hashes.
 fn time_one(
     contender: FilterKind,
@@ -168,7 +93,7 @@ fn time_one(
 ) -> Result<BenchRow> {
     let timing = time_filter(
         || -> Result<Box<dyn Subject>> {
-            Ok(contender.build(m, k, HashScheme::MultiplyShift, config.seed)?)
+            Ok(contender.build(n, m, k, HashScheme::MultiplyShift, config.seed)?)
         },
         n,
         config.queries,
@@ -210,7 +135,7 @@ pub fn run(config: &BenchConfig, progress: &ProgressBar) -> Result<Vec<BenchRow>
             let fastest = |metric: fn(&BenchRow) -> f64| {
                 group
                     .iter()
-                    .filter(|r| r.filter != FilterKind::Classic.name())
+                    .filter(|r| r.filter != FilterKind::CLASSIC.name())
                     .map(metric)
                     .reduce(f64::min)
             };
@@ -228,23 +153,24 @@ pub fn run(config: &BenchConfig, progress: &ProgressBar) -> Result<Vec<BenchRow>
     Ok(rows)
 }
 
-/// A time in ns to one decimal, as the tables show it.
-pub fn round_ns(ns: f64) -> f64 {
-    (ns * 10.0).round() / 10.0
-}
-
 fn round2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
 }
 
 /// One k of the time-versus-rate table.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct TimeRateRow {
+    /// Bits in the filter (the out-of-cache size).
     pub m: u64,
+    /// Keys inserted: `round(m / bits_per_key)`.
     pub n: u64,
+    /// Hashes per key.
     pub k: u32,
+    /// ns per query of an absent key, best of the repeats.
     pub ns_query_absent: f64,
+    /// False positives over the absent queries.
     pub fpr_measured: f64,
+    /// The textbook approximation `(1 - e^{-kn/m})^k`.
     pub fpr_classic: f64,
     /// The k with the lowest time per absent query.
     pub fastest: bool,
@@ -277,7 +203,7 @@ pub fn time_versus_rate(config: &BenchConfig, progress: &ProgressBar) -> Result<
     progress.inc_length(config.ks.len() as u64);
     let mut rows = Vec::new();
     for &k in &config.ks {
-        let timed = time_one(FilterKind::Classic, size.m, k, n, config)?;
+        let timed = time_one(FilterKind::CLASSIC, size.m, k, n, config)?;
         rows.push(TimeRateRow {
             m: size.m,
             n,

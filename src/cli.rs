@@ -3,18 +3,17 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use bloomlab::Result;
 use bloomlab::bench;
-use bloomlab::compare;
-use bloomlab::experiments::{Experiment, Outcome};
-use bloomlab::params::{Params, ValueList};
-use bloomlab::report::{self, Format, Table};
+use bloomlab::experiments::{self, Registered};
+use bloomlab::params::{ShapeParams, ValueList};
+use bloomlab::preflight;
+use bloomlab::report::{self, Format, Table, View};
 use bloomlab::sizing::{self, SizeRequest};
-use bloomlab::structures::FilterKind;
 use bloomlab::suite;
-use bloomlab::{HashScheme, Result};
 use rand::Rng;
 
 const EXPERIMENT_HELP: &str = "\
@@ -38,18 +37,6 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Rate and fill against bits per key (the space), for one or several k.
-    #[command(after_help = format!("Examples:\n  bloomlab sweep-size\n  bloomlab sweep-size --k 4,6,8 --bits-per-key 2..16 --format csv --out curve.csv\n  bloomlab sweep-size --hash low-bits --m 32768 --k 4 --strict\n\n{EXPERIMENT_HELP}"))]
-    SweepSize(ExperimentArgs),
-    /// Rate against the number of hashes k at fixed space; marks (m/n) ln 2 and the minimum.
-    #[command(after_help = format!("Examples:\n  bloomlab sweep-k --bits-per-elem 10\n  bloomlab sweep-k --bits-per-elem 8,12 --k 1..20\n\n{EXPERIMENT_HELP}"))]
-    SweepK(ExperimentArgs),
-    /// A filter designed for --design-n keys receiving s times as many.
-    #[command(after_help = format!("Examples:\n  bloomlab overfill\n  bloomlab overfill --k 14 --factors 1,1.5,2\n\n{EXPERIMENT_HELP}"))]
-    Overfill(OverfillArgs),
-    /// Scale n and m together, then re-draw only the hash seed; prints a verdict.
-    #[command(after_help = format!("Examples:\n  bloomlab seed-check\n  bloomlab seed-check --hash low-bits --m 32768 --k 4\n\nTests (each at significance 0.001):\n  scale:     Cochran's Q of the rates, each with variance p(1-p)/q + (k p/f)^2 Var(fill),\n             against chi-square with S-1 degrees of freedom;\n  hash-seed: sum of z^2 of each count against its own fill^k, against chi-square with\n             S degrees of freedom, failing in either tail.\n\n{EXPERIMENT_HELP}"))]
-    SeedCheck(SeedCheckArgs),
     /// Size a filter: the rate first, then space, then k, then the warning about n.
     #[command(
         after_help = "Give exactly two of --n, --fpr, --bits-per-key, --m (not --fpr with --bits-per-key).\n\nExamples:\n  bloomlab size --n 4000 --fpr 0.01\n  bloomlab size --n 1000000 --bits-per-key 10\n  bloomlab size --m 8388608 --fpr 0.001 --format json"
@@ -70,69 +57,21 @@ enum Command {
         after_help = "Peers (fastbloom, bloomfilter) are timed beside bloomlab's classic filter at equal m and k\n(the `peers` feature, on by default).\n\nTimes are the best of --repeats single-threaded passes, in ns per key. Sizes:\nin-cache m = 40000, out-of-cache m = 2^30 bits, each filled to --bits-per-key.\n\nExamples:\n  bloomlab bench --size in-cache --k 4,7\n  bloomlab bench --sweep-k --format csv"
     )]
     Bench(BenchArgs),
-    /// Every structure sized for the same n and rate: space against the floor, rate, speed.
-    #[command(
-        after_help = "Structures: classic, blocked (512-bit blocks), split-block (k = 8), counting\n(4-bit counters), cuckoo (buckets of 4 fingerprints at 95% load) and binary-fuse (static,\nbuilt from all keys at the first query; 8, 16 or 32-bit fingerprints). Each is sized for\nthe target by its own formula, then measured with at least 100 expected false positives. Each design (its bits per\nkey and k) is also timed, single-threaded, in a 40,000-bit table (in cache) and a\n2^30-bit one (out of cache); --untimed leaves that out.\n\nExamples:\n  bloomlab compare --n 100000 --fpr 0.01\n  bloomlab compare --n 20000 --fpr 0.05,0.01,0.002 --untimed\n  bloomlab compare --n 1000000 --fpr 0.001 --format markdown"
-    )]
-    Compare(CompareArgs),
-    /// Each shipped crate configured by target rate and n, measured at n, 1.1n, 1.5n and 2n.
-    #[command(
-        after_help = "Crates: bloomlab's classic filter, fastbloom, bloomfilter and growable-bloom-filter,\neach configured the way its README shows (target rate and n):\n  fastbloom              BloomFilter::with_false_pos(eps).seed(s).expected_items(n)\n  bloomfilter            Bloom::new_for_fp_rate_with_seed(n, eps, seed)\n  growable-bloom-filter  GrowableBloom::new(eps, n)   (takes no seed)\n\nQueries default to 200/eps (at least 10^5, at most 2*10^8), so that 100 or more false\npositives are expected at the promise; fewer are reported as unresolved. A row whose\nrate is more than 4 standard errors above the configured rate is flagged (a finding:\nthe exit status stays 0).\n\nExamples:\n  bloomlab audit --n 1000000 --fpr 0.01\n  bloomlab audit --n 100000000 --fpr 0.000001 --format markdown\n  bloomlab audit --n 10000 --fpr 0.01 --filter growable-bloom-filter --loads 1,2,4,8"
-    )]
-    Audit(AuditArgs),
 }
 
+/// The flags every experiment subcommand takes beside its own parameters: where and how
+/// the result is written, and what fails the run.
 #[derive(Args, Debug)]
-struct AuditArgs {
-    /// Keys each filter is configured for [1..=10^8, default 10^6]
-    #[arg(long, allow_hyphen_values = true)]
-    n: Option<u64>,
-    /// Configured false-positive rates: a fraction in (0, 1), or a list [default 0.01]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    fpr: Option<String>,
-    /// Loads: keys inserted over n, a list [> 0, <= 100, default 1,1.1,1.5,2]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    loads: Option<String>,
-    /// Absent queries per row [1..=10^10, default 200/fpr within 10^5..=2*10^8]
-    #[arg(long, allow_hyphen_values = true)]
-    queries: Option<u64>,
-    /// One crate only: classic, fastbloom, bloomfilter, growable-bloom-filter
-    #[arg(long, value_parser = parse_filter)]
-    filter: Option<FilterKind>,
-    /// Seed of the key generator [default 1]
-    #[arg(long, allow_hyphen_values = true)]
-    seed: Option<u64>,
-    /// Seed given to the crates that accept one [default 2]
-    #[arg(long, allow_hyphen_values = true)]
-    hash_seed: Option<u64>,
-    /// Draw the plate to FILE.svg (rate against load per crate, the promise as a line)
+struct RunArgs {
+    /// Exit 1 when any row fails the bits check
+    #[arg(long)]
+    strict: bool,
+    /// Draw the plate to FILE.svg (measured points with 95% intervals, predicted curves)
     #[arg(long, value_name = "FILE.svg", value_parser = parse_plot_path)]
     plot: Option<PathBuf>,
-    #[command(flatten)]
-    output: OutputArgs,
-}
-
-#[derive(Args, Debug)]
-struct CompareArgs {
-    /// Keys [1..=10^8]
-    #[arg(long, allow_hyphen_values = true)]
-    n: u64,
-    /// Target false-positive rates: a fraction in (0, 1), or a list
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    fpr: String,
-    /// Least number of absent queries [1..=10^8]
-    #[arg(long, default_value_t = 60_000)]
-    queries: u64,
-    /// Seed of the key generator
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Seed of the hash parameters
-    #[arg(long, default_value_t = 2)]
-    hash_seed: u64,
-    /// Leave out the timings (each design is timed in a 40,000-bit table and a 2^30-bit one,
-    /// which takes about 30 s per structure and rate: the large table holds 10^8 keys)
+    /// Run even when the estimate says the run exceeds 10 minutes or the memory available
     #[arg(long)]
-    untimed: bool,
+    yes: bool,
     #[command(flatten)]
     output: OutputArgs,
 }
@@ -188,19 +127,19 @@ struct CheckArgs {
     /// Seed from which --reseed draws its seeds (default: from the operating system)
     #[arg(long, requires = "reseed")]
     reseed_seed: Option<u64>,
-    /// Bound on |z| per comparison, in standard errors (> 0)
-    #[arg(long, default_value_t = suite::DEFAULT_Z_BOUND, value_parser = parse_z_bound)]
-    z_bound: f64,
+    /// Family-wise false-alarm rate of --reseed over all its comparisons, in (0, 0.5]
+    #[arg(long, default_value_t = suite::DEFAULT_FAMILY_ALPHA, value_parser = parse_family_alpha)]
+    family_alpha: f64,
     /// Format of the summary: table, csv, json, markdown
     #[arg(long, default_value = "table", value_parser = parse_format)]
     format: Format,
 }
 
-fn parse_z_bound(s: &str) -> std::result::Result<f64, String> {
+fn parse_family_alpha(s: &str) -> std::result::Result<f64, String> {
     match s.parse::<f64>() {
-        Ok(z) if z > 0.0 && z.is_finite() => Ok(z),
+        Ok(alpha) if alpha > 0.0 && alpha <= 0.5 => Ok(alpha),
         _ => Err(format!(
-            "'{s}' is not a positive number (allowed: > 0, e.g. 4)"
+            "'{s}' is not a rate in (0, 0.5] (allowed: e.g. 0.001)"
         )),
     }
 }
@@ -228,80 +167,6 @@ struct SizeArgs {
 }
 
 #[derive(Args, Debug)]
-struct ExperimentArgs {
-    /// Number of inserted keys [1..=10^10]
-    #[arg(long, allow_hyphen_values = true)]
-    n: Option<u64>,
-    /// Bits per key: a number, a list (4,6,8) or a range (2..16, 2..16:2) [> 0, <= 10000]
-    #[arg(
-        long = "bits-per-elem",
-        visible_alias = "bits-per-key",
-        value_name = "LIST",
-        allow_hyphen_values = true
-    )]
-    bits_per_key: Option<String>,
-    /// Bits in the filter; overrides --bits-per-elem [1..=2^36]
-    #[arg(long, allow_hyphen_values = true)]
-    m: Option<u64>,
-    /// Number of hashes: a number, a list or a range [1..=64]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    k: Option<String>,
-    /// Absent-key queries per row [1..=10^10, default 60000]
-    #[arg(long, allow_hyphen_values = true)]
-    queries: Option<u64>,
-    /// Seed of the key generator [default 1]
-    #[arg(long, allow_hyphen_values = true)]
-    seed: Option<u64>,
-    /// Seed of the hash parameters [default 2]
-    #[arg(long, allow_hyphen_values = true)]
-    hash_seed: Option<u64>,
-    /// Hash family: multiply-shift (default), low-bits (flawed), double-hashing
-    #[arg(long, value_parser = parse_hash)]
-    hash: Option<HashScheme>,
-    /// Structure: classic (default), blocked (512-bit blocks), split-block (k = 8), counting
-    /// (4-bit counters), cuckoo (k = fingerprint bits, 4..=16); the crates fastbloom,
-    /// bloomfilter and growable-bloom-filter (built by m and k; the last grows past m once n
-    /// exceeds about m ln 2 / k, and takes no seed)
-    #[arg(long, value_parser = parse_filter)]
-    filter: Option<FilterKind>,
-    /// Independent trials per row, with hash seeds hash-seed + t; prints a summary [1..=1000]
-    #[arg(long, allow_hyphen_values = true)]
-    trials: Option<u64>,
-    /// Exit 1 when any row fails the bits check
-    #[arg(long)]
-    strict: bool,
-    /// Draw the plate to FILE.svg (measured points with 95% intervals, predicted curves)
-    #[arg(long, value_name = "FILE.svg", value_parser = parse_plot_path)]
-    plot: Option<PathBuf>,
-    #[command(flatten)]
-    output: OutputArgs,
-}
-
-#[derive(Args, Debug)]
-struct OverfillArgs {
-    #[command(flatten)]
-    common: ExperimentArgs,
-    /// Keys the filter is designed for (m = design-n x bits per key) [default 4000]
-    #[arg(long, allow_hyphen_values = true)]
-    design_n: Option<u64>,
-    /// Overfill factors s: keys inserted = s x design-n [> 0, <= 100]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    factors: Option<String>,
-}
-
-#[derive(Args, Debug)]
-struct SeedCheckArgs {
-    #[command(flatten)]
-    common: ExperimentArgs,
-    /// Number of hash seeds for the re-seeding check [2..=1000, default 8]
-    #[arg(long, allow_hyphen_values = true)]
-    seeds: Option<u64>,
-    /// Factors by which n and m are scaled together [> 0, <= 1000]
-    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
-    scales: Option<String>,
-}
-
-#[derive(Args, Debug)]
 pub struct OutputArgs {
     /// Output format: table, csv, json, markdown
     #[arg(long, default_value = "table", value_parser = parse_format)]
@@ -309,13 +174,16 @@ pub struct OutputArgs {
     /// Write the output to FILE (atomically) instead of stdout
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+    /// Show every column in the terminal table (the default shows the setting, the measured
+    /// rate with its interval, the prediction that matters, z and the verdict)
+    #[arg(long)]
+    wide: bool,
+    /// Print each column's name and meaning after the table
+    #[arg(long)]
+    legend: bool,
     /// No progress bar
     #[arg(long, short)]
     quiet: bool,
-}
-
-fn parse_hash(s: &str) -> std::result::Result<HashScheme, String> {
-    s.parse()
 }
 
 fn parse_plot_path(s: &str) -> std::result::Result<PathBuf, String> {
@@ -330,36 +198,8 @@ fn parse_plot_path(s: &str) -> std::result::Result<PathBuf, String> {
     }
 }
 
-fn parse_filter(s: &str) -> std::result::Result<FilterKind, String> {
-    s.parse()
-}
-
 fn parse_format(s: &str) -> std::result::Result<Format, String> {
     s.parse()
-}
-
-fn list(name: &'static str, text: &Option<String>) -> Result<Option<ValueList>> {
-    text.as_deref()
-        .map(|t| ValueList::parse(name, t))
-        .transpose()
-}
-
-impl ExperimentArgs {
-    fn params(&self) -> Result<Params> {
-        Ok(Params {
-            n: self.n,
-            bits_per_key: list("bits_per_key", &self.bits_per_key)?,
-            m: self.m,
-            k: list("k", &self.k)?,
-            queries: self.queries,
-            seed: self.seed,
-            hash_seed: self.hash_seed,
-            hash: self.hash,
-            trials: self.trials,
-            filter: self.filter,
-            ..Params::default()
-        })
-    }
 }
 
 /// A progress bar on stderr, drawn only when stderr is a terminal and not `--quiet`.
@@ -376,7 +216,15 @@ pub fn progress_bar(quiet: bool) -> ProgressBar {
 
 /// Prints or writes a table; notes go to stderr beside machine formats.
 pub fn emit(table: &Table, output: &OutputArgs) -> Result<()> {
-    let text = report::render(table, output.format)?;
+    let view = if output.wide {
+        View::Wide
+    } else {
+        output.format.default_view()
+    };
+    let mut text = output.format.render(table, view)?;
+    if output.legend {
+        text.push_str(&output.format.render(&table.legend_table()?, View::Wide)?);
+    }
     match &output.out {
         Some(path) => report::write_atomic(path, text.as_bytes())?,
         None => print!("{text}"),
@@ -389,24 +237,31 @@ pub fn emit(table: &Table, output: &OutputArgs) -> Result<()> {
     Ok(())
 }
 
-fn run_experiment(
-    experiment: Experiment,
-    params: &Params,
-    common: &ExperimentArgs,
-) -> Result<ExitCode> {
-    let bar = progress_bar(common.output.quiet);
+/// Runs a registered experiment from its subcommand's matches.
+fn run_experiment(experiment: &dyn Registered, matches: &ArgMatches) -> Result<ExitCode> {
+    let args =
+        RunArgs::from_arg_matches(matches).map_err(|e| bloomlab::Error::Output(e.to_string()))?;
+    let prepared = experiment.prepare_matches(matches)?;
+    if let Some(path) = &args.output.out {
+        preflight::check_output("out", path)?;
+    }
+    if let Some(path) = &args.plot {
+        preflight::check_output("plot", path)?;
+    }
+    prepared.cost().check(args.yes)?;
+    let bar = progress_bar(args.output.quiet);
     bar.set_message(experiment.name());
-    let outcome: Outcome = experiment.run(params, &bar)?;
+    let outcome = prepared.run(&bar)?;
     bar.finish_and_clear();
-    emit(&outcome.table()?, &common.output)?;
-    if let Some(path) = &common.plot {
-        bloomlab::plot::write_plot(&outcome, path)?;
+    emit(&outcome.table, &args.output)?;
+    if let Some(path) = &args.plot {
+        bloomlab::plot::write_plot(&outcome.plate, path)?;
     }
     let mut failed = false;
     let bits_failures = outcome.bits_failures();
-    if common.strict && !bits_failures.is_empty() {
+    if args.strict && !bits_failures.is_empty() {
         eprintln!(
-            "bits check failed ({} rows; measured rate beyond 4 standard errors of fill^k):",
+            "bits check failed ({} rows; measured rate beyond 4 standard errors of the rate its bits predict):",
             bits_failures.len()
         );
         for line in bits_failures {
@@ -414,7 +269,7 @@ fn run_experiment(
         }
         failed = true;
     }
-    for line in &outcome.failures {
+    for line in &outcome.failures() {
         eprintln!("check failed: {line}");
         failed = true;
     }
@@ -441,6 +296,7 @@ fn run_size(args: &SizeArgs) -> Result<ExitCode> {
 
 fn run_reproduce(args: &SuiteArgs) -> Result<ExitCode> {
     let definitions = suite::load_definitions(&args.experiments)?;
+    preflight::check_folder("results", &args.results)?;
     let bar = progress_bar(args.quiet);
     let started = std::time::Instant::now();
     let unmet = suite::reproduce(
@@ -453,7 +309,7 @@ fn run_reproduce(args: &SuiteArgs) -> Result<ExitCode> {
                     eprintln!(
                         "{:<24} {:>3} rows  {:>7.3} s  -> {}/{}.{{csv,md,svg}}",
                         definition.name,
-                        outcome.measurements().len(),
+                        outcome.measurements.len(),
                         time.as_secs_f64(),
                         args.results.display(),
                         definition.name
@@ -483,27 +339,23 @@ fn run_reproduce(args: &SuiteArgs) -> Result<ExitCode> {
 fn run_check(args: &CheckArgs) -> Result<ExitCode> {
     let definitions = suite::load_definitions(&args.suite.experiments)?;
     let bar = progress_bar(args.suite.quiet);
-    let reseed = args
-        .reseed
-        .then(|| args.reseed_seed.unwrap_or_else(|| rand::rng().next_u64()));
-    let report = suite::check(
-        &definitions,
-        &args.suite.results,
-        reseed,
-        args.z_bound,
-        &bar,
-    )?;
+    let reseed = args.reseed.then(|| suite::Reseed {
+        seed: args.reseed_seed.unwrap_or_else(|| rand::rng().next_u64()),
+        family_alpha: args.family_alpha,
+    });
+    let report = suite::check(&definitions, &args.suite.results, reseed, &bar)?;
     bar.finish_and_clear();
     let mut table = Table::from_rows(
         format!(
-            "check: {} against {} (|z| bound {:.2})",
+            "check: {} against {} ({})",
             args.suite.experiments.display(),
             args.suite.results.display(),
-            report.z_bound
+            report.method
         ),
         &report.rows,
     )?;
-    if let (Some(seed), Some((key_seed, hash_seed))) = (reseed, report.seeds) {
+    if let (Some(suite::Reseed { seed, .. }), Some((key_seed, hash_seed))) = (reseed, report.seeds)
+    {
         table.preamble.push(format!(
             "reseeded: --reseed-seed {seed} (key seed {key_seed}, hash seed {hash_seed})"
         ));
@@ -511,6 +363,8 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode> {
     let output = OutputArgs {
         format: args.format,
         out: None,
+        wide: false,
+        legend: false,
         quiet: args.suite.quiet,
     };
     emit(&table, &output)?;
@@ -525,10 +379,13 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode> {
 }
 
 fn run_bench(args: &BenchArgs) -> Result<ExitCode> {
-    let probe = Params {
+    if let Some(path) = &args.output.out {
+        preflight::check_output("out", path)?;
+    }
+    let probe = ShapeParams {
         k: Some(ValueList::parse("k", &args.k)?),
         bits_per_key: Some(ValueList(vec![args.bits_per_key])),
-        ..Params::default()
+        ..ShapeParams::default()
     };
     let ks = probe.k_list_or(&[])?;
     probe.bits_per_key_or(&[])?;
@@ -586,96 +443,35 @@ fn run_bench(args: &BenchArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn run_compare(args: &CompareArgs) -> Result<ExitCode> {
-    bloomlab::params::check_count("n", args.n, 1, 100_000_000)?;
-    bloomlab::params::check_count("queries", args.queries, 1, 100_000_000)?;
-    let bar = progress_bar(args.output.quiet);
-    bar.set_message("compare");
-    let rates = ValueList::parse("fpr", &args.fpr)?.0;
-    let rows = compare::compare(
-        args.n,
-        &rates,
-        args.queries,
-        args.seed,
-        args.hash_seed,
-        (!args.untimed).then(compare::TimingSizes::default),
-        &bar,
-    )?;
-    bar.finish_and_clear();
-    let mut table = Table::from_rows(format!("compare: n = {}", args.n), &rows)?;
-    table.notes = compare::notes(args.n, &rates, &rows);
-    table.notes.push(
-        "bits/key counts the structure's memory (4 bits per counter, the built table of binary-fuse); ns are single-threaded, for the same design in a 40,000-bit table (cache) and a 2^30-bit one (RAM)".into(),
-    );
-    emit(&table, &args.output)?;
-    Ok(ExitCode::SUCCESS)
-}
-
-fn run_audit(args: &AuditArgs) -> Result<ExitCode> {
-    let params = Params {
-        n: args.n,
-        rates: list("fpr", &args.fpr)?,
-        factors: list("loads", &args.loads)?,
-        queries: args.queries,
-        seed: args.seed,
-        hash_seed: args.hash_seed,
-        filter: args.filter,
-        ..Params::default()
-    };
-    let bar = progress_bar(args.output.quiet);
-    bar.set_message("audit");
-    // The library names the fields as experiment files do; the user typed --fpr and --loads.
-    let outcome = bloomlab::experiments::run_audit(&params, true, &bar).map_err(|e| match e {
-        bloomlab::Error::InvalidParam {
-            name,
-            value,
-            reason,
-            allowed,
-        } => bloomlab::Error::InvalidParam {
-            name: match name {
-                "rates" => "fpr",
-                "factors" => "loads",
-                other => other,
-            },
-            value,
-            reason,
-            allowed,
-        },
-        other => other,
-    })?;
-    bar.finish_and_clear();
-    emit(&outcome.table()?, &args.output)?;
-    if let Some(path) = &args.plot {
-        bloomlab::plot::write_plot(&outcome, path)?;
+/// The whole command line: the fixed commands, then one subcommand per registered
+/// experiment with its own flags and the output flags.
+pub fn command() -> clap::Command {
+    let mut command = Cli::command();
+    for experiment in experiments::registry() {
+        let sub = experiment.command();
+        let help = sub
+            .get_after_help()
+            .map(|h| format!("{h}\n\n{EXPERIMENT_HELP}"))
+            .unwrap_or_else(|| EXPERIMENT_HELP.to_string());
+        // RunArgs's own doc comment would replace the experiment's `about`: set it last.
+        let sub = RunArgs::augment_args(sub.after_help(help)).about(experiment.about());
+        command = command.subcommand(sub);
     }
-    Ok(ExitCode::SUCCESS)
+    command
 }
 
-pub fn run(cli: Cli) -> Result<ExitCode> {
+/// Parses the command line and runs what it asks.
+pub fn run(matches: &ArgMatches) -> Result<ExitCode> {
+    if let Some((name, sub)) = matches.subcommand()
+        && let Some(experiment) = experiments::find(name)
+    {
+        return run_experiment(experiment, sub);
+    }
+    let cli = Cli::from_arg_matches(matches).map_err(|e| bloomlab::Error::Output(e.to_string()))?;
     match cli.command {
-        Command::Audit(args) => run_audit(&args),
-        Command::Compare(args) => run_compare(&args),
         Command::Bench(args) => run_bench(&args),
         Command::Reproduce(args) => run_reproduce(&args),
         Command::Check(args) => run_check(&args),
         Command::Size(args) => run_size(&args),
-        Command::SweepSize(args) => run_experiment(Experiment::SweepSize, &args.params()?, &args),
-        Command::SweepK(args) => run_experiment(Experiment::SweepK, &args.params()?, &args),
-        Command::Overfill(args) => {
-            let params = Params {
-                design_n: args.design_n,
-                factors: list("factors", &args.factors)?,
-                ..args.common.params()?
-            };
-            run_experiment(Experiment::Overfill, &params, &args.common)
-        }
-        Command::SeedCheck(args) => {
-            let params = Params {
-                seeds: args.seeds,
-                scales: list("scales", &args.scales)?,
-                ..args.common.params()?
-            };
-            run_experiment(Experiment::SeedCheck, &params, &args.common)
-        }
     }
 }

@@ -1,41 +1,45 @@
 //! `compare`: every structure sized for the same n and target rate, side by side: the space
 //! each spends against the information floor, its measured rate, its speed, and delete.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::bench::{round_ns, time_filter};
 use crate::error::{Error, Result};
 use crate::hash::HashScheme;
 use crate::measure::{Measurement, Setup, measure};
 use crate::report::{Cell, Column, Record, col};
-use crate::structures::{CUCKOO_SLOTS, FilterKind};
+use crate::structures::FilterKind;
 use crate::theory;
-
-/// Load factor a cuckoo filter is sized for: 95% of its slots.
-pub const CUCKOO_LOAD: f64 = 0.95;
+use crate::timing::{round_ns, time_filter};
 
 /// One structure sized for one target rate.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CompareRow {
     /// The measurement: `filter` names the structure, `fpr_exact` is its own prediction.
     #[serde(flatten)]
     pub measurement: Measurement,
+    /// The target rate ε the structure was sized for.
     pub fpr_target: f64,
     /// Memory per key: m/n bits, 4m/n for 4-bit counters.
     pub bits_per_key_spent: f64,
     /// `log2(1/ε)`.
     pub information_floor: f64,
+    /// `bits_per_key_spent / information_floor`.
     pub ratio_to_floor: f64,
+    /// Whether the structure can remove a key.
     pub supports_delete: bool,
-    /// Single-threaded ns per insert and per absent query of the same design (same bits per
-    /// key and k) in a table that fits in L1 and in one far larger than cache (only when
-    /// timed: timings are not reproducible, so the committed experiment leaves them out).
+    /// Single-threaded ns per insert of the same design (same bits per key and k) in a table
+    /// that fits in L1 (only when timed: timings are not reproducible, so the committed
+    /// experiment leaves them out).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ns_insert_in_cache: Option<f64>,
+    /// Single-threaded ns per absent query, table in L1 (only when timed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ns_query_in_cache: Option<f64>,
+    /// Single-threaded ns per insert in a table far larger than cache (only when timed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ns_insert_out_of_cache: Option<f64>,
+    /// Single-threaded ns per absent query, table far larger than cache (only when timed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ns_query_out_of_cache: Option<f64>,
 }
@@ -50,7 +54,7 @@ pub struct TimingSizes {
 impl Default for TimingSizes {
     /// bench's sizes: 40,000 bits (5 KB, in L1) and 2^30 bits (128 MiB, beyond any L3 here).
     fn default() -> Self {
-        let sizes = crate::bench::default_sizes();
+        let sizes = crate::timing::default_sizes();
         TimingSizes {
             in_cache: sizes[0].m,
             out_of_cache: sizes[1].m,
@@ -63,94 +67,32 @@ impl Record for CompareRow {
         vec![
             col("structure", Cell::Plain("filter")),
             col("target", Cell::Percent("fpr_target")),
-            col("m", Cell::Plain("m")),
-            col("k", Cell::Plain("k")),
+            col("m", Cell::Plain("m")).wide_only(),
+            col("k", Cell::Plain("k")).wide_only(),
             col("bits/key", Cell::Fixed("bits_per_key_spent", 2)),
-            col("floor", Cell::Fixed("information_floor", 2)),
+            col("floor", Cell::Fixed("information_floor", 2)).wide_only(),
             col("× floor", Cell::Fixed("ratio_to_floor", 3)),
-            col("FP/queries", Cell::Ratio("false_positives", "queries")),
+            col("FP/queries", Cell::Ratio("false_positives", "queries")).wide_only(),
             col("measured", Cell::Percent("fpr_measured")),
             col("95% CI", Cell::Interval("ci_low", "ci_high")),
             col("predicted", Cell::Percent("fpr_exact")),
             col("z", Cell::Fixed("z_exact", 2)),
-            col("bits", Cell::Plain("bits_check")),
-            col("ns insert (cache)", Cell::Fixed("ns_insert_in_cache", 1)),
-            col("ns query (cache)", Cell::Fixed("ns_query_in_cache", 1)),
-            col("ns insert (RAM)", Cell::Fixed("ns_insert_out_of_cache", 1)),
-            col("ns query (RAM)", Cell::Fixed("ns_query_out_of_cache", 1)),
-            col("delete", Cell::Plain("supports_delete")),
+            col("bits", Cell::Plain("bits_check")).wide_only(),
+            col("ns insert (cache)", Cell::Fixed("ns_insert_in_cache", 1)).wide_only(),
+            col("ns query (cache)", Cell::Fixed("ns_query_in_cache", 1)).wide_only(),
+            col("ns insert (RAM)", Cell::Fixed("ns_insert_out_of_cache", 1)).wide_only(),
+            col("ns query (RAM)", Cell::Fixed("ns_query_out_of_cache", 1)).wide_only(),
+            col("delete", Cell::Plain("supports_delete")).wide_only(),
         ]
     }
 }
 
-/// The smallest m (to 0.1%) whose rate is at most ε, by bisection between the classic
-/// filter's size (no blocked structure does better) and three times it.
-fn smallest_size(n: u64, fpr: f64, rate: impl Fn(u64) -> f64) -> u64 {
-    let classic = (n as f64 * theory::bits_per_key_for_fpr(fpr)).ceil() as u64;
-    let (mut low, mut high) = (classic.max(1), classic.saturating_mul(3).max(64));
-    while high - low > (high / 1000).max(1) {
-        let mid = low + (high - low) / 2;
-        if rate(mid) <= fpr {
-            high = mid;
-        } else {
-            low = mid;
-        }
-    }
-    high
-}
-
-/// `(m, k)` of a structure sized for n keys at rate ε.
-///
-/// classic and counting: `m = n·log2(1/ε)/ln 2`, `k = round((m/n) ln 2)`. blocked and
-/// split-block: the smallest m whose exact rate (Poisson mixture) meets ε. cuckoo: fingerprints
-/// of `f = ceil(log2(2·4/ε))` bits (Fan et al.'s `2b/2^f`), buckets for n at 95% load.
-/// binary-fuse: the smallest of 8, 16, 32 fingerprint bits with `2^-f <= ε`; its m is nominal
-/// (the built table, about 1.125 n slots, is what the row reports as memory).
-pub fn design(kind: FilterKind, n: u64, fpr: f64) -> Result<(u64, u32)> {
-    let (m, k) = match kind {
-        FilterKind::Classic | FilterKind::Counting => theory::classic_design(n, fpr),
-        FilterKind::Blocked => {
-            let m = smallest_size(n, fpr, |m| {
-                let k = theory::whole_optimal_k(n, m);
-                kind.layout(m, k).map_or(1.0, |m| kind.fpr_exact(n, m, k))
-            });
-            (m, theory::whole_optimal_k(n, m))
-        }
-        FilterKind::SplitBlock => {
-            let m = smallest_size(n, fpr, |m| {
-                kind.layout(m, 8).map_or(1.0, |m| kind.fpr_exact(n, m, 8))
-            });
-            (m, 8)
-        }
-        FilterKind::Cuckoo => {
-            let f = ((2.0 * CUCKOO_SLOTS as f64 / fpr).log2().ceil() as u32).max(4);
-            if f > 16 {
-                return Err(Error::Unsupported {
-                    filter: kind.name(),
-                    operation: "be sized below 8/2^16 = 0.0122% (its fingerprints have at most 16 bits)",
-                    supported: "classic, blocked, split-block, counting, binary-fuse",
-                });
-            }
-            let buckets = (n as f64 / (CUCKOO_SLOTS as f64 * CUCKOO_LOAD)).ceil() as u64;
-            (buckets * CUCKOO_SLOTS * u64::from(f), f)
-        }
-        FilterKind::BinaryFuse => {
-            let f = crate::structures::BINARY_FUSE_BITS
-                .into_iter()
-                .find(|&f| 0.5f64.powi(f as i32) <= fpr)
-                .unwrap_or(32);
-            // Nominal: the built table (about 1.125 n slots) is what the row reports.
-            ((n as f64 * 1.125).ceil() as u64 * u64::from(f), f)
-        }
-        FilterKind::Fastbloom | FilterKind::Bloomfilter | FilterKind::Growable => {
-            return Err(Error::Unsupported {
-                filter: kind.name(),
-                operation: "be designed by compare (audit configures the crates as they ship)",
-                supported: "classic, blocked, split-block, counting, cuckoo",
-            });
-        }
-    };
-    Ok((kind.layout(m, k)?, k))
+/// The structures compare sizes: bloomlab's own that have a design ([`FilterKind::design`]).
+pub fn designed() -> Vec<FilterKind> {
+    FilterKind::own()
+        .into_iter()
+        .filter(|k| k.structure().design.is_some())
+        .collect()
 }
 
 /// Default target rates of the compare experiment.
@@ -185,8 +127,8 @@ pub fn compare(
         let queries = min_queries
             .max((100.0 / fpr).ceil() as u64)
             .min(100_000_000);
-        for &kind in FilterKind::OWN {
-            let (m, k) = match design(kind, n, fpr) {
+        for kind in designed() {
+            let (m, k) = match kind.design(n, fpr) {
                 Ok(shape) => shape,
                 // Said in the notes rather than sized above its target.
                 Err(Error::Unsupported { .. }) => continue,
@@ -216,10 +158,10 @@ pub fn compare(
             // The same design for as many keys as fill `memory` bits.
             let time_at = |memory: u64, repeats: u32| -> Result<(f64, f64)> {
                 let keys = ((memory as f64 / bits_per_key_spent).round() as u64).max(1);
-                let (m, k) = design(setup.filter, keys, fpr)?;
+                let (m, k) = setup.filter.design(keys, fpr)?;
                 let kind = setup.filter;
                 let t = time_filter(
-                    || Ok(kind.build(m, k, HashScheme::MultiplyShift, hash_seed)?),
+                    || Ok(kind.build(keys, m, k, HashScheme::MultiplyShift, hash_seed)?),
                     keys,
                     1_000_000,
                     repeats,
@@ -267,8 +209,8 @@ pub fn notes(n: u64, rates: &[f64], rows: &[CompareRow]) -> Vec<String> {
             crate::report::percent(rate),
             ratios.join(", ")
         ));
-        for &kind in FilterKind::OWN {
-            if let Err(e) = design(kind, n, rate) {
+        for kind in designed() {
+            if let Err(e) = kind.design(n, rate) {
                 notes.push(format!("{}: not sized: {e}", crate::report::percent(rate)));
             }
         }

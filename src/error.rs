@@ -14,6 +14,9 @@ pub enum Error {
         reason: String,
         allowed: String,
     },
+    /// An experiment-file key that is unknown or holds a value of the wrong type.
+    #[error("key `{key}`: {message}")]
+    InvalidKey { key: String, message: String },
     /// An experiment definition that cannot be read or does not parse.
     #[error("{}: {message}", path.display())]
     Definition { path: PathBuf, message: String },
@@ -32,7 +35,7 @@ pub enum Error {
     Unsupported {
         filter: &'static str,
         operation: &'static str,
-        supported: &'static str,
+        supported: String,
     },
     /// A peer crate asked for in a build without the feature that brings it.
     #[error(
@@ -72,7 +75,10 @@ impl Error {
     pub fn is_usage(&self) -> bool {
         matches!(
             self,
-            Error::InvalidParam { .. } | Error::Definition { .. } | Error::NotBuilt { .. }
+            Error::InvalidParam { .. }
+                | Error::InvalidKey { .. }
+                | Error::Definition { .. }
+                | Error::NotBuilt { .. }
         )
     }
 

@@ -13,6 +13,14 @@ pub const MAX_BITS: u64 = 1 << 36;
 /// Largest number of hash functions accepted.
 pub const MAX_K: u32 = 64;
 
+/// Set bits in a slice of words of any width: the one popcount every structure uses.
+pub fn popcount<W: Copy + Into<u64>>(words: &[W]) -> u64 {
+    words
+        .iter()
+        .map(|&w| u64::from(w.into().count_ones()))
+        .sum()
+}
+
 /// Refuses a size outside `1..=MAX_BITS` or a k outside `1..=MAX_K`.
 pub fn check_shape(m: u64, k: u32) -> Result<()> {
     if m == 0 || m > MAX_BITS {
@@ -78,6 +86,11 @@ impl BloomFilter {
     /// Number of bits m.
     pub fn bits(&self) -> u64 {
         self.m
+    }
+
+    /// The family of index functions.
+    pub fn scheme(&self) -> HashScheme {
+        self.hashes.scheme()
     }
 
     /// Number of hash functions k.
@@ -153,10 +166,7 @@ impl BloomFilter {
 
     /// Number of set bits (popcount over the words).
     pub fn set_bits(&self) -> u64 {
-        self.words
-            .par_iter()
-            .map(|w| u64::from(w.count_ones()))
-            .sum()
+        self.words.par_chunks(1 << 12).map(popcount).sum()
     }
 
     /// Fraction of bits set, `set_bits / m`.

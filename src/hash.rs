@@ -5,7 +5,7 @@ use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
 /// Which family of index functions a filter uses.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum HashScheme {
     /// `h_i = a_i·x + b_i` (wrapping, `a_i` odd), index `= (h_i · m) >> 64`: the high bits

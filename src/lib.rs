@@ -33,20 +33,22 @@ pub mod bench;
 pub mod compare;
 pub mod error;
 pub mod experiments;
+pub mod files;
 pub mod filter;
 pub mod hash;
 pub mod keys;
 pub mod measure;
 pub mod params;
-#[cfg(feature = "peers")]
 pub mod peers;
 pub mod plot;
+pub mod preflight;
 pub mod report;
 pub mod sizing;
 pub mod stats;
 pub mod structures;
 pub mod suite;
 pub mod theory;
+pub mod timing;
 
 pub use error::{Error, Result};
 pub use filter::BloomFilter;

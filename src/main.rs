@@ -4,11 +4,9 @@ mod cli;
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
 fn main() -> ExitCode {
-    let args = cli::Cli::parse();
-    match cli::run(args) {
+    let matches = cli::command().get_matches();
+    match cli::run(&matches) {
         Ok(code) => code,
         Err(error) => {
             eprintln!("error: {error}");

@@ -1,6 +1,7 @@
 //! One measurement: build a filter, insert n keys, query q absent keys, and set the count
 //! beside every prediction.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
@@ -8,7 +9,9 @@ use crate::filter::BloomFilter;
 use crate::hash::HashScheme;
 use crate::keys::KeySource;
 use crate::stats::{Z95, wilson_interval, z_score};
-use crate::structures::{Filter, FilterKind, count_present};
+use crate::structures::{
+    Filter, FilterKind, count_present_counters, count_present_parallel, insert_counters,
+};
 use crate::theory;
 
 /// The "filter matches its bits" bound: a row whose measured rate is more than this many
@@ -29,7 +32,7 @@ pub struct Setup {
 }
 
 /// The raw outcome: how many bits ended up set and how many absent queries said "present".
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Trial {
     pub set_bits: u64,
     pub false_positives: u64,
@@ -39,6 +42,8 @@ pub struct Trial {
     pub fpr_exact: f64,
     /// The memory the structure holds ([`Filter::memory_bits`]).
     pub memory_bits: u64,
+    /// The hash the structure applies to keys ([`Filter::hash_name`]).
+    pub hash: String,
 }
 
 impl Trial {
@@ -50,6 +55,7 @@ impl Trial {
             fpr_from_bits: filter.fpr_from_bits(),
             fpr_exact: filter.fpr_exact(n),
             memory_bits: filter.memory_bits(),
+            hash: filter.hash_name(),
         }
     }
 }
@@ -76,11 +82,12 @@ pub fn run_trial(setup: &Setup) -> Result<Trial> {
 /// every structure, the classic one included, shares the sequential one.
 pub fn run_trial_with(setup: &Setup, threads: Threads) -> Result<Trial> {
     let keys = KeySource::new(setup.seed);
-    if setup.filter != FilterKind::Classic {
-        let mut filter = setup
-            .filter
-            .build(setup.m, setup.k, setup.hash, setup.hash_seed)?;
-        return Ok(sequential_trial(&mut *filter, &keys, setup));
+    if setup.filter != FilterKind::CLASSIC {
+        let mut filter =
+            setup
+                .filter
+                .build(setup.n, setup.m, setup.k, setup.hash, setup.hash_seed)?;
+        return sequential_trial(&mut *filter, &keys, setup);
     }
     let mut filter = BloomFilter::new(setup.m, setup.k, setup.hash, setup.hash_seed)?;
     let parallel = match threads {
@@ -89,67 +96,104 @@ pub fn run_trial_with(setup: &Setup, threads: Threads) -> Result<Trial> {
         Threads::Parallel => true,
     };
     if !parallel {
-        return Ok(sequential_trial(&mut filter, &keys, setup));
+        return sequential_trial(&mut filter, &keys, setup);
     }
     filter.insert_parallel(0..setup.n, |c| keys.key(c));
-    let false_positives = count_present(&filter, setup.n..setup.n + setup.queries, |c| keys.key(c));
+    let false_positives =
+        count_present_parallel(&filter, setup.n..setup.n + setup.queries, |c| keys.key(c))?;
     Ok(Trial::of(&filter, setup.n, false_positives))
 }
 
-/// Inserts `key(0..n)` into `filter`, then counts the absent keys `key(n..n+q)` it reports.
-fn sequential_trial<F: Filter + ?Sized>(filter: &mut F, keys: &KeySource, setup: &Setup) -> Trial {
-    keys.inserted(setup.n).for_each(|key| filter.insert(key));
-    let false_positives = keys
-        .absent(setup.n, setup.queries)
-        .filter(|&key| filter.contains(key))
-        .count() as u64;
-    Trial::of(filter, setup.n, false_positives)
+/// Inserts `key(0..n)` into `filter`, then counts the absent keys `key(n..n+q)` it reports,
+/// a batch at a time.
+fn sequential_trial<F: Filter + ?Sized>(
+    filter: &mut F,
+    keys: &KeySource,
+    setup: &Setup,
+) -> Result<Trial> {
+    insert_counters(filter, 0..setup.n, |c| keys.key(c))?;
+    let absent = setup.n..setup.n + setup.queries;
+    let false_positives = count_present_counters(filter, absent, |c| keys.key(c))?;
+    Ok(Trial::of(filter, setup.n, false_positives))
 }
 
 /// A measured rate beside every prediction, with its interval and z-scores.
 ///
-/// Rates are fractions. `fpr_from_fill` is the rate the filter's own bits predict (`fill^k`
-/// for the classic filter, the mean over blocks for the blocked ones) and `fpr_exact` the
-/// structure's exact expectation. `z_*` is `(fpr_measured - p) / sqrt(p(1-p)/queries)` for the
-/// prediction p named; `bits_check` is "pass" when `|z_from_fill| <= BITS_CHECK_Z`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// Rates are fractions. Every `z_*` is `(fpr_measured - p) / sqrt(p(1-p)/queries)` for the
+/// prediction p its name gives.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Measurement {
+    /// The experiment that produced the row.
     pub experiment: String,
+    /// The structure measured (`--filter`).
+    #[schemars(with = "String")]
     pub filter: FilterKind,
-    pub hash: HashScheme,
+    /// The hash the structure applies to keys: bloomlab's scheme for its own structures, a
+    /// peer crate's own hash for the crates.
+    pub hash: String,
+    /// Keys inserted.
     pub n: u64,
+    /// Size of the table in cells: bits of a bit array, 4-bit counters of a counting filter,
+    /// slots times fingerprint bits of a cuckoo filter.
     pub m: u64,
+    /// Hashes (probes) per key; the fingerprint bits for cuckoo and binary fuse.
     pub k: u32,
+    /// `m / n`.
     pub bits_per_key: f64,
     /// Bits of memory the structure holds: m for a bit array, 4m for 4-bit counters, all
     /// sub-filters of a growing one, the built table of a static one.
     pub memory_bits: u64,
+    /// Seed of the key source: keys `0..n` are inserted, keys `n..n+queries` are queried.
     pub seed: u64,
+    /// Seed of the hash functions.
     pub hash_seed: u64,
+    /// Absent keys queried.
     pub queries: u64,
+    /// Absent keys the filter reported present.
     pub false_positives: u64,
+    /// The measured false-positive rate: `false_positives / queries`.
     pub fpr_measured: f64,
+    /// Lower end of the 95% Wilson interval of `fpr_measured`.
     pub ci_low: f64,
+    /// Upper end of the 95% Wilson interval of `fpr_measured`.
     pub ci_high: f64,
+    /// Fraction of the table in use after the inserts: set bits over m (nonzero counters,
+    /// occupied slots' bits).
     pub fill_measured: f64,
+    /// Expected fill of a classic filter: `1 - (1 - 1/m)^{kn}`.
     pub fill_expected: f64,
+    /// The textbook approximation `(1 - e^{-kn/m})^k`.
     pub fpr_classic: f64,
+    /// The independence prediction from the expected fill: `fill_expected^k`.
     pub fpr_fill_expected: f64,
+    /// The rate the filter's own cells predict under independent probes: `fill_measured^k`
+    /// for a plain bit array, the mean of `block_fill^k` over blocks for the blocked ones.
     pub fpr_from_fill: f64,
+    /// The structure's exact expected rate for n keys (`E[(X/m)^k]` for the classic
+    /// filter, X the set bits).
     pub fpr_exact: f64,
+    /// z of `fpr_measured` against `fpr_classic`.
     pub z_classic: f64,
+    /// z of `fpr_measured` against `fpr_fill_expected`.
     pub z_fill_expected: f64,
+    /// z of `fpr_measured` against `fpr_from_fill`: does the filter behave as its bits say?
     pub z_from_fill: f64,
+    /// z of `fpr_measured` against `fpr_exact`.
     pub z_exact: f64,
+    /// "pass" when `|z_from_fill| <= 4` (`BITS_CHECK_Z`), else "fail".
     pub bits_check: String,
 }
 
 impl Measurement {
-    /// Sets a trial beside the predictions for its setup.
+    /// Sets a trial beside the predictions for its setup. A static structure is sized by its
+    /// keys, so its m is the table it built, not the one planned.
     pub fn new(experiment: &str, setup: &Setup, trial: Trial) -> Self {
-        let Setup {
-            n, m, k, queries, ..
-        } = *setup;
+        let Setup { n, k, queries, .. } = *setup;
+        let m = if setup.filter.is_static() {
+            trial.memory_bits
+        } else {
+            setup.m
+        };
         let fpr_measured = trial.false_positives as f64 / queries as f64;
         let (ci_low, ci_high) = wilson_interval(trial.false_positives, queries, Z95);
         let fill_measured = trial.set_bits as f64 / m as f64;
@@ -161,7 +205,7 @@ impl Measurement {
         Measurement {
             experiment: experiment.to_string(),
             filter: setup.filter,
-            hash: setup.hash,
+            hash: trial.hash,
             n,
             m,
             k,

@@ -1,7 +1,11 @@
-//! Experiment parameters, shared by the command line and the checked-in experiment files,
-//! with every range check in one place.
+//! Experiment parameters, typed once: each group below is both a set of command-line flags
+//! (`clap::Args`) and a set of experiment-file keys (`serde::Deserialize`), with the flag and
+//! the key named by the same field, and every range check in one accessor.
 
-use serde::{Deserialize, Serialize};
+use std::str::FromStr;
+
+use clap::Args;
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::error::{Error, Result};
 use crate::filter::{MAX_BITS, MAX_K};
@@ -15,33 +19,37 @@ pub const MAX_COUNT: u64 = 10_000_000_000;
 pub const MAX_LIST: usize = 10_000;
 
 /// A list of numbers: `4,6,8`, an inclusive range `2..16`, a stepped range `2..16:2`, or a mix.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "ListInput", into = "ListInput")]
+/// In a file: a number, an array of numbers, or the same text.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ValueList(pub Vec<f64>);
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(untagged)]
-enum ListInput {
-    Number(f64),
-    Numbers(Vec<f64>),
-    Text(String),
-}
-
-impl TryFrom<ListInput> for ValueList {
-    type Error = String;
-    fn try_from(input: ListInput) -> std::result::Result<Self, String> {
+impl<'de> Deserialize<'de> for ValueList {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Input {
+            Number(f64),
+            Numbers(Vec<f64>),
+            Text(String),
+        }
+        let input = Input::deserialize(deserializer).map_err(|_| {
+            serde::de::Error::custom(
+                "expected a number, an array of numbers, or a list or range as text (\"4,6,8\", \"2..16\", \"2..16:2\")",
+            )
+        })?;
         match input {
-            ListInput::Number(x) => Ok(ValueList(vec![x])),
-            ListInput::Numbers(xs) if xs.is_empty() => Err("empty list".to_string()),
-            ListInput::Numbers(xs) => Ok(ValueList(xs)),
-            ListInput::Text(text) => parse_list(&text),
+            Input::Number(x) => Ok(ValueList(vec![x])),
+            Input::Numbers(xs) if xs.is_empty() => Err(serde::de::Error::custom("empty list")),
+            Input::Numbers(xs) => Ok(ValueList(xs)),
+            Input::Text(text) => parse_list(&text).map_err(serde::de::Error::custom),
         }
     }
 }
 
-impl From<ValueList> for ListInput {
-    fn from(list: ValueList) -> Self {
-        ListInput::Numbers(list.0)
+impl FromStr for ValueList {
+    type Err = String;
+    fn from_str(text: &str) -> std::result::Result<Self, String> {
+        parse_list(text)
     }
 }
 
@@ -57,6 +65,33 @@ fn parse_number(text: &str) -> std::result::Result<f64, String> {
     }
 }
 
+fn parse_range(item: &str, start: &str, rest: &str) -> std::result::Result<Vec<f64>, String> {
+    let (end, step) = match rest.split_once(':') {
+        Some((end, step)) => (end, parse_number(step)?),
+        None => (rest, 1.0),
+    };
+    let (start, end) = (parse_number(start)?, parse_number(end)?);
+    if step <= 0.0 {
+        return Err(format!("range step must be positive in '{item}'"));
+    }
+    if end < start {
+        return Err(format!("range '{item}' ends before it starts"));
+    }
+    let count = ((end - start) / step + 1e-9).floor() + 1.0;
+    if count > MAX_LIST as f64 {
+        return Err(format!("range '{item}' has more than {MAX_LIST} values"));
+    }
+    let values: Vec<f64> = (0..count as usize)
+        .map(|i| start + i as f64 * step)
+        .collect();
+    if values.windows(2).any(|w| w[0] == w[1]) {
+        return Err(format!(
+            "range '{item}' has a step too small to tell its values apart"
+        ));
+    }
+    Ok(values)
+}
+
 fn parse_list(text: &str) -> std::result::Result<ValueList, String> {
     let mut values = Vec::new();
     for item in text.split(',') {
@@ -66,24 +101,7 @@ fn parse_list(text: &str) -> std::result::Result<ValueList, String> {
         }
         match item.split_once("..") {
             None => values.push(parse_number(item)?),
-            Some((start, rest)) => {
-                let (end, step) = match rest.split_once(':') {
-                    Some((end, step)) => (end, parse_number(step)?),
-                    None => (rest, 1.0),
-                };
-                let (start, end) = (parse_number(start)?, parse_number(end)?);
-                if step <= 0.0 {
-                    return Err(format!("range step must be positive in '{item}'"));
-                }
-                if end < start {
-                    return Err(format!("range '{item}' ends before it starts"));
-                }
-                let count = ((end - start) / step + 1e-9).floor() as usize + 1;
-                if count > MAX_LIST {
-                    return Err(format!("range '{item}' has more than {MAX_LIST} values"));
-                }
-                values.extend((0..count).map(|i| start + i as f64 * step));
-            }
+            Some((start, rest)) => values.extend(parse_range(item, start, rest)?),
         }
         if values.len() > MAX_LIST {
             return Err(format!("list has more than {MAX_LIST} values"));
@@ -106,26 +124,48 @@ impl ValueList {
     }
 }
 
-/// Every parameter an experiment takes; `None` means "the experiment's default".
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Params {
-    pub n: Option<u64>,
-    #[serde(alias = "bits_per_elem")]
-    pub bits_per_key: Option<ValueList>,
-    pub m: Option<u64>,
-    pub k: Option<ValueList>,
-    pub queries: Option<u64>,
-    pub seed: Option<u64>,
-    pub hash_seed: Option<u64>,
-    pub hash: Option<HashScheme>,
-    pub design_n: Option<u64>,
-    pub factors: Option<ValueList>,
-    pub seeds: Option<u64>,
-    pub scales: Option<ValueList>,
-    pub trials: Option<u64>,
-    pub filter: Option<FilterKind>,
-    pub rates: Option<ValueList>,
+/// A whole count such as a number of keys or queries: `60000`, `6e4`, `1_000_000`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Count(pub u64);
+
+fn parse_count(text: &str) -> std::result::Result<Count, String> {
+    let clean = text.trim().replace('_', "");
+    if let Ok(whole) = clean.parse::<u64>() {
+        return Ok(Count(whole));
+    }
+    match clean.parse::<f64>() {
+        Ok(x) if x >= 0.0 && x.fract() == 0.0 && x <= u64::MAX as f64 => Ok(Count(x as u64)),
+        _ => Err(format!(
+            "'{text}' is not a whole non-negative number (e.g. 60000 or 6e4)"
+        )),
+    }
+}
+
+impl FromStr for Count {
+    type Err = String;
+    fn from_str(text: &str) -> std::result::Result<Self, String> {
+        parse_count(text)
+    }
+}
+
+impl<'de> Deserialize<'de> for Count {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Input {
+            Whole(u64),
+            Number(f64),
+            Text(String),
+        }
+        let input = Input::deserialize(deserializer).map_err(|_| {
+            serde::de::Error::custom("expected a whole number (60000, 6e4 or \"6e4\")")
+        })?;
+        match input {
+            Input::Whole(x) => Ok(Count(x)),
+            Input::Number(x) => parse_count(&x.to_string()).map_err(serde::de::Error::custom),
+            Input::Text(text) => parse_count(&text).map_err(serde::de::Error::custom),
+        }
+    }
 }
 
 /// Default key seed.
@@ -149,26 +189,26 @@ pub fn check_count(name: &'static str, value: u64, min: u64, max: u64) -> Result
     }
 }
 
+fn count_or(name: &'static str, value: Option<Count>, default: u64, min: u64) -> Result<u64> {
+    check_count(name, value.map_or(default, |c| c.0), min, MAX_COUNT)
+}
+
 fn format_number(x: f64) -> String {
     format!("{x}")
 }
 
-impl Params {
-    /// Number of keys, 1..=10^10.
-    pub fn n_or(&self, default: u64) -> Result<u64> {
-        check_count("n", self.n.unwrap_or(default), 1, MAX_COUNT)
-    }
+/// The seeds of a run: which keys, and which hash parameters.
+#[derive(Args, Clone, Debug, Default, PartialEq, Deserialize)]
+pub struct SeedParams {
+    /// Seed of the key generator [default 1]
+    #[arg(long, allow_hyphen_values = true)]
+    pub seed: Option<u64>,
+    /// Seed of the hash parameters (given to the crates that accept one) [default 2]
+    #[arg(long, allow_hyphen_values = true)]
+    pub hash_seed: Option<u64>,
+}
 
-    /// Number of absent-key queries, 1..=10^10.
-    pub fn queries(&self) -> Result<u64> {
-        check_count(
-            "queries",
-            self.queries.unwrap_or(DEFAULT_QUERIES),
-            1,
-            MAX_COUNT,
-        )
-    }
-
+impl SeedParams {
     /// Key seed.
     pub fn seed(&self) -> u64 {
         self.seed.unwrap_or(DEFAULT_SEED)
@@ -178,38 +218,55 @@ impl Params {
     pub fn hash_seed(&self) -> u64 {
         self.hash_seed.unwrap_or(DEFAULT_HASH_SEED)
     }
+}
 
-    /// Hash scheme, multiply-shift unless asked.
-    pub fn hash(&self) -> HashScheme {
-        self.hash.unwrap_or(HashScheme::MultiplyShift)
+/// The shape of the filters measured: n keys, m bits (or bits per key), k hashes.
+#[derive(Args, Clone, Debug, Default, PartialEq, Deserialize)]
+pub struct ShapeParams {
+    /// Number of inserted keys [1..=10^10]
+    #[arg(long, allow_hyphen_values = true)]
+    pub n: Option<Count>,
+    /// Bits per key m/n: a number, a list (4,6,8) or a range (2..16, 2..16:2) [> 0, <= 10000]
+    #[arg(
+        long = "bits-per-key",
+        visible_alias = "bits-per-elem",
+        value_name = "LIST",
+        allow_hyphen_values = true
+    )]
+    #[serde(alias = "bits_per_elem")]
+    pub bits_per_key: Option<ValueList>,
+    /// Bits in the filter; overrides --bits-per-key [1..=2^36]
+    #[arg(long, allow_hyphen_values = true)]
+    pub m: Option<Count>,
+    /// Number of hashes: a number, a list or a range [1..=64]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub k: Option<ValueList>,
+}
+
+impl ShapeParams {
+    /// Number of keys, 1..=10^10.
+    pub fn n_or(&self, default: u64) -> Result<u64> {
+        count_or("n", self.n, default, 1)
     }
 
     /// The bit array size, if given, 1..=2^36.
     pub fn m(&self) -> Result<Option<u64>> {
-        self.m.map(|m| check_count("m", m, 1, MAX_BITS)).transpose()
+        self.m
+            .map(|m| check_count("m", m.0, 1, MAX_BITS))
+            .transpose()
     }
 
     /// The list of k, each a whole number in 1..=64.
     pub fn k_list_or(&self, default: &[u32]) -> Result<Vec<u32>> {
         match &self.k {
             None => Ok(default.to_vec()),
-            Some(list) => list
-                .0
-                .iter()
-                .map(|&k| {
-                    if k.fract() == 0.0 && (1.0..=MAX_K as f64).contains(&k) {
-                        Ok(k as u32)
-                    } else {
-                        Err(Error::invalid(
-                            "k",
-                            format_number(k),
-                            "number of hashes must be a whole number in range",
-                            format!("1..={MAX_K}"),
-                        ))
-                    }
-                })
-                .collect(),
+            Some(list) => list.0.iter().map(|&k| whole_k(k)).collect(),
         }
+    }
+
+    /// One k, refusing a list.
+    pub fn k_or(&self, default: u32) -> Result<u32> {
+        single("k", &self.k_list_or(&[default])?)
     }
 
     /// The list of bits per key, each in (0, 10000].
@@ -220,35 +277,6 @@ impl Params {
             default,
             10_000.0,
         )
-    }
-
-    /// Overfill factors, each in (0, 100].
-    pub fn factors_or(&self, default: &[f64]) -> Result<Vec<f64>> {
-        positive_list("factors", self.factors.as_ref(), default, 100.0)
-    }
-
-    /// Target rates, each in (0, 1).
-    pub fn rates_or(&self, default: &[f64]) -> Result<Vec<f64>> {
-        let rates = positive_list("rates", self.rates.as_ref(), default, 1.0)?;
-        match rates.iter().find(|&&r| r >= 1.0) {
-            Some(&r) => Err(Error::invalid(
-                "rates",
-                r,
-                "a rate must be below 1",
-                "(0, 1)",
-            )),
-            None => Ok(rates),
-        }
-    }
-
-    /// Scale multipliers of n and m, each in (0, 1000].
-    pub fn scales_or(&self, default: &[f64]) -> Result<Vec<f64>> {
-        positive_list("scales", self.scales.as_ref(), default, 1000.0)
-    }
-
-    /// Number of hash seeds, 2..=1000.
-    pub fn seeds_or(&self, default: u64) -> Result<u64> {
-        check_count("seeds", self.seeds.unwrap_or(default), 2, 1000)
     }
 
     /// The bit array sizes for n keys: `--m` when given, else `round(n · b)` for each bits per
@@ -264,20 +292,100 @@ impl Params {
         }
     }
 
-    /// One bit array size, as [`Params::sizes_or`], refusing a list of bits per key.
+    /// One bit array size, as [`ShapeParams::sizes_or`], refusing a list of bits per key.
     pub fn size_or(&self, n: u64, default_bits: &[f64]) -> Result<u64> {
-        Params::single("bits_per_key", &self.sizes_or(n, default_bits)?)
+        single("bits_per_key", &self.sizes_or(n, default_bits)?)
+    }
+}
+
+fn whole_k(k: f64) -> Result<u32> {
+    if k.fract() == 0.0 && (1.0..=MAX_K as f64).contains(&k) {
+        Ok(k as u32)
+    } else {
+        Err(Error::invalid(
+            "k",
+            format_number(k),
+            "number of hashes must be a whole number in range",
+            format!("1..={MAX_K}"),
+        ))
+    }
+}
+
+/// How each filter is measured: the structure, its hash, the queries and the trials.
+#[derive(Args, Clone, Debug, Default, PartialEq, Deserialize)]
+pub struct MeasureParams {
+    /// Absent-key queries per row [1..=10^10, default 60000]
+    #[arg(long, allow_hyphen_values = true)]
+    pub queries: Option<Count>,
+    /// Hash family: multiply-shift (default), low-bits (flawed), double-hashing
+    #[arg(long)]
+    pub hash: Option<HashScheme>,
+    /// Structure measured (classic by default); `bloomlab <command> --help` lists them all
+    #[arg(long, long_help = filter_help())]
+    pub filter: Option<FilterKind>,
+    /// Independent trials per row, with hash seeds hash-seed + t; prints a summary [1..=1000]
+    #[arg(long, allow_hyphen_values = true)]
+    pub trials: Option<Count>,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub seeds: SeedParams,
+}
+
+impl MeasureParams {
+    /// Number of absent-key queries, 1..=10^10.
+    pub fn queries(&self) -> Result<u64> {
+        count_or("queries", self.queries, DEFAULT_QUERIES, 1)
+    }
+
+    /// Hash scheme, multiply-shift unless asked.
+    pub fn hash(&self) -> HashScheme {
+        self.hash.unwrap_or(HashScheme::MultiplyShift)
+    }
+
+    /// The structure, classic unless asked.
+    pub fn filter(&self) -> FilterKind {
+        self.filter.unwrap_or_default()
+    }
+
+    /// Independent trials per setup, each with its own hash seed `hash_seed + t`, 1..=1000;
+    /// refused (above 1) for a structure that takes no seed, where trials would be alike.
+    pub fn trials(&self) -> Result<u64> {
+        let trials = check_count("trials", self.trials.map_or(1, |t| t.0), 1, 1000)?;
+        let filter = self.filter();
+        if trials > 1 && !filter.accepts_seed() {
+            return Err(Error::invalid(
+                "filter",
+                filter,
+                "re-drawing the hash seed (--trials) means nothing to a crate that takes no seed",
+                "a filter that accepts a seed, or --trials 1",
+            ));
+        }
+        Ok(trials)
+    }
+
+    /// Refuses `--trials` above 1 for an experiment that draws its own hash seeds or measures
+    /// each filter once; `why` says which.
+    pub fn single_trial(&self, why: &str) -> Result<()> {
+        match self.trials()? {
+            1 => Ok(()),
+            trials => Err(Error::invalid(
+                "trials",
+                trials,
+                why,
+                "1 for this experiment",
+            )),
+        }
     }
 
     /// The setup of one measurement of n keys in m bits with k hashes, with this run's
-    /// queries, seeds and hash.
+    /// queries, seeds, hash and structure.
     pub fn setup(&self, n: u64, m: u64, k: u32) -> Result<Setup> {
-        let filter = self.filter.unwrap_or_default();
+        let filter = self.filter();
         if filter.is_static() {
             return Err(Error::invalid(
                 "filter",
                 filter,
-                "a binary fuse filter is static and sized by its keys, not by m",
+                "a static structure is sized by its keys, not by m",
                 "compare, which sizes every structure for n and a target rate",
             ));
         }
@@ -295,32 +403,56 @@ impl Params {
             k,
             filter,
             queries: self.queries()?,
-            seed: self.seed(),
-            hash_seed: self.hash_seed(),
+            seed: self.seeds.seed(),
+            hash_seed: self.seeds.hash_seed(),
             hash: self.hash(),
         })
     }
 
-    /// Independent trials per setup, each with its own hash seed `hash_seed + t`, 1..=1000.
-    pub fn trials(&self) -> Result<u64> {
-        check_count("trials", self.trials.unwrap_or(1), 1, 1000)
-    }
-
-    /// Refuses a list where one value is expected.
-    pub fn single<T: Copy>(name: &'static str, values: &[T]) -> Result<T> {
-        match values {
-            [one] => Ok(*one),
-            _ => Err(Error::invalid(
-                name,
-                format!("{} values", values.len()),
-                "this experiment takes one value",
-                "a single number",
-            )),
-        }
+    /// The common part of every title: the hash, queries and seeds.
+    pub fn caption(&self) -> Result<String> {
+        Ok(format!(
+            "hash {}, {} absent queries, seed {}, hash seed {}",
+            self.hash(),
+            self.queries()?,
+            self.seeds.seed(),
+            self.seeds.hash_seed()
+        ))
     }
 }
 
-fn positive_list(
+/// The structures `--filter` accepts, one per line with its help, from the registry.
+fn filter_help() -> String {
+    FilterKind::all().into_iter().fold(
+        "Structure measured (classic by default):".to_string(),
+        |text, kind| format!("{text}\n  {:<22} {}", kind.name(), kind.structure().help),
+    )
+}
+
+/// Target false-positive rates ε, each in (0, 1).
+pub fn rates(name: &'static str, list: Option<&ValueList>, default: &[f64]) -> Result<Vec<f64>> {
+    let rates = positive_list(name, list, default, 1.0)?;
+    match rates.iter().find(|&&r| r >= 1.0) {
+        Some(&r) => Err(Error::invalid(name, r, "a rate must be below 1", "(0, 1)")),
+        None => Ok(rates),
+    }
+}
+
+/// Refuses a list where one value is expected.
+pub fn single<T: Copy>(name: &'static str, values: &[T]) -> Result<T> {
+    match values {
+        [one] => Ok(*one),
+        _ => Err(Error::invalid(
+            name,
+            format!("{} values", values.len()),
+            "this experiment takes one value",
+            "a single number",
+        )),
+    }
+}
+
+/// The values of a list (or the default), each in `(0, max]`.
+pub fn positive_list(
     name: &'static str,
     list: Option<&ValueList>,
     default: &[f64],
@@ -368,5 +500,14 @@ mod tests {
         assert!(parse_list("6..2").is_err());
         assert!(parse_list("x").is_err());
         assert!(parse_list("1..1e9").is_err());
+        assert!(parse_list("2..4:1e-20").is_err());
+    }
+
+    #[test]
+    fn counts_accept_exponents() {
+        assert_eq!(parse_count("1e6"), Ok(Count(1_000_000)));
+        assert_eq!(parse_count("60_000"), Ok(Count(60_000)));
+        assert!(parse_count("1.5").is_err());
+        assert!(parse_count("-3").is_err());
     }
 }

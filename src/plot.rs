@@ -1,5 +1,6 @@
-//! The essay's plates as SVG: measured points with their 95% Wilson intervals beside the
-//! predicted curves. Drawn with plotters; the output is a pure function of the rows.
+//! Plates as SVG, drawn generically from a [`Plate`]: each experiment describes its panels
+//! (axes, scales, series), and this module draws any of them with plotters. The output is a
+//! pure function of the plate.
 
 use std::path::Path;
 
@@ -8,586 +9,418 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::experiments::overfill::OverfillRow;
-use crate::experiments::seed_check::SeedCheckRow;
-use crate::experiments::sweep_k::SweepKRow;
-use crate::experiments::{Outcome, Rows};
 use crate::measure::Measurement;
 use crate::report::{percent, write_atomic};
-use crate::theory;
 
 /// Size of one panel, in pixels.
 pub const PANEL: (u32, u32) = (800, 500);
 
-const COLOURS: [RGBColor; 6] = [
+/// A figure: panels stacked vertically.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Plate {
+    pub panels: Vec<Panel>,
+}
+
+/// One chart: its title, axes, legend corner and series.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Panel {
+    pub title: String,
+    pub x: Axis,
+    pub y: Axis,
+    pub legend: Corner,
+    pub series: Vec<Series>,
+}
+
+/// An axis: its label, its scale, and how its ticks read.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Axis {
+    pub label: String,
+    pub scale: Scale,
+    pub ticks: Ticks,
+    /// A fixed range; otherwise the range holds every point (log axes push zeros to a floor).
+    pub range: Option<(f64, f64)>,
+}
+
+impl Axis {
+    /// A linear axis with decimal ticks.
+    pub fn linear(label: impl Into<String>) -> Self {
+        Axis {
+            label: label.into(),
+            scale: Scale::Linear,
+            ticks: Ticks::Decimal,
+            range: None,
+        }
+    }
+
+    /// The rate axis of every plate: false-positive rate, log scale, in percent.
+    pub fn rate() -> Self {
+        Axis {
+            label: "false-positive rate".into(),
+            scale: Scale::Log,
+            ticks: Ticks::Percent,
+            range: None,
+        }
+    }
+
+    /// Whole-number ticks.
+    pub fn integer(mut self) -> Self {
+        self.ticks = Ticks::Integer;
+        self
+    }
+
+    /// A fixed range.
+    pub fn within(mut self, low: f64, high: f64) -> Self {
+        self.range = Some((low, high));
+        self
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scale {
+    Linear,
+    Log,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ticks {
+    Integer,
+    Decimal,
+    Percent,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Corner {
+    UpperLeft,
+    UpperRight,
+    LowerRight,
+}
+
+/// A colour: the i-th of the palette (any i: the palette never runs out), black, or the
+/// highlight red.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Colour {
+    Palette(usize),
+    Black,
+    Highlight,
+}
+
+/// How a series is drawn.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Mark {
+    /// A solid line through the points, `width` pixels.
+    Line(u32),
+    /// A dashed line through the points.
+    Dashed(u32),
+    /// A measured point with its interval: a circle and a vertical error bar.
+    Measured,
+    Triangle,
+    Cross,
+}
+
+/// A named set of points drawn one way. A series without a label stays out of the legend.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Series {
+    pub label: Option<String>,
+    pub colour: Colour,
+    pub mark: Mark,
+    pub points: Vec<Point>,
+}
+
+/// A point; `interval` is `(low, high)` for measured points.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Point {
+    pub x: f64,
+    pub y: f64,
+    pub interval: Option<(f64, f64)>,
+}
+
+impl Series {
+    /// A series of plain points.
+    pub fn new(
+        label: Option<String>,
+        colour: Colour,
+        mark: Mark,
+        points: impl IntoIterator<Item = (f64, f64)>,
+    ) -> Self {
+        Series {
+            label,
+            colour,
+            mark,
+            points: points
+                .into_iter()
+                .map(|(x, y)| Point {
+                    x,
+                    y,
+                    interval: None,
+                })
+                .collect(),
+        }
+    }
+
+    /// Measured rates at their x, each with its 95% interval.
+    pub fn measured<'m>(
+        label: Option<String>,
+        colour: Colour,
+        points: impl IntoIterator<Item = (f64, &'m Measurement)>,
+    ) -> Self {
+        Series {
+            label,
+            colour,
+            mark: Mark::Measured,
+            points: points
+                .into_iter()
+                .map(|(x, m)| Point {
+                    x,
+                    y: m.fpr_measured,
+                    interval: Some((m.ci_low, m.ci_high)),
+                })
+                .collect(),
+        }
+    }
+
+    /// `f(x)` at 101 points evenly spread over `[low, high]`.
+    pub fn curve(
+        label: impl Into<String>,
+        colour: Colour,
+        mark: Mark,
+        (low, high): (f64, f64),
+        f: impl Fn(f64) -> f64,
+    ) -> Self {
+        let points = (0..=100).map(|j| {
+            let x = low + (high - low) * j as f64 / 100.0;
+            (x, f(x))
+        });
+        Series::new(Some(label.into()), colour, mark, points)
+    }
+
+    /// A horizontal line at `y` across `[low, high]`.
+    pub fn level(label: Option<String>, colour: Colour, mark: Mark, y: f64, x: (f64, f64)) -> Self {
+        Series::new(label, colour, mark, [(x.0, y), (x.1, y)])
+    }
+}
+
+/// The smallest and largest of `values`.
+pub fn extent(values: impl IntoIterator<Item = f64>) -> (f64, f64) {
+    values
+        .into_iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        })
+}
+
+const PALETTE: [RGBColor; 10] = [
     RGBColor(31, 119, 180),
     RGBColor(255, 127, 14),
     RGBColor(44, 160, 44),
     RGBColor(148, 103, 189),
     RGBColor(140, 86, 75),
     RGBColor(23, 190, 207),
+    RGBColor(227, 119, 194),
+    RGBColor(127, 127, 127),
+    RGBColor(188, 189, 34),
+    RGBColor(57, 59, 121),
 ];
-const HIGHLIGHT: RGBColor = RGBColor(214, 39, 40);
 
-fn colour(i: usize) -> RGBColor {
-    COLOURS[i % COLOURS.len()]
+/// The palette's colours first, then hues spread by the golden angle, so that any number
+/// of series get distinct colours.
+fn rgb(colour: Colour) -> RGBColor {
+    match colour {
+        Colour::Black => BLACK,
+        Colour::Highlight => RGBColor(214, 39, 40),
+        Colour::Palette(i) if i < PALETTE.len() => PALETTE[i],
+        Colour::Palette(i) => {
+            let hue = (i as f64 * 137.507_764) % 360.0;
+            let HSLColor(h, s, l) = HSLColor(hue / 360.0, 0.65, 0.45);
+            let (r, g, b) = HSLColor(h, s, l).rgb();
+            RGBColor(r, g, b)
+        }
+    }
 }
 
 fn plot_error(e: impl std::fmt::Display) -> Error {
     Error::Output(format!("plot: {e}"))
 }
 
-type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
-type LogChart<'a, 'b> =
-    ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, LogCoord<f64>>>;
-
-/// The y range of a log axis holding every rate and interval, zeros pushed to a floor.
-fn rate_range<'r>(values: impl Iterator<Item = &'r f64> + Clone) -> (f64, f64) {
-    let positive = values.clone().copied().filter(|v| *v > 0.0);
-    let low = positive.clone().fold(f64::INFINITY, f64::min);
-    let high = values.copied().fold(0.0, f64::max);
-    let low = if low.is_finite() { low } else { 1e-6 };
-    (low / 1.6, (high * 1.6).min(1.0).max(low * 2.0))
-}
-
-fn log_chart<'a, 'b>(
-    area: &'a DrawingArea<SVGBackend<'b>, Shift>,
-    title: &str,
-    x: (f64, f64),
-    y: (f64, f64),
-    x_desc: &str,
-    integer_x: bool,
-) -> Result<LogChart<'a, 'b>> {
-    let mut chart = ChartBuilder::on(area)
-        .caption(title, ("sans-serif", 18))
-        .margin(12)
-        .x_label_area_size(45)
-        .y_label_area_size(75)
-        .build_cartesian_2d(x.0..x.1, (y.0..y.1).log_scale())
-        .map_err(plot_error)?;
-    chart
-        .configure_mesh()
-        .x_desc(x_desc)
-        .y_desc("false-positive rate")
-        .y_label_formatter(&|v| percent(*v))
-        .x_label_formatter(&|v| {
-            if integer_x {
-                format!("{v:.0}")
+/// An axis range holding every value: padded on a linear axis, zeros pushed to a floor on a
+/// log one.
+fn range_of(axis: &Axis, values: &[f64]) -> (f64, f64) {
+    if let Some(range) = axis.range {
+        return range;
+    }
+    match axis.scale {
+        Scale::Log => {
+            let low = values
+                .iter()
+                .copied()
+                .filter(|v| *v > 0.0)
+                .fold(f64::INFINITY, f64::min);
+            let high = values.iter().copied().fold(0.0, f64::max);
+            let low = if low.is_finite() { low } else { 1e-6 };
+            (low / 1.6, (high * 1.6).min(1.0).max(low * 2.0))
+        }
+        Scale::Linear => {
+            let (lo, hi) = extent(values.iter().copied());
+            if lo == hi {
+                (lo - 1.0, hi + 1.0)
             } else {
-                let text = format!("{v:.2}");
-                text.trim_end_matches('0').trim_end_matches('.').to_string()
+                (lo - 0.05 * (hi - lo), hi + 0.05 * (hi - lo))
             }
+        }
+    }
+}
+
+fn tick_label(ticks: Ticks, v: f64) -> String {
+    match ticks {
+        Ticks::Integer => format!("{v:.0}"),
+        Ticks::Percent => percent(v),
+        Ticks::Decimal => {
+            let text = format!("{v:.2}");
+            text.trim_end_matches('0').trim_end_matches('.').to_string()
+        }
+    }
+}
+
+/// Draws the series on a chart whose y coordinate is `Y` (linear or log).
+macro_rules! draw_series_on {
+    ($chart:expr, $panel:expr, $floor:expr) => {{
+        let chart = $chart;
+        for series in &$panel.series {
+            let c = rgb(series.colour);
+            let y = |v: f64| v.max($floor);
+            let points: Vec<(f64, f64)> = series.points.iter().map(|p| (p.x, y(p.y))).collect();
+            let drawn = match series.mark {
+                Mark::Line(w) => chart
+                    .draw_series(LineSeries::new(points, c.stroke_width(w)))
+                    .map_err(plot_error)?,
+                Mark::Dashed(w) => chart
+                    .draw_series(DashedLineSeries::new(points, 6, 4, c.stroke_width(w)))
+                    .map_err(plot_error)?,
+                Mark::Triangle => chart
+                    .draw_series(points.into_iter().map(|p| TriangleMarker::new(p, 5, c)))
+                    .map_err(plot_error)?,
+                Mark::Cross => chart
+                    .draw_series(
+                        points
+                            .into_iter()
+                            .map(|p| Cross::new(p, 5, c.stroke_width(2))),
+                    )
+                    .map_err(plot_error)?,
+                Mark::Measured => chart
+                    .draw_series(series.points.iter().map(|p| {
+                        let (lo, hi) = p.interval.unwrap_or((p.y, p.y));
+                        ErrorBar::new_vertical(p.x, y(lo), y(p.y), y(hi), c.filled(), 8)
+                    }))
+                    .map_err(plot_error)?,
+            };
+            if let Some(label) = &series.label {
+                let anno = drawn.label(label.clone());
+                match series.mark {
+                    Mark::Line(w) => anno.legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(w.max(2)))
+                    }),
+                    Mark::Dashed(_) => {
+                        anno.legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 8, y)], c))
+                    }
+                    Mark::Triangle => {
+                        anno.legend(move |(x, y)| TriangleMarker::new((x + 10, y), 5, c))
+                    }
+                    Mark::Cross => {
+                        anno.legend(move |(x, y)| Cross::new((x + 10, y), 5, c.stroke_width(2)))
+                    }
+                    Mark::Measured => anno.legend(move |(x, y)| {
+                        Rectangle::new([(x + 6, y - 4), (x + 14, y + 4)], c.filled())
+                    }),
+                };
+            }
+        }
+        chart
+            .configure_series_labels()
+            .position(match $panel.legend {
+                Corner::UpperLeft => SeriesLabelPosition::UpperLeft,
+                Corner::UpperRight => SeriesLabelPosition::UpperRight,
+                Corner::LowerRight => SeriesLabelPosition::LowerRight,
+            })
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .draw()
+            .map_err(plot_error)
+    }};
+}
+
+fn draw_panel(area: &DrawingArea<SVGBackend<'_>, Shift>, panel: &Panel) -> Result<()> {
+    let xs: Vec<f64> = panel
+        .series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.x))
+        .collect();
+    let ys: Vec<f64> = panel
+        .series
+        .iter()
+        .flat_map(|s| {
+            s.points.iter().flat_map(|p| {
+                let (lo, hi) = p.interval.unwrap_or((p.y, p.y));
+                [p.y, lo, hi]
+            })
         })
-        .draw()
-        .map_err(plot_error)?;
-    Ok(chart)
-}
-
-fn span(values: impl Iterator<Item = f64>, pad: f64) -> (f64, f64) {
-    let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
-        (lo.min(v), hi.max(v))
-    });
-    if lo == hi {
-        (lo - 1.0, hi + 1.0)
-    } else {
-        (lo - pad * (hi - lo), hi + pad * (hi - lo))
-    }
-}
-
-fn setup_caption(rows: &[&Measurement]) -> String {
-    let first = rows[0];
-    format!(
-        "n = {}, {} queries, hash {}",
-        first.n, first.queries, first.hash
-    )
-}
-
-/// Measured points with their intervals (one circle each), in `style`.
-fn draw_measured<'r>(
-    chart: &mut LogChart<'_, '_>,
-    points: impl Iterator<Item = (f64, &'r Measurement)>,
-    style: ShapeStyle,
-    floor: f64,
-) -> Result<()> {
-    chart
-        .draw_series(points.map(|(x, m)| {
-            ErrorBar::new_vertical(
-                x,
-                m.ci_low.max(floor),
-                m.fpr_measured.max(floor),
-                m.ci_high.max(floor),
-                style,
-                8,
-            )
-        }))
-        .map_err(plot_error)?;
-    Ok(())
-}
-
-fn finish_legend<'a, 'b: 'a>(
-    chart: &mut LogChart<'a, 'b>,
-    position: SeriesLabelPosition,
-) -> Result<()> {
-    chart
-        .configure_series_labels()
-        .position(position)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(plot_error)
-}
-
-fn sweep_size(area: &DrawingArea<SVGBackend<'_>, Shift>, rows: &[Measurement]) -> Result<()> {
-    let all: Vec<&Measurement> = rows.iter().collect();
-    let (y0, y1) = rate_range(
-        rows.iter()
-            .flat_map(|r| [&r.ci_low, &r.ci_high, &r.fpr_classic]),
-    );
-    let x = span(rows.iter().map(|r| r.bits_per_key), 0.05);
-    let mut ks: Vec<u32> = rows.iter().map(|r| r.k).collect();
-    ks.dedup();
-    let k_list: Vec<String> = ks.iter().map(u32::to_string).collect();
-    let title = format!(
-        "Rate against space: k = {}, m = n × bits per key, {}",
-        k_list.join(", "),
-        setup_caption(&all)
-    );
-    let mut chart = log_chart(area, &title, x, (y0, y1), "bits per key (m/n)", false)?;
-    for (i, &k) in ks.iter().enumerate() {
-        let c = colour(i);
-        let group: Vec<&Measurement> = rows.iter().filter(|r| r.k == k).collect();
-        let n = group[0].n;
-        let (lo, hi) = span(group.iter().map(|r| r.bits_per_key), 0.0);
-        let curve = (0..=100).map(|j| {
-            let bits = lo + (hi - lo) * j as f64 / 100.0;
-            let m = ((n as f64 * bits).round() as u64).max(1);
-            (bits, theory::fpr_classic(n, m, k).max(y0))
-        });
-        let label = format!("k = {k}: classic (1-e^(-kn/m))^k");
-        chart
-            .draw_series(LineSeries::new(curve, c.stroke_width(2)))
-            .map_err(plot_error)?
-            .label(label)
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
-        chart
-            .draw_series(
-                group
-                    .iter()
-                    .map(|r| TriangleMarker::new((r.bits_per_key, r.fpr_from_fill.max(y0)), 5, c)),
-            )
-            .map_err(plot_error)?
-            .label(format!("k = {k}: fill^k"))
-            .legend(move |(x, y)| TriangleMarker::new((x + 10, y), 5, c));
-        draw_measured(
-            &mut chart,
-            group.iter().map(|r| (r.bits_per_key, *r)),
-            c.filled(),
-            y0,
-        )?;
-    }
-    finish_legend(&mut chart, SeriesLabelPosition::UpperRight)
-}
-
-fn sweep_k(area: &DrawingArea<SVGBackend<'_>, Shift>, rows: &[SweepKRow]) -> Result<()> {
-    let all: Vec<&Measurement> = rows.iter().map(|r| &r.measurement).collect();
-    let (y0, y1) = rate_range(
-        all.iter()
-            .flat_map(|r| [&r.ci_low, &r.ci_high, &r.fpr_classic]),
-    );
-    let x = span(all.iter().map(|r| r.k as f64), 0.05);
-    let title = format!(
-        "Rate against k: m = {} bits ({:.2} per key), {}",
-        all[0].m,
-        all[0].bits_per_key,
-        setup_caption(&all)
-    );
-    let mut chart = log_chart(area, &title, x, (y0, y1), "number of hashes k", true)?;
-    let mut sizes: Vec<u64> = all.iter().map(|r| r.m).collect();
-    sizes.dedup();
-    for (i, &m) in sizes.iter().enumerate() {
-        let c = colour(i);
-        let group: Vec<&SweepKRow> = rows.iter().filter(|r| r.measurement.m == m).collect();
-        let bits = group[0].measurement.bits_per_key;
-        chart
-            .draw_series(LineSeries::new(
-                group
-                    .iter()
-                    .map(|r| (r.measurement.k as f64, r.measurement.fpr_classic)),
-                c.stroke_width(2),
-            ))
-            .map_err(plot_error)?
-            .label(format!("{bits:.2} bits/key: classic"))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
-        let optimum = group[0].k_optimal;
-        chart
-            .draw_series(LineSeries::new(
-                [(optimum, y0), (optimum, y1)],
-                c.stroke_width(1),
-            ))
-            .map_err(plot_error)?
-            .label(format!("optimum (m/n) ln 2 = {optimum:.2}"))
-            .legend(move |(x, y)| PathElement::new(vec![(x + 10, y - 6), (x + 10, y + 6)], c));
-        draw_measured(
-            &mut chart,
-            group
-                .iter()
-                .filter(|r| !r.measured_min)
-                .map(|r| (r.measurement.k as f64, &r.measurement)),
-            c.filled(),
-            y0,
-        )?;
-        draw_measured(
-            &mut chart,
-            group
-                .iter()
-                .filter(|r| r.measured_min)
-                .map(|r| (r.measurement.k as f64, &r.measurement)),
-            HIGHLIGHT.filled(),
-            y0,
-        )?;
-    }
-    chart
-        .draw_series(std::iter::once(PathElement::new(
-            Vec::<(f64, f64)>::new(),
-            HIGHLIGHT,
-        )))
-        .map_err(plot_error)?
-        .label("measured minimum")
-        .legend(|(x, y)| Rectangle::new([(x + 6, y - 4), (x + 14, y + 4)], HIGHLIGHT.filled()));
-    finish_legend(&mut chart, SeriesLabelPosition::UpperRight)
-}
-
-fn overfill(area: &DrawingArea<SVGBackend<'_>, Shift>, rows: &[OverfillRow]) -> Result<()> {
-    let (top, bottom) = area.split_vertically(PANEL.1);
-    let all: Vec<&Measurement> = rows.iter().map(|r| &r.measurement).collect();
-    let (y0, y1) = rate_range(rows.iter().flat_map(|r| {
-        [
-            &r.measurement.ci_low,
-            &r.measurement.ci_high,
-            &r.fpr_closed_form,
-            &r.fpr_design,
-        ]
-    }));
-    let x = span(rows.iter().map(|r| r.overfill_factor), 0.05);
-    let title = format!(
-        "Overfill: m = {}, designed for n = {}, {} queries",
-        all[0].m, rows[0].design_n, all[0].queries
-    );
-    let mut chart = log_chart(
-        &top,
-        &title,
-        x,
-        (y0, y1),
-        "overfill factor s = n / design n",
-        false,
-    )?;
-    let mut ks: Vec<u32> = all.iter().map(|r| r.k).collect();
-    ks.dedup();
-    let (s_lo, s_hi) = span(rows.iter().map(|r| r.overfill_factor), 0.0);
-    for (i, &k) in ks.iter().enumerate() {
-        let c = colour(i);
-        let group: Vec<&OverfillRow> = rows.iter().filter(|r| r.measurement.k == k).collect();
-        let curve = (0..=100).map(|j| {
-            let s = s_lo + (s_hi - s_lo) * j as f64 / 100.0;
-            (s, theory::fpr_closed_form(s, k).max(y0))
-        });
-        chart
-            .draw_series(LineSeries::new(curve, c.stroke_width(2)))
-            .map_err(plot_error)?
-            .label(format!("k = {k}: closed form (1-2^-s)^k"))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
-        let design = group[0].fpr_design;
-        chart
-            .draw_series(DashedLineSeries::new(
-                [(x.0, design), (x.1, design)],
-                6,
-                4,
-                c.stroke_width(1),
-            ))
-            .map_err(plot_error)?
-            .label(format!("k = {k}: design rate {}", percent(design)))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c));
-        draw_measured(
-            &mut chart,
-            group.iter().map(|r| (r.overfill_factor, &r.measurement)),
-            c.filled(),
-            y0,
-        )?;
-    }
-    finish_legend(&mut chart, SeriesLabelPosition::LowerRight)?;
-
-    let mut fill_chart: Chart = ChartBuilder::on(&bottom)
-        .caption(
-            "Fill against overfill: 1 - 2^-s, one half at the design point",
-            ("sans-serif", 18),
-        )
+        .collect();
+    let x = range_of(&panel.x, &xs);
+    let y = range_of(&panel.y, &ys);
+    let mut builder = ChartBuilder::on(area);
+    builder
+        .caption(&panel.title, ("sans-serif", 18))
         .margin(12)
         .x_label_area_size(45)
-        .y_label_area_size(75)
-        .build_cartesian_2d(x.0..x.1, 0.0..1.0)
-        .map_err(plot_error)?;
-    fill_chart
-        .configure_mesh()
-        .x_desc("overfill factor s = n / design n")
-        .y_desc("fraction of bits set")
-        .y_label_formatter(&|v| percent(*v))
-        .draw()
-        .map_err(plot_error)?;
-    fill_chart
-        .draw_series(LineSeries::new(
-            (0..=100).map(|j| {
-                let s = s_lo + (s_hi - s_lo) * j as f64 / 100.0;
-                (s, theory::fill_closed_form(s))
-            }),
-            BLACK.stroke_width(2),
-        ))
-        .map_err(plot_error)?
-        .label("closed form 1 - 2^-s")
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(2)));
-    fill_chart
-        .draw_series(DashedLineSeries::new(
-            [(x.0, 0.5), (x.1, 0.5)],
-            6,
-            4,
-            BLACK.into(),
-        ))
-        .map_err(plot_error)?;
-    for (i, &k) in ks.iter().enumerate() {
-        let c = colour(i);
-        fill_chart
-            .draw_series(rows.iter().filter(|r| r.measurement.k == k).map(|r| {
-                Cross::new(
-                    (r.overfill_factor, r.measurement.fill_measured),
-                    5,
-                    c.stroke_width(2),
-                )
-            }))
-            .map_err(plot_error)?
-            .label(format!("k = {k}: measured fill"))
-            .legend(move |(x, y)| Cross::new((x + 10, y), 5, c.stroke_width(2)));
-    }
-    fill_chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()
-        .map_err(plot_error)
-}
-
-fn seed_check(area: &DrawingArea<SVGBackend<'_>, Shift>, rows: &[SeedCheckRow]) -> Result<()> {
-    let seeds: Vec<&Measurement> = rows
-        .iter()
-        .filter(|r| r.check == "hash-seed")
-        .map(|r| &r.measurement)
-        .collect();
-    let crate::measure::Spread {
-        pooled,
-        pooled_low: pooled_lo,
-        pooled_high: pooled_hi,
-        ..
-    } = crate::measure::Spread::of(&seeds);
-    let (y0, y1) = rate_range(seeds.iter().flat_map(|r| [&r.ci_low, &r.ci_high]));
-    let x = span(seeds.iter().map(|r| r.hash_seed as f64), 0.08);
-    let title = format!(
-        "Rate per hash seed: n = {}, m = {}, k = {}, {} queries",
-        seeds[0].n, seeds[0].m, seeds[0].k, seeds[0].queries
-    );
-    let mut chart = log_chart(area, &title, x, (y0, y1), "hash seed", true)?;
-    for (value, dashed, label) in [
-        (pooled, false, format!("pooled rate {}", percent(pooled))),
-        (pooled_lo, true, "pooled 95% interval".to_string()),
-        (pooled_hi, true, String::new()),
-    ] {
-        let style = BLACK.stroke_width(if dashed { 1 } else { 2 });
-        let series = chart
-            .draw_series(DashedLineSeries::new(
-                [(x.0, value), (x.1, value)],
-                if dashed { 4 } else { 1000 },
-                if dashed { 4 } else { 0 },
-                style,
-            ))
-            .map_err(plot_error)?;
-        if !label.is_empty() {
-            series
-                .label(label)
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
-        }
-    }
-    draw_measured(
-        &mut chart,
-        seeds.iter().map(|r| (r.hash_seed as f64, *r)),
-        colour(0).filled(),
-        y0,
-    )?;
-    finish_legend(&mut chart, SeriesLabelPosition::UpperRight)
-}
-
-fn compare(
-    area: &DrawingArea<SVGBackend<'_>, Shift>,
-    rows: &[crate::compare::CompareRow],
-) -> Result<()> {
-    let all: Vec<&Measurement> = rows.iter().map(|r| &r.measurement).collect();
-    let (y0, y1) = rate_range(all.iter().flat_map(|r| [&r.ci_low, &r.ci_high]));
-    let x = span(rows.iter().map(|r| r.bits_per_key_spent), 0.05);
-    let x = (0.0f64.min(x.0), x.1);
-    let title = format!(
-        "Rate against space per structure: n = {}, {} queries or more",
-        all[0].n, all[0].queries
-    );
-    let mut chart = log_chart(area, &title, x, (y0, y1), "bits per key spent", false)?;
-    chart
-        .draw_series(LineSeries::new(
-            (0..=400)
-                .map(|j| {
-                    let bits = x.0 + (x.1 - x.0) * j as f64 / 400.0;
-                    (bits, (-bits).exp2())
-                })
-                .filter(|&(_, rate)| (y0..=y1).contains(&rate)),
-            BLACK.stroke_width(2),
-        ))
-        .map_err(plot_error)?
-        .label("information floor: rate 2^-bits")
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(2)));
-    for (i, kind) in crate::structures::FilterKind::ALL.iter().enumerate() {
-        let c = colour(i);
-        let group: Vec<&crate::compare::CompareRow> = rows
-            .iter()
-            .filter(|r| r.measurement.filter == *kind)
-            .collect();
-        if group.is_empty() {
-            continue;
-        }
-        chart
-            .draw_series(LineSeries::new(
-                group
-                    .iter()
-                    .map(|r| (r.bits_per_key_spent, r.measurement.fpr_measured.max(y0))),
-                c.stroke_width(1),
-            ))
-            .map_err(plot_error)?
-            .label(kind.name())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
-        draw_measured(
-            &mut chart,
-            group.iter().map(|r| (r.bits_per_key_spent, &r.measurement)),
-            c.filled(),
-            y0,
-        )?;
-    }
-    finish_legend(&mut chart, SeriesLabelPosition::UpperRight)
-}
-
-/// One panel per configured rate: each crate's measured rate (with its interval) against
-/// the load n / n planned, its own predicted rate as a dashed line, and the promise (the
-/// configured rate) as a black line.
-fn audit(
-    area: &DrawingArea<SVGBackend<'_>, Shift>,
-    rows: &[crate::experiments::audit::AuditRow],
-) -> Result<()> {
-    let mut rates: Vec<f64> = rows.iter().map(|r| r.fpr_configured).collect();
-    rates.dedup();
-    let panels = area.split_evenly((rates.len(), 1));
-    for (panel, &fpr) in panels.iter().zip(&rates) {
-        let group: Vec<&crate::experiments::audit::AuditRow> =
-            rows.iter().filter(|r| r.fpr_configured == fpr).collect();
-        let (y0, y1) = rate_range(group.iter().flat_map(|r| {
-            [
-                &r.measurement.ci_low,
-                &r.measurement.ci_high,
-                &r.fpr_configured,
-            ]
-        }));
-        let x = span(group.iter().map(|r| r.load), 0.06);
-        let title = format!(
-            "Configured {} for n = {}: measured against the promise, {} queries",
-            percent(fpr),
-            group[0].n_planned,
-            group[0].measurement.queries
-        );
-        let mut chart = log_chart(
-            panel,
-            &title,
-            x,
-            (y0, y1),
-            "load: keys inserted / n planned",
-            false,
-        )?;
-        chart
-            .draw_series(LineSeries::new(
-                [(x.0, fpr), (x.1, fpr)],
-                BLACK.stroke_width(2),
-            ))
-            .map_err(plot_error)?
-            .label(format!("configured {}", percent(fpr)))
-            .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(2)));
-        let mut kinds: Vec<crate::structures::FilterKind> =
-            group.iter().map(|r| r.measurement.filter).collect();
-        kinds.dedup();
-        for (i, kind) in kinds.iter().enumerate() {
-            let c = colour(i);
-            let own: Vec<&Measurement> = group
-                .iter()
-                .filter(|r| r.measurement.filter == *kind)
-                .map(|r| &r.measurement)
-                .collect();
-            // Crates configured alike sit on the same points: spread them a little in x.
-            let offset = (i as f64 - (kinds.len() as f64 - 1.0) / 2.0) * (x.1 - x.0) * 0.008;
-            let loads = group
-                .iter()
-                .filter(|r| r.measurement.filter == *kind)
-                .map(move |r| r.load + offset);
-            chart
-                .draw_series(DashedLineSeries::new(
-                    loads
-                        .clone()
-                        .zip(&own)
-                        .map(|(l, m)| (l, m.fpr_exact.max(y0))),
-                    5,
-                    4,
-                    c.stroke_width(1),
-                ))
+        .y_label_area_size(75);
+    let (x_ticks, y_ticks) = (panel.x.ticks, panel.y.ticks);
+    match panel.y.scale {
+        Scale::Log => {
+            let mut chart = builder
+                .build_cartesian_2d(x.0..x.1, (y.0..y.1).log_scale())
                 .map_err(plot_error)?;
-            draw_measured(&mut chart, loads.zip(own.iter().copied()), c.filled(), y0)?;
             chart
-                .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
-                .map_err(plot_error)?
-                .label(format!("{kind}: measured, dashed predicted"))
-                .legend(move |(x, y)| {
-                    Rectangle::new([(x + 6, y - 4), (x + 14, y + 4)], c.filled())
-                });
+                .configure_mesh()
+                .x_desc(&panel.x.label)
+                .y_desc(&panel.y.label)
+                .x_label_formatter(&|v| tick_label(x_ticks, *v))
+                .y_label_formatter(&|v| tick_label(y_ticks, *v))
+                .draw()
+                .map_err(plot_error)?;
+            draw_series_on!(&mut chart, panel, y.0)
         }
-        finish_legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
+        Scale::Linear => {
+            let mut chart: ChartContext<_, Cartesian2d<RangedCoordf64, RangedCoordf64>> = builder
+                .build_cartesian_2d(x.0..x.1, y.0..y.1)
+                .map_err(plot_error)?;
+            chart
+                .configure_mesh()
+                .x_desc(&panel.x.label)
+                .y_desc(&panel.y.label)
+                .x_label_formatter(&|v| tick_label(x_ticks, *v))
+                .y_label_formatter(&|v| tick_label(y_ticks, *v))
+                .draw()
+                .map_err(plot_error)?;
+            draw_series_on!(&mut chart, panel, f64::NEG_INFINITY)
+        }
     }
-    Ok(())
 }
 
-/// The plate of an outcome as an SVG document.
-pub fn render_svg(outcome: &Outcome) -> Result<String> {
-    let panels = match &outcome.rows {
-        Rows::Overfill(_) => 2,
-        Rows::Audit(rows) => {
-            let mut rates: Vec<f64> = rows.iter().map(|r| r.fpr_configured).collect();
-            rates.dedup();
-            rates.len().max(1) as u32
-        }
-        _ => 1,
-    };
-    if outcome.measurements().is_empty() {
+/// A plate as an SVG document.
+pub fn render_svg(plate: &Plate) -> Result<String> {
+    if plate
+        .panels
+        .iter()
+        .all(|p| p.series.iter().all(|s| s.points.is_empty()))
+    {
         return Err(Error::Output("plot: no rows to draw".into()));
     }
     let mut svg = String::new();
     {
-        let root =
-            SVGBackend::with_string(&mut svg, (PANEL.0, PANEL.1 * panels)).into_drawing_area();
+        let height = PANEL.1 * plate.panels.len() as u32;
+        let root = SVGBackend::with_string(&mut svg, (PANEL.0, height)).into_drawing_area();
         root.fill(&WHITE).map_err(plot_error)?;
-        match &outcome.rows {
-            Rows::SweepSize(rows) => sweep_size(&root, rows)?,
-            Rows::SweepK(rows) => sweep_k(&root, rows)?,
-            Rows::Overfill(rows) => overfill(&root, rows)?,
-            Rows::SeedCheck(rows) => seed_check(&root, rows)?,
-            Rows::Compare(rows) => compare(&root, rows)?,
-            Rows::Audit(rows) => audit(&root, rows)?,
+        let areas = root.split_evenly((plate.panels.len(), 1));
+        for (area, panel) in areas.iter().zip(&plate.panels) {
+            draw_panel(area, panel)?;
         }
         root.present().map_err(plot_error)?;
     }
@@ -596,7 +429,7 @@ pub fn render_svg(outcome: &Outcome) -> Result<String> {
 
 /// Writes the plate to `path` (atomically). Only SVG is supported: PNG output would need the
 /// system font libraries that plotters' bitmap text depends on.
-pub fn write_plot(outcome: &Outcome, path: &Path) -> Result<()> {
+pub fn write_plot(plate: &Plate, path: &Path) -> Result<()> {
     let is_svg = path
         .extension()
         .and_then(|e| e.to_str())
@@ -609,5 +442,5 @@ pub fn write_plot(outcome: &Outcome, path: &Path) -> Result<()> {
             "a file name ending in .svg",
         ));
     }
-    write_atomic(path, render_svg(outcome)?.as_bytes())
+    write_atomic(path, render_svg(plate)?.as_bytes())
 }

@@ -2,6 +2,7 @@
 //! warning about n.
 
 use bytesize::ByteSize;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -24,19 +25,27 @@ pub struct SizeRequest {
 
 /// One row of a plan: the design (repeated on every row, so CSV stays one flat table) and one
 /// load scenario.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SizeRow {
+    /// Keys the filter is designed for.
     pub n_design: u64,
+    /// Bits in the filter.
     pub m: u64,
+    /// `ceil(m / 8)`.
     pub bytes: u64,
+    /// `m / n_design`.
     pub bits_per_key: f64,
     /// The target ε, or the rate at the real optimum when the space was given.
     pub fpr_target: f64,
     /// `(m/n) ln 2`.
     pub k_optimal: f64,
+    /// `floor(k_optimal)`, within 1..=64.
     pub k_floor: u32,
+    /// Classic rate with `k_floor` hashes at `n_design`.
     pub fpr_k_floor: f64,
+    /// `ceil(k_optimal)`, within 1..=64.
     pub k_ceil: u32,
+    /// Classic rate with `k_ceil` hashes at `n_design`.
     pub fpr_k_ceil: f64,
     /// The whole k of the two with the lower rate.
     pub k: u32,
@@ -48,12 +57,15 @@ pub struct SizeRow {
     pub information_floor: f64,
     /// `bits_per_key / information_floor`: 1/ln 2 at the optimum.
     pub overhead_ratio: f64,
-    /// `k ln 2`.
+    /// `k_optimal · ln 2`: the rate's relative change per unit of fractional overfill.
     pub sensitivity: f64,
+    /// The load scenario: keys inserted over `n_design`.
     pub overfill_factor: f64,
+    /// Keys inserted: `round(overfill_factor · n_design)`.
     pub n_actual: u64,
     /// Classic rate with k hashes at `n_actual`.
     pub fpr: f64,
+    /// Expected fill at `n_actual`: `1 - e^{-k · n_actual / m}`.
     pub fill: f64,
     /// `fpr / fpr at the planned n`.
     pub ratio_to_design: f64,

@@ -48,34 +48,41 @@ pub fn fill_variance(m: u64, writes: f64) -> f64 {
     (var / (mf * mf)).max(0.0)
 }
 
-/// Largest binomial window (in writes landing on the query's bits) evaluated exactly before
-/// [`fpr_exact`] falls back to its second-order asymptotic form.
+/// Largest binomial window (in writes landing on the probed bits) evaluated exactly before
+/// [`occupancy_moment`] falls back to its second-order asymptotic form.
 const EXACT_WINDOW_LIMIT: f64 = 2.0e6;
 
 /// Exact false-positive rate `E[(X/m)^k]` (Bose et al. 2008), X the number of set bits after
-/// `t = kn` uniform writes.
-///
-/// Computed as the probability that k uniform probes all land on set bits: with D the number
-/// of distinct bits among the k probes (`P(D=j)` by the occupancy recursion) and `A_j` the
-/// probability that j given bits are all written, `E[(X/m)^k] = Σ_j P(D=j)·A_j`, where
-/// `A_j = Σ_L Bin(t, j/m)(L) · c_j(L)` and `c_j(L)` is the chance that L writes into j bins
-/// cover them all. Every term is positive, so the sum is stable at any m and t; its cost grows
-/// with `k²·t/m`, not with m. When the binomial window exceeds two million writes it falls back
-/// to `p^k (1 + C(k,2)·Var(X/m)/p²)` with `p = E[X/m]`, whose error is `O(m^{-2})`.
+/// `t = kn` uniform writes: [`occupancy_moment`]`(kn, m, k)`.
 pub fn fpr_exact(n: u64, m: u64, k: u32) -> f64 {
-    let writes = k as f64 * n as f64;
-    let mf = m as f64;
-    let k = k as usize;
-    let load = writes / mf;
-    let widest = load * k.min(m as usize) as f64;
-    if widest + 40.0 * widest.sqrt() + 64.0 > EXACT_WINDOW_LIMIT {
-        return fpr_asymptotic(n, m, k as u32);
+    occupancy_moment((k as u64).saturating_mul(n), m, k)
+}
+
+/// The r-th moment `E[(X/m)^r]` of the fraction of occupied bins, X the number of bins of m
+/// hit by `throws` uniform throws.
+///
+/// Computed as the probability that r uniform probes all land on occupied bins: with D the
+/// number of distinct bins among the r probes (`P(D=j)` by the occupancy recursion) and `A_j`
+/// the probability that j given bins are all hit, `E[(X/m)^r] = Σ_j P(D=j)·A_j`, where
+/// `A_j = Σ_L Bin(t, j/m)(L) · c_j(L)` and `c_j(L)` is the chance that L throws into j bins
+/// cover them all. Every term is positive, so the sum is stable at any m and t; its cost grows
+/// with `r²·t/m`, not with m. When the binomial window exceeds two million throws it falls
+/// back to `p^r (1 + C(r,2)·Var(X/m)/p²)` with `p = E[X/m]`, whose error is `O(m^{-2})`.
+pub fn occupancy_moment(throws: u64, m: u64, power: u32) -> f64 {
+    if power == 0 {
+        return 1.0;
     }
-    // P(D = j) for j distinct bits among k uniform probes.
-    let mut distinct = vec![0.0f64; k + 1];
+    let writes = throws as f64;
+    let mf = m as f64;
+    if exact_window_exceeded(throws, m, power) {
+        return occupancy_moment_asymptotic(writes, m, power);
+    }
+    let r = power as usize;
+    // P(D = j) for j distinct bins among r uniform probes.
+    let mut distinct = vec![0.0f64; r + 1];
     distinct[0] = 1.0;
-    for _ in 0..k {
-        for j in (0..=k).rev() {
+    for _ in 0..r {
+        for j in (0..=r).rev() {
             let stay = distinct[j] * (j as f64 / mf);
             let grow = if j > 0 {
                 distinct[j - 1] * ((mf - (j - 1) as f64).max(0.0) / mf)
@@ -85,10 +92,51 @@ pub fn fpr_exact(n: u64, m: u64, k: u32) -> f64 {
             distinct[j] = stay + grow;
         }
     }
-    (1..=k)
+    (1..=r)
         .filter(|&j| distinct[j] > 0.0)
         .map(|j| distinct[j] * all_bits_written(writes, j, mf))
         .sum()
+}
+
+/// True when [`occupancy_moment`] of this order would need a binomial window wider than
+/// [`EXACT_WINDOW_LIMIT`] and takes its asymptotic form instead.
+fn exact_window_exceeded(throws: u64, m: u64, power: u32) -> bool {
+    let widest = throws as f64 / m as f64 * power.min(m.min(u32::MAX as u64) as u32) as f64;
+    widest + 40.0 * widest.sqrt() + 64.0 > EXACT_WINDOW_LIMIT
+}
+
+/// Second-order form `p^r (1 + C(r,2)·Var(X/m)/p²)`, `p = E[X/m]`.
+fn occupancy_moment_asymptotic(writes: f64, m: u64, power: u32) -> f64 {
+    let p = -(writes * (-1.0 / m as f64).ln_1p()).exp_m1();
+    let var = fill_variance(m, writes);
+    let pairs = power as f64 * (power as f64 - 1.0) / 2.0;
+    (p.powi(power as i32) * (1.0 + pairs * var / (p * p))).min(1.0)
+}
+
+/// Variance between filters of the false-positive rate `r = (X/m)^k` of a filter of m bits
+/// holding n keys with k independent uniform probes:
+/// `Var(r) = E[(X/m)^{2k}] - E[(X/m)^k]²`, both moments from [`occupancy_moment`] with
+/// `t = kn` throws. Beyond the exact window it takes the delta form
+/// `k² p^{2k-2} Var(X/m)`, `p = E[X/m]`, the leading term of the same difference.
+///
+/// This is the spread of the rate that a prediction averaging over filters (`fpr_classic`,
+/// `E[fill]^k`, `fpr_exact`) cannot know; the rate from a filter's own bits has none.
+pub fn fpr_between_filter_variance(n: u64, m: u64, k: u32) -> f64 {
+    let throws = (k as u64).saturating_mul(n);
+    if exact_window_exceeded(throws, m, 2 * k) {
+        let p = fill_expected(n, m, k);
+        let slope = k as f64 * p.powi(k as i32 - 1);
+        return slope * slope * fill_variance(m, throws as f64);
+    }
+    let mean = occupancy_moment(throws, m, k);
+    (occupancy_moment(throws, m, 2 * k) - mean * mean).max(0.0)
+}
+
+/// The first four raw moments `[E r, E r², E r³, E r⁴]` of the rate `r = (X/m)^k` of a filter
+/// over the draw of its hashes: `E r^j = E[(X/m)^{jk}]` with `t = kn` throws.
+pub fn fpr_moments(n: u64, m: u64, k: u32) -> [f64; 4] {
+    let throws = (k as u64).saturating_mul(n);
+    [1, 2, 3, 4].map(|j| occupancy_moment(throws, m, j * k))
 }
 
 /// `A_j`: probability that j given bins of m are all hit by `writes` uniform writes.
@@ -148,10 +196,7 @@ fn binomial_window(trials: f64, p: f64) -> (u64, Vec<f64>) {
 /// Second-order form `p^k (1 + C(k,2)·Var(X/m)/p²)`, `p = E[X/m]`: the fallback of
 /// [`fpr_exact`] beyond its exact window.
 pub fn fpr_asymptotic(n: u64, m: u64, k: u32) -> f64 {
-    let p = fill_expected(n, m, k);
-    let var = fill_variance(m, k as f64 * n as f64);
-    let pairs = k as f64 * (k as f64 - 1.0) / 2.0;
-    (p.powi(k as i32) * (1.0 + pairs * var / (p * p))).min(1.0)
+    occupancy_moment_asymptotic(k as f64 * n as f64, m, k)
 }
 
 /// `ln(n!)`, by `statrs`' log-gamma.
@@ -226,5 +271,85 @@ mod tests {
         let exact = fpr_exact(200_000, 2_000_000, 7);
         let asym = fpr_asymptotic(200_000, 2_000_000, 7);
         assert!(((exact - asym) / exact).abs() < 1e-6, "{exact} {asym}");
+    }
+
+    /// `P(X = x)` after `throws` uniform throws into m bins, by `P_{t+1}(x) = P_t(x)·x/m +
+    /// P_t(x-1)·(m-x+1)/m`: the brute-force reference for [`occupancy_moment`].
+    fn occupancy_distribution(throws: u64, m: u64) -> Vec<f64> {
+        let mf = m as f64;
+        let mut dist = vec![0.0f64; m as usize + 1];
+        dist[0] = 1.0;
+        for _ in 0..throws {
+            for x in (0..=m as usize).rev() {
+                let grow = if x > 0 {
+                    dist[x - 1] * (mf - (x - 1) as f64) / mf
+                } else {
+                    0.0
+                };
+                dist[x] = dist[x] * x as f64 / mf + grow;
+            }
+        }
+        dist
+    }
+
+    fn brute_moment(dist: &[f64], power: u32) -> f64 {
+        let m = (dist.len() - 1) as f64;
+        dist.iter()
+            .enumerate()
+            .map(|(x, p)| p * (x as f64 / m).powi(power as i32))
+            .sum()
+    }
+
+    #[test]
+    fn occupancy_moment_matches_the_occupancy_distribution() {
+        for (throws, m) in [
+            (0, 10),
+            (1, 1),
+            (7, 3),
+            (100, 50),
+            (400, 97),
+            (3_000, 1_000),
+        ] {
+            let dist = occupancy_distribution(throws, m);
+            for power in [1, 2, 4, 7, 8, 14, 28] {
+                let exact = occupancy_moment(throws, m, power);
+                let brute = brute_moment(&dist, power);
+                assert!(
+                    (exact - brute).abs() <= 1e-12 * brute.max(1e-300),
+                    "t={throws} m={m} r={power}: {exact} vs {brute}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn between_filter_variance_matches_the_occupancy_distribution() {
+        for (n, m, k) in [(500, 1_000, 4), (500, 5_000, 7), (100, 320, 3)] {
+            let dist = occupancy_distribution(k as u64 * n, m);
+            let mean = brute_moment(&dist, k);
+            let brute = brute_moment(&dist, 2 * k) - mean * mean;
+            let var = fpr_between_filter_variance(n, m, k);
+            assert!(
+                ((var - brute) / brute).abs() < 1e-9,
+                "{n} {m} {k}: {var} {brute}"
+            );
+        }
+    }
+
+    #[test]
+    fn between_filter_variance_meets_its_delta_form_at_large_m() {
+        // The delta form k² p^{2k-2} Var(X/m) has relative error O(1/m); the exact difference
+        // of moments must stay positive and close to it even at 2^36 bits.
+        for m in [1u64 << 20, 1 << 28, 1 << 36] {
+            let (n, k) = (m / 10, 7);
+            let p = fill_expected(n, m, k);
+            let delta =
+                (k as f64 * p.powi(k as i32 - 1)).powi(2) * fill_variance(m, (k as u64 * n) as f64);
+            let var = fpr_between_filter_variance(n, m, k);
+            assert!(
+                ((var - delta) / delta).abs() < 1e-3,
+                "m={m}: {var} vs {delta}"
+            );
+        }
     }
 }

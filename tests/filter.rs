@@ -49,7 +49,7 @@ fn a_trial_is_a_pure_function_of_its_setup() {
         seed: 9,
         hash_seed: 4,
         hash: HashScheme::MultiplyShift,
-        filter: FilterKind::Classic,
+        filter: FilterKind::CLASSIC,
     };
     assert_eq!(run_trial(&setup).unwrap(), run_trial(&setup).unwrap());
     let reseeded = run_trial(&Setup {
@@ -84,7 +84,7 @@ fn parallel_and_sequential_trials_agree_exactly() {
             seed: 3,
             hash_seed: 8,
             hash,
-            filter: FilterKind::Classic,
+            filter: FilterKind::CLASSIC,
         };
         assert_eq!(
             run_trial_with(&setup, Threads::Sequential).unwrap(),

@@ -6,14 +6,19 @@
 
 use bloomlab::HashScheme;
 use bloomlab::KeySource;
-use bloomlab::experiments::audit::{AuditPlan, run};
-use bloomlab::experiments::{Rows, run_audit};
+use bloomlab::experiments::Experiment;
+use bloomlab::experiments::audit::{Audit, AuditParams, AuditPlan, run};
 use bloomlab::measure::{Setup, measure};
-use bloomlab::params::{Params, ValueList};
+use bloomlab::params::{Count, SeedParams, ValueList};
 use bloomlab::peers::{Growable, SubFilter};
 use bloomlab::structures::{Filter, FilterKind, Membership};
 use indicatif::ProgressBar;
 use proptest::prelude::*;
+
+/// A registered structure by name.
+fn named(name: &str) -> FilterKind {
+    FilterKind::named(name).unwrap()
+}
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
@@ -30,14 +35,14 @@ proptest! {
         seed in any::<u64>(),
         hash_seed in any::<u64>(),
     ) {
-        let kind = FilterKind::PEERS[which];
+        let kind = FilterKind::peers()[which];
         let filter: Option<Box<dyn Filter>> = if by_rate {
             let fpr = 0.5f64.powi((bits_per_key / 2).max(1) as i32);
             Some(kind.for_rate((n / 4).max(1), fpr, hash_seed).unwrap())
         } else {
             kind.layout(n * bits_per_key, k)
                 .ok()
-                .map(|m| kind.build(m, k, HashScheme::MultiplyShift, hash_seed).unwrap())
+                .map(|m| kind.build(n, m, k, HashScheme::MultiplyShift, hash_seed).unwrap())
         };
         if let Some(mut filter) = filter {
             let keys = KeySource::new(seed);
@@ -62,7 +67,7 @@ fn setup(filter: FilterKind, n: u64, bits_per_key: u64, k: u32, hash_seed: u64) 
 
 #[test]
 fn adapters_match_their_own_predictions() {
-    for &kind in FilterKind::PEERS {
+    for kind in FilterKind::peers() {
         for (bits, k) in [(8, 5), (10, 7), (16, 11)] {
             let row = measure("test", &setup(kind, 20_000, bits, k, 32)).unwrap();
             assert!(
@@ -73,6 +78,12 @@ fn adapters_match_their_own_predictions() {
                 row.z_exact,
                 row.z_from_fill
             );
+            // Each crate hashes with its own function, and its row says which.
+            let own_hash = match kind.name() {
+                "growable-bloom-filter" => "xxh3",
+                _ => "siphash-1-3",
+            };
+            assert_eq!(row.hash, own_hash, "{kind}");
         }
     }
 }
@@ -81,7 +92,11 @@ fn adapters_match_their_own_predictions() {
 fn growable_prediction_follows_its_growth() {
     // By shape the first sub-filter holds about m ln2 / k keys; 4000 keys at 4 bits per key
     // and k = 7 overflow it, and the rate is that of two sub-filters.
-    let row = measure("test", &setup(FilterKind::Growable, 4_000, 4, 7, 0)).unwrap();
+    let row = measure(
+        "test",
+        &setup(named("growable-bloom-filter"), 4_000, 4, 7, 0),
+    )
+    .unwrap();
     assert!(
         row.fill_measured > 1.0,
         "it grew past m: fill {}",
@@ -118,20 +133,23 @@ fn growable_layout_is_read_from_the_crate_itself() {
     );
 }
 
-fn audit_params(filter: Option<FilterKind>, hash_seed: u64) -> Params {
-    Params {
-        n: Some(20_000),
-        rates: Some(ValueList(vec![0.01])),
-        factors: Some(ValueList(vec![1.0, 2.0])),
+fn audit_params(filter: Option<FilterKind>, hash_seed: u64) -> AuditParams {
+    AuditParams {
+        n: Some(Count(20_000)),
+        fpr: Some(ValueList(vec![0.01])),
+        loads: Some(ValueList(vec![1.0, 2.0])),
         filter,
-        hash_seed: Some(hash_seed),
-        ..Params::default()
+        seeds: SeedParams {
+            seed: None,
+            hash_seed: Some(hash_seed),
+        },
+        ..AuditParams::default()
     }
 }
 
 #[test]
 fn audit_of_the_classic_filter_agrees_with_its_configured_rate() {
-    let plan = AuditPlan::of(&audit_params(Some(FilterKind::Classic), 2), false).unwrap();
+    let plan = AuditPlan::of(&audit_params(Some(FilterKind::CLASSIC), 2)).unwrap();
     let rows = run(&plan, &ProgressBar::hidden()).unwrap();
     let at_n = &rows[0];
     assert_eq!(at_n.load, 1.0);
@@ -148,7 +166,7 @@ fn audit_of_the_classic_filter_agrees_with_its_configured_rate() {
 #[test]
 fn seeded_adapters_repeat_and_the_unseeded_one_is_said() {
     let rates = |hash_seed| -> Vec<(FilterKind, u64, bool)> {
-        let plan = AuditPlan::of(&audit_params(None, hash_seed), false).unwrap();
+        let plan = AuditPlan::of(&audit_params(None, hash_seed)).unwrap();
         run(&plan, &ProgressBar::hidden())
             .unwrap()
             .iter()
@@ -176,10 +194,11 @@ fn seeded_adapters_repeat_and_the_unseeded_one_is_said() {
         first.iter().zip(&reseeded).any(|(a, b)| a.2 && a.1 != b.1),
         "a new hash seed changes the seeded crates' counts"
     );
-    let outcome = run_audit(&audit_params(None, 2), false, &ProgressBar::hidden()).unwrap();
-    assert!(matches!(outcome.rows, Rows::Audit(_)));
+    let plan = Audit::plan(&audit_params(None, 2)).unwrap();
+    let outcome = Audit::run(&plan, &ProgressBar::hidden()).unwrap();
     assert!(
         outcome
+            .table
             .notes
             .iter()
             .any(|n| n.starts_with("not seeded: growable-bloom-filter"))
@@ -188,13 +207,19 @@ fn seeded_adapters_repeat_and_the_unseeded_one_is_said() {
 
 #[test]
 fn too_few_queries_and_zero_counts_are_said_not_hidden() {
-    let params = Params {
-        queries: Some(1_000),
-        rates: Some(ValueList(vec![0.0001])),
-        factors: Some(ValueList(vec![1.0])),
-        ..audit_params(Some(FilterKind::Classic), 2)
+    let params = AuditParams {
+        queries: Some(Count(1_000)),
+        fpr: Some(ValueList(vec![0.0001])),
+        loads: Some(ValueList(vec![1.0])),
+        ..audit_params(Some(FilterKind::CLASSIC), 2)
     };
-    let outcome = run_audit(&params, false, &ProgressBar::hidden()).unwrap();
-    assert!(outcome.notes.iter().any(|n| n.starts_with("unresolved:")));
-    assert!(outcome.notes.iter().any(|n| n.contains("not 0")));
+    let outcome = Audit::run(&Audit::plan(&params).unwrap(), &ProgressBar::hidden()).unwrap();
+    assert!(
+        outcome
+            .table
+            .notes
+            .iter()
+            .any(|n| n.starts_with("unresolved:"))
+    );
+    assert!(outcome.table.notes.iter().any(|n| n.contains("not 0")));
 }

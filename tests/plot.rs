@@ -1,16 +1,18 @@
 //! The plates: well-formed SVG, one circle per measured point, byte-identical for equal seeds.
 
-use bloomlab::experiments::{Experiment, Rows};
-use bloomlab::params::{Params, ValueList};
+use bloomlab::experiments::{Outcome, find, registry};
 use bloomlab::plot::render_svg;
 use indicatif::ProgressBar;
 
-fn params(hash_seed: u64) -> Params {
-    Params {
-        queries: Some(4_000),
-        hash_seed: Some(hash_seed),
-        ..Params::default()
-    }
+/// Runs a registered experiment with parameters given as an experiment file's `[params]`.
+fn run(name: &str, params: &str) -> Outcome {
+    let table: toml::Table = toml::from_str(params).unwrap();
+    find(name)
+        .unwrap()
+        .prepare_table(&table)
+        .unwrap()
+        .run(&ProgressBar::hidden())
+        .unwrap()
 }
 
 fn circles(svg: &str) -> usize {
@@ -23,32 +25,37 @@ fn circles(svg: &str) -> usize {
 
 #[test]
 fn each_plate_has_one_point_per_measured_row() {
-    for experiment in Experiment::ALL {
-        let outcome = experiment.run(&params(2), &ProgressBar::hidden()).unwrap();
-        let expected = match &outcome.rows {
-            Rows::SeedCheck(rows) => rows.iter().filter(|r| r.check == "hash-seed").count(),
-            _ => outcome.measurements().len(),
+    for experiment in registry() {
+        let name = experiment.name();
+        let params = match name {
+            "audit" => "n = 2000\nfpr = 0.05\nqueries = 4000",
+            "compare" => "n = 2000\nqueries = 4000",
+            _ => "queries = 4000\nhash_seed = 2",
         };
-        let svg = render_svg(&outcome).unwrap();
-        assert_eq!(circles(&svg), expected, "{experiment}");
-        assert!(
-            svg.contains("false-positive rate"),
-            "{experiment}: y axis label"
-        );
+        let outcome = run(name, params);
+        // seed-check draws only its re-seeded rows.
+        let expected = match name {
+            "seed-check" => outcome
+                .table
+                .records
+                .iter()
+                .filter(|r| r["check"] == "hash-seed")
+                .count(),
+            _ => outcome.measurements.len(),
+        };
+        let svg = render_svg(&outcome.plate).unwrap();
+        assert_eq!(circles(&svg), expected, "{name}");
+        assert!(svg.contains("false-positive rate"), "{name}: y axis label");
     }
 }
 
 #[test]
 fn the_curve_at_three_settings_has_a_legend_entry_per_k() {
-    let p = Params {
-        k: Some(ValueList(vec![4.0, 6.0, 8.0])),
-        bits_per_key: Some(ValueList((2..=16).map(f64::from).collect())),
-        ..params(2)
-    };
-    let outcome = Experiment::SweepSize
-        .run(&p, &ProgressBar::hidden())
-        .unwrap();
-    let svg = render_svg(&outcome).unwrap();
+    let outcome = run(
+        "sweep-size",
+        "k = [4, 6, 8]\nbits_per_key = \"2..16\"\nqueries = 4000",
+    );
+    let svg = render_svg(&outcome.plate).unwrap();
     assert_eq!(circles(&svg), 45);
     for k in [4, 6, 8] {
         assert!(
@@ -60,12 +67,13 @@ fn the_curve_at_three_settings_has_a_legend_entry_per_k() {
 
 #[test]
 fn plates_are_byte_identical_for_equal_seeds() {
-    let run = |hash_seed| {
-        let outcome = Experiment::SweepK
-            .run(&params(hash_seed), &ProgressBar::hidden())
-            .unwrap();
-        render_svg(&outcome).unwrap()
+    let svg = |hash_seed: u64| {
+        let outcome = run(
+            "sweep-k",
+            &format!("queries = 4000\nhash_seed = {hash_seed}"),
+        );
+        render_svg(&outcome.plate).unwrap()
     };
-    assert_eq!(run(2), run(2));
-    assert_ne!(run(2), run(3));
+    assert_eq!(svg(2), svg(2));
+    assert_ne!(svg(2), svg(3));
 }

@@ -16,7 +16,7 @@ fn setup(n: u64, m: u64, k: u32, hash: HashScheme) -> Setup {
         seed: 11,
         hash_seed: 12,
         hash,
-        filter: FilterKind::Classic,
+        filter: FilterKind::CLASSIC,
     }
 }
 

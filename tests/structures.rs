@@ -7,6 +7,11 @@ use bloomlab::measure::{Setup, measure};
 use bloomlab::structures::FilterKind;
 use proptest::prelude::*;
 
+/// A registered structure by name.
+fn named(name: &str) -> FilterKind {
+    FilterKind::named(name).unwrap()
+}
+
 proptest! {
     #[test]
     fn no_false_negatives(
@@ -18,13 +23,13 @@ proptest! {
         blocked in any::<bool>(),
     ) {
         let (kind, k) = match (blocked, k % 4) {
-            (true, _) => (FilterKind::Blocked, k),
-            (false, 0) => (FilterKind::Cuckoo, 4 + k % 13),
-            (false, 1) => (FilterKind::BinaryFuse, [8, 16, 32][(k % 3) as usize]),
-            (false, _) => (FilterKind::SplitBlock, 8),
+            (true, _) => (named("blocked"), k),
+            (false, 0) => (named("cuckoo"), 4 + k % 13),
+            (false, 1) => (named("binary-fuse"), [8, 16, 32][(k % 3) as usize]),
+            (false, _) => (named("split-block"), 8),
         };
         let m = kind.layout(m, k).unwrap();
-        let mut filter = kind.build(m, k, HashScheme::MultiplyShift, hash_seed).unwrap();
+        let mut filter = kind.build(n, m, k, HashScheme::MultiplyShift, hash_seed).unwrap();
         let keys = KeySource::new(seed);
         keys.inserted(n).for_each(|key| filter.insert(key));
         prop_assert!(keys.inserted(n).all(|key| filter.contains(key)));
@@ -47,10 +52,10 @@ fn setup(filter: FilterKind, n: u64, m: u64, k: u32) -> Setup {
 #[test]
 fn blocked_structures_match_their_own_predictions() {
     for (filter, k) in [
-        (FilterKind::Blocked, 4),
-        (FilterKind::Blocked, 7),
-        (FilterKind::Blocked, 12),
-        (FilterKind::SplitBlock, 8),
+        (named("blocked"), 4),
+        (named("blocked"), 7),
+        (named("blocked"), 12),
+        (named("split-block"), 8),
     ] {
         for bits in [6, 10, 16] {
             let row = measure("test", &setup(filter, 4_000, 4_000 * bits, k)).unwrap();
@@ -68,7 +73,7 @@ fn blocked_structures_match_their_own_predictions() {
 fn cuckoo_matches_its_fingerprint_prediction() {
     // k is the fingerprint size; loads from 60% to 92% of the slots.
     for (k, bits) in [(8, 10), (8, 14), (12, 13), (12, 20)] {
-        let row = measure("test", &setup(FilterKind::Cuckoo, 4_000, 4_000 * bits, k)).unwrap();
+        let row = measure("test", &setup(named("cuckoo"), 4_000, 4_000 * bits, k)).unwrap();
         assert!(
             row.z_exact.abs() <= 4.0 && row.bits_ok(),
             "cuckoo f={k} {bits} bits/key: z_exact {} z_from_fill {}",
@@ -81,13 +86,13 @@ fn cuckoo_matches_its_fingerprint_prediction() {
 #[test]
 fn blocking_costs_rate_at_equal_space() {
     // At 16 bits per key and k = 11 the blocked filter's exact rate is well above the classic.
-    let classic = FilterKind::Classic.fpr_exact(4_000, 64_000, 11);
-    let blocked = FilterKind::Blocked.fpr_exact(4_000, 64_000, 11);
+    let classic = FilterKind::CLASSIC.fpr_exact(4_000, 64_000, 11);
+    let blocked = named("blocked").fpr_exact(4_000, 64_000, 11);
     assert!(blocked > 1.2 * classic, "{blocked} vs {classic}");
     // 240,000 queries: the expected z against the classic formula is about 10.
     let more_queries = Setup {
         queries: 240_000,
-        ..setup(FilterKind::Blocked, 4_000, 64_000, 11)
+        ..setup(named("blocked"), 4_000, 64_000, 11)
     };
     let row = measure("test", &more_queries).unwrap();
     assert!(
@@ -107,9 +112,9 @@ proptest! {
         hash_seed in any::<u64>(),
         stride in 2u64..5,
     ) {
-        let (kind, k) = if k % 2 == 0 { (FilterKind::Counting, k) } else { (FilterKind::Cuckoo, 4 + k) };
+        let (kind, k) = if k % 2 == 0 { (named("counting"), k) } else { (named("cuckoo"), 4 + k) };
         let mut filter = kind
-            .build(kind.layout(m, k).unwrap(), k, HashScheme::MultiplyShift, hash_seed)
+            .build(n, kind.layout(m, k).unwrap(), k, HashScheme::MultiplyShift, hash_seed)
             .unwrap();
         let keys = KeySource::new(seed);
         keys.inserted(n).for_each(|key| filter.insert(key));
@@ -146,14 +151,11 @@ fn saturated_counters_stick_and_are_counted() {
 
 #[test]
 fn structures_without_counts_refuse_to_delete() {
-    for kind in [
-        FilterKind::Classic,
-        FilterKind::Blocked,
-        FilterKind::SplitBlock,
-    ] {
-        let k = if kind == FilterKind::SplitBlock { 8 } else { 4 };
+    for kind in [FilterKind::CLASSIC, named("blocked"), named("split-block")] {
+        let k = if kind == named("split-block") { 8 } else { 4 };
         let mut filter = kind
             .build(
+                1,
                 kind.layout(4_096, k).unwrap(),
                 k,
                 HashScheme::MultiplyShift,
@@ -176,7 +178,7 @@ fn compare_sizes_every_structure_for_the_target() {
     };
     let rows =
         bloomlab::compare::compare(20_000, &[0.01], 60_000, 1, 2, Some(sizes), &hidden).unwrap();
-    assert_eq!(rows.len(), FilterKind::OWN.len());
+    assert_eq!(rows.len(), bloomlab::compare::designed().len());
     for row in &rows {
         let m = &row.measurement;
         assert!(
@@ -189,7 +191,7 @@ fn compare_sizes_every_structure_for_the_target() {
         assert!(row.ns_insert_in_cache.is_some() && row.ns_query_out_of_cache.is_some());
         assert_eq!(
             row.supports_delete,
-            matches!(m.filter, FilterKind::Counting | FilterKind::Cuckoo)
+            ["counting", "cuckoo"].contains(&m.filter.name())
         );
     }
     let ratio = |kind| {
@@ -198,8 +200,8 @@ fn compare_sizes_every_structure_for_the_target() {
             .unwrap()
             .ratio_to_floor
     };
-    assert_eq!(format!("{:.3}", ratio(FilterKind::Classic)), "1.443");
-    assert!(ratio(FilterKind::Counting) > 5.5, "four bits per counter");
+    assert_eq!(format!("{:.3}", ratio(FilterKind::CLASSIC)), "1.443");
+    assert!(ratio(named("counting")) > 5.5, "four bits per counter");
 }
 
 #[test]
@@ -210,10 +212,15 @@ fn binary_fuse_spends_near_the_floor_at_its_own_rate() {
         bloomlab::compare::compare(100_000, &[1.0 / 256.0], 200_000, 3, 4, None, &hidden).unwrap();
     let fuse = rows
         .iter()
-        .find(|r| r.measurement.filter == FilterKind::BinaryFuse)
+        .find(|r| r.measurement.filter == named("binary-fuse"))
         .unwrap();
     let m = &fuse.measurement;
     assert_eq!(m.k, 8);
+    // A static structure's row reports the table it built, and xorf's own hash.
+    assert_eq!(m.m, m.memory_bits);
+    assert_eq!(m.bits_per_key, m.memory_bits as f64 / m.n as f64);
+    assert_eq!(m.fill_measured, 1.0);
+    assert_eq!(m.hash, "murmur3-fmix64");
     assert!(
         m.z_exact.abs() <= 4.0,
         "rate {} z {}",
@@ -233,10 +240,7 @@ fn a_cuckoo_filter_is_not_sized_beyond_its_fingerprints() {
     let hidden = indicatif::ProgressBar::hidden();
     let rates = [1e-5];
     let rows = bloomlab::compare::compare(2_000, &rates, 1_000, 3, 4, None, &hidden).unwrap();
-    assert!(
-        rows.iter()
-            .all(|r| r.measurement.filter != FilterKind::Cuckoo)
-    );
+    assert!(rows.iter().all(|r| r.measurement.filter != named("cuckoo")));
     // The classic sizing formula is asymptotic: at n = 2000 it lands within 1% of ε.
     assert!(rows.iter().all(|r| r.measurement.fpr_exact <= 1.01e-5));
     let notes = bloomlab::compare::notes(2_000, &rates, &rows);
@@ -245,4 +249,130 @@ fn a_cuckoo_filter_is_not_sized_beyond_its_fingerprints() {
             .iter()
             .any(|n| n.contains("not sized: the cuckoo filter"))
     );
+}
+
+#[test]
+fn every_registered_structure_parses_from_its_own_name() {
+    let all = FilterKind::all();
+    assert_eq!(
+        all.len(),
+        FilterKind::own().len() + FilterKind::peers().len()
+    );
+    for kind in &all {
+        let text = kind.to_string();
+        assert_eq!(text.parse::<FilterKind>().unwrap(), *kind);
+        let json = serde_json::to_string(kind).unwrap();
+        assert_eq!(json, format!("\"{text}\""));
+        assert_eq!(serde_json::from_str::<FilterKind>(&json).unwrap(), *kind);
+    }
+    assert_eq!(FilterKind::default(), FilterKind::CLASSIC);
+    assert_eq!(all[0], FilterKind::CLASSIC);
+}
+
+#[test]
+fn unknown_names_and_stray_arguments_are_refused_with_the_allowed_names() {
+    let error = "bloomed".parse::<FilterKind>().unwrap_err();
+    for kind in FilterKind::all() {
+        assert!(error.contains(kind.name()), "{error}");
+    }
+    let error = "classic:7".parse::<FilterKind>().unwrap_err();
+    assert!(error.contains("takes no argument"), "{error}");
+}
+
+#[test]
+fn compare_sizes_exactly_the_structures_with_a_design() {
+    let designed = bloomlab::compare::designed();
+    for kind in FilterKind::all() {
+        let has_design = kind.structure().design.is_some() && !kind.is_peer();
+        assert_eq!(designed.contains(&kind), has_design, "{kind}");
+        let (m, k) = match kind.design(10_000, 0.01) {
+            Ok(shape) => shape,
+            Err(_) => continue,
+        };
+        assert_eq!(
+            kind.layout(m, k).unwrap(),
+            m,
+            "{kind}: designs are laid out"
+        );
+    }
+}
+
+#[test]
+#[cfg(not(feature = "peers"))]
+fn a_peer_left_out_of_the_build_is_refused_by_name() {
+    for peer in FilterKind::peers() {
+        let error = peer
+            .build(100, 1_000, 7, HashScheme::MultiplyShift, 1)
+            .err()
+            .unwrap();
+        assert!(error.is_usage(), "{error}");
+        assert!(error.to_string().contains("`peers` feature"), "{error}");
+        assert!(peer.fpr_exact(100, 1_000, 7).is_nan());
+    }
+    assert_cmd::Command::cargo_bin("bloomlab")
+        .unwrap()
+        .args(["sweep-size", "--filter", "fastbloom", "--n", "1000"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("`peers` feature"));
+}
+
+#[test]
+fn batches_answer_as_single_keys_do() {
+    use bloomlab::structures::{BATCH, count_present, insert_counters};
+    let keys = KeySource::new(5);
+    let n = 3 * BATCH as u64 + 17;
+    for kind in FilterKind::all()
+        .into_iter()
+        .filter(|k| k.require_built().is_ok())
+    {
+        let k = match kind.name() {
+            "split-block" | "binary-fuse" => 8,
+            _ => 6,
+        };
+        let build = || {
+            kind.build(n, 12 * n, k, HashScheme::MultiplyShift, 9)
+                .unwrap()
+        };
+        let (mut one_by_one, mut batched) = (build(), build());
+        keys.inserted(n).for_each(|key| one_by_one.insert(key));
+        insert_counters(&mut *batched, 0..n, |c| keys.key(c)).unwrap();
+        let absent: Vec<u64> = keys.absent(n, 2 * n).collect();
+        let single = absent
+            .iter()
+            .filter(|&&key| one_by_one.contains(key))
+            .count() as u64;
+        assert_eq!(count_present(&*batched, &absent).unwrap(), single, "{kind}");
+        assert_eq!(batched.set_bits(), one_by_one.set_bits(), "{kind}");
+        let mut answers = vec![false; 3];
+        assert!(batched.contains_many(&absent[..4], &mut answers).is_err());
+    }
+}
+
+#[test]
+fn a_1024_bit_blocked_filter_sits_between_the_classic_and_the_512_bit_one() {
+    let wide = named("blocked-1024");
+    assert_eq!(
+        wide.layout(64_001, 7).unwrap(),
+        63 * 1024,
+        "whole 1024-bit blocks"
+    );
+    let (n, m, k) = (4_000, 64_512, 9);
+    let classic = FilterKind::CLASSIC.fpr_exact(n, m, k);
+    let blocked = named("blocked").fpr_exact(n, m, k);
+    let between = wide.fpr_exact(n, m, k);
+    assert!(
+        classic < between && between < blocked,
+        "{classic} {between} {blocked}"
+    );
+    for bits in [8, 12] {
+        let row = measure("test", &setup(wide, n, n * bits, k)).unwrap();
+        assert!(
+            row.z_exact.abs() <= 4.0 && row.bits_ok(),
+            "{bits} bits/key: z_exact {} z_from_fill {}",
+            row.z_exact,
+            row.z_from_fill
+        );
+        assert_eq!(row.filter, wide);
+    }
 }

@@ -8,18 +8,122 @@
 //! at most 2·10^8), so that at least 100 false positives are expected at the promised rate;
 //! a row with fewer is marked unresolved, and a row with none is reported by its upper bound.
 
+use clap::Args;
 use indicatif::ProgressBar;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::bench::{best_ns, round_ns};
+use super::{Experiment, Measured, Outcome};
 use crate::error::Result;
 use crate::hash::HashScheme;
 use crate::keys::KeySource;
 use crate::measure::{Measurement, Setup, Trial};
-use crate::params::{Params, check_count};
+use crate::params::{Count, SeedParams, ValueList, check_count, positive_list, rates};
+use crate::plot::{Axis, Colour, Corner, Mark, Panel, Plate, Series, extent};
+use crate::preflight::Cost;
 use crate::report::{Cell, Column, Record, col, percent};
 use crate::stats::z_score;
-use crate::structures::{FilterKind, count_present};
+use crate::structures::{FilterKind, count_present_parallel, insert_counters};
+use crate::timing::{best_ns, round_ns};
+
+pub struct Audit;
+
+/// Flags and file keys of audit.
+#[derive(Args, Clone, Debug, Default, Deserialize)]
+pub struct AuditParams {
+    /// Keys each filter is configured for [1..=10^8, default 10^6]
+    #[arg(long, allow_hyphen_values = true)]
+    pub n: Option<Count>,
+    /// Configured false-positive rates: a fraction in (0, 1), or a list [default 0.01]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub fpr: Option<ValueList>,
+    /// Loads: keys inserted over n, a list [> 0, <= 100, default 1,1.1,1.5,2]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub loads: Option<ValueList>,
+    /// Absent queries per row [1..=10^10, default 200/fpr within 10^5..=2*10^8]
+    #[arg(long, allow_hyphen_values = true)]
+    pub queries: Option<Count>,
+    /// One filter only (one that can be configured by target rate) [default: all of them]
+    #[arg(long)]
+    pub filter: Option<FilterKind>,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub seeds: SeedParams,
+    /// Also time each row's absent queries, single-threaded (not reproducible, so files
+    /// leave it off)
+    #[arg(long)]
+    #[serde(default)]
+    pub timed: bool,
+}
+
+impl Measured for AuditRow {
+    fn measurement(&self) -> &Measurement {
+        &self.measurement
+    }
+}
+
+impl Experiment for Audit {
+    type Params = AuditParams;
+    type Plan = AuditPlan;
+    const NAME: &'static str = "audit";
+    const ABOUT: &'static str =
+        "Each shipped crate configured by target rate and n, measured at n, 1.1n, 1.5n and 2n";
+    const AFTER_HELP: &'static str =
+        "Filters: bloomlab's classic filter and every peer crate, each configured the way
+its README shows (target rate and n):
+  fastbloom              BloomFilter::with_false_pos(eps).seed(s).expected_items(n)
+  bloomfilter            Bloom::new_for_fp_rate_with_seed(n, eps, seed)
+  growable-bloom-filter  GrowableBloom::new(eps, n)   (takes no seed)
+
+Queries default to 200/eps (at least 10^5, at most 2*10^8), so that 100 or more false
+positives are expected at the promise; fewer are reported as unresolved. A row whose
+rate is more than 4 standard errors above the configured rate is flagged (a finding:
+the exit status stays 0).
+
+Examples:
+  bloomlab audit --n 1000000 --fpr 0.01
+  bloomlab audit --n 100000000 --fpr 0.000001 --format markdown
+  bloomlab audit --n 10000 --fpr 0.01 --filter growable-bloom-filter --loads 1,2,4,8";
+
+    fn plan(params: &AuditParams) -> Result<AuditPlan> {
+        AuditPlan::of(params)
+    }
+
+    /// Each filter filled to the largest load and queried at every load; a growing filter
+    /// may hold up to four times the classic design's memory.
+    fn cost(plan: &AuditPlan) -> Cost {
+        let top = plan.loads.iter().copied().fold(1.0, f64::max) * plan.n as f64;
+        let filters = plan.filters.len() as f64;
+        let key_operations = plan
+            .rates
+            .iter()
+            .map(|&fpr| {
+                let queries = queries_for(plan.queries, fpr).unwrap_or(0) as f64;
+                filters * (top + queries * plan.loads.len() as f64)
+            })
+            .sum();
+        let bits_per_key = plan
+            .rates
+            .iter()
+            .map(|&fpr| crate::theory::bits_per_key_for_fpr(fpr))
+            .fold(0.0, f64::max);
+        Cost {
+            key_operations,
+            peak_bytes: 4.0 * plan.n as f64 * bits_per_key / 8.0,
+        }
+    }
+
+    fn run(plan: &AuditPlan, progress: &ProgressBar) -> Result<Outcome> {
+        let rows = run(plan, progress)?;
+        let loads: Vec<String> = plan.loads.iter().map(|l| format!("{l}")).collect();
+        let title = format!(
+            "audit: each filter configured for n = {} at its target rate, filled to {} times n; queries expect at least 100 false positives at the promise",
+            plan.n,
+            loads.join(", ")
+        );
+        Outcome::new(title, &rows, notes(&rows), plate(&rows))
+    }
+}
 
 /// Above this many standard errors over the configured rate a row is flagged.
 pub const FLAG_Z: f64 = 4.0;
@@ -36,24 +140,26 @@ pub const MIN_EXPECTED_FALSE_POSITIVES: f64 = 100.0;
 /// Absent queries timed per row when timing.
 const TIMED_QUERIES: u64 = 200_000;
 
-/// The structures audited: bloomlab's classic filter and every peer crate.
+/// The structures audited: every one configured by target rate (bloomlab's classic filter
+/// and the peer crates), in registry order.
 pub fn audited() -> Vec<FilterKind> {
-    std::iter::once(FilterKind::Classic)
-        .chain(FilterKind::PEERS.iter().copied())
+    FilterKind::all()
+        .into_iter()
+        .filter(|k| k.structure().for_rate.is_some())
         .collect()
 }
 
 /// Absent queries for configured rate ε: `--queries` when given, else `200/ε` within
 /// `[10^5, 2·10^8]`.
-pub fn queries_for(params: &Params, fpr: f64) -> Result<u64> {
-    match params.queries {
-        Some(q) => check_count("queries", q, 1, 10_000_000_000),
+pub fn queries_for(queries: Option<Count>, fpr: f64) -> Result<u64> {
+    match queries {
+        Some(q) => check_count("queries", q.0, 1, 10_000_000_000),
         None => Ok(((200.0 / fpr).ceil() as u64).clamp(100_000, 200_000_000)),
     }
 }
 
 /// One crate at one load.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AuditRow {
     /// `n` is the keys inserted, `m` the bits allocated at that point, `k` the hashes.
     #[serde(flatten)]
@@ -68,7 +174,8 @@ pub struct AuditRow {
     pub bits_per_key_allocated: f64,
     /// `queries · ε`.
     pub expected_false_positives: f64,
-    /// At least [`MIN_EXPECTED_FALSE_POSITIVES`] expected.
+    /// `expected_false_positives >= 100` ([`MIN_EXPECTED_FALSE_POSITIVES`]): enough to
+    /// resolve the rate.
     pub resolved: bool,
     /// `(p̂ - ε) / sqrt(ε(1-ε)/q)`.
     pub z_configured: f64,
@@ -87,19 +194,19 @@ impl Record for AuditRow {
             col("filter", Cell::Plain("filter")),
             col("configured", Cell::Percent("fpr_configured")),
             col("load", Cell::Fixed("load", 2)),
-            col("n", Cell::Plain("n")),
+            col("n", Cell::Plain("n")).wide_only(),
             col("bits/key", Cell::Fixed("bits_per_key_allocated", 2)),
-            col("hashes", Cell::Plain("k")),
-            col("FP/queries", Cell::Ratio("false_positives", "queries")),
+            col("hashes", Cell::Plain("k")).wide_only(),
+            col("FP/queries", Cell::Ratio("false_positives", "queries")).wide_only(),
             col("measured", Cell::Percent("fpr_measured")),
             col("95% CI", Cell::Interval("ci_low", "ci_high")),
-            col("z vs configured", Cell::Fixed("z_configured", 1)),
-            col("> 4 SE above", Cell::Plain("above_configured")),
-            col("predicted", Cell::Percent("fpr_exact")),
-            col("z predicted", Cell::Fixed("z_exact", 2)),
-            col("resolved", Cell::Plain("resolved")),
-            col("seeded", Cell::Plain("seeded")),
-            col("ns query", Cell::Fixed("ns_query", 1)),
+            col("z config", Cell::Fixed("z_configured", 1)),
+            col("flag", Cell::Plain("above_configured")),
+            col("predicted", Cell::Percent("fpr_exact")).wide_only(),
+            col("z predicted", Cell::Fixed("z_exact", 2)).wide_only(),
+            col("resolved", Cell::Plain("resolved")).wide_only(),
+            col("seeded", Cell::Plain("seeded")).wide_only(),
+            col("ns query", Cell::Fixed("ns_query", 1)).wide_only(),
         ]
     }
 }
@@ -111,26 +218,27 @@ pub struct AuditPlan {
     pub rates: Vec<f64>,
     pub loads: Vec<f64>,
     pub filters: Vec<FilterKind>,
-    pub params: Params,
+    pub queries: Option<Count>,
+    pub seeds: SeedParams,
     pub timed: bool,
 }
 
 impl AuditPlan {
-    /// The plan of `params`: n, rates, loads (`factors`) and one filter or all of them.
-    pub fn of(params: &Params, timed: bool) -> Result<Self> {
-        let n = check_count("n", params.n_or(DEFAULT_N)?, 1, MAX_N)?;
-        let rates = params.rates_or(&DEFAULT_RATES)?;
+    /// The plan of `params`: n, rates, loads and one filter or all of them.
+    pub fn of(params: &AuditParams) -> Result<Self> {
+        let n = check_count("n", params.n.map_or(DEFAULT_N, |n| n.0), 1, MAX_N)?;
+        let rates = rates("fpr", params.fpr.as_ref(), &DEFAULT_RATES)?;
         for &fpr in &rates {
-            queries_for(params, fpr)?;
+            queries_for(params.queries, fpr)?;
         }
-        let loads = params.factors_or(&DEFAULT_LOADS)?;
+        let loads = positive_list("loads", params.loads.as_ref(), &DEFAULT_LOADS, 100.0)?;
         let filters = match params.filter {
             Some(kind) if !audited().contains(&kind) => {
                 return Err(crate::Error::invalid(
                     "filter",
                     kind,
                     "audit configures each filter by target rate and n, as its crate's README does",
-                    "classic, fastbloom, bloomfilter, growable-bloom-filter",
+                    FilterKind::names_where(|s| s.for_rate.is_some()),
                 ));
             }
             Some(kind) => vec![kind],
@@ -144,16 +252,17 @@ impl AuditPlan {
             rates,
             loads,
             filters,
-            params: params.clone(),
-            timed,
+            queries: params.queries,
+            seeds: params.seeds.clone(),
+            timed: params.timed,
         })
     }
 }
 
 /// Audits every filter of the plan at every rate and load, in that order.
 pub fn run(plan: &AuditPlan, progress: &ProgressBar) -> Result<Vec<AuditRow>> {
-    let params = &plan.params;
-    let keys = KeySource::new(params.seed());
+    let seeds = &plan.seeds;
+    let keys = KeySource::new(seeds.seed());
     let top = plan
         .loads
         .iter()
@@ -163,7 +272,7 @@ pub fn run(plan: &AuditPlan, progress: &ProgressBar) -> Result<Vec<AuditRow>> {
     progress.inc_length((plan.filters.len() * plan.rates.len() * plan.loads.len()) as u64);
     let mut rows = Vec::new();
     for &fpr in &plan.rates {
-        let queries = queries_for(params, fpr)?;
+        let queries = queries_for(plan.queries, fpr)?;
         // The absent keys timed, the same for every crate and load.
         let timed_keys: Vec<u64> = if plan.timed {
             keys.absent(top, queries.min(TIMED_QUERIES)).collect()
@@ -171,13 +280,14 @@ pub fn run(plan: &AuditPlan, progress: &ProgressBar) -> Result<Vec<AuditRow>> {
             Vec::new()
         };
         for &kind in &plan.filters {
-            let mut filter = kind.for_rate(plan.n, fpr, params.hash_seed())?;
+            let mut filter = kind.for_rate(plan.n, fpr, seeds.hash_seed())?;
             let mut inserted = 0;
             for &load in &plan.loads {
                 let target = ((plan.n as f64 * load).round() as u64).max(inserted);
-                (inserted..target).for_each(|c| filter.insert(keys.key(c)));
+                insert_counters(&mut *filter, inserted..target, |c| keys.key(c))?;
                 inserted = target;
-                let false_positives = count_present(&*filter, top..top + queries, |c| keys.key(c));
+                let false_positives =
+                    count_present_parallel(&*filter, top..top + queries, |c| keys.key(c))?;
                 let ns_query = plan.timed.then(|| {
                     let ns = best_ns(3, timed_keys.len() as u64, || {
                         std::hint::black_box(
@@ -191,8 +301,8 @@ pub fn run(plan: &AuditPlan, progress: &ProgressBar) -> Result<Vec<AuditRow>> {
                     m: filter.memory_bits(),
                     k: filter.hashes(),
                     queries,
-                    seed: params.seed(),
-                    hash_seed: params.hash_seed(),
+                    seed: seeds.seed(),
+                    hash_seed: seeds.hash_seed(),
                     hash: HashScheme::MultiplyShift,
                     filter: kind,
                 };
@@ -297,4 +407,62 @@ pub fn notes(rows: &[AuditRow]) -> Vec<String> {
         ));
     }
     notes
+}
+
+/// One panel per configured rate: each filter's measured rate (with its interval) against
+/// the load, its own predicted rate dashed, and the promise (the configured rate) in black.
+fn plate(rows: &[AuditRow]) -> Plate {
+    let mut rates: Vec<f64> = rows.iter().map(|r| r.fpr_configured).collect();
+    rates.dedup();
+    let panels = rates
+        .iter()
+        .map(|&fpr| {
+            let group: Vec<&AuditRow> = rows.iter().filter(|r| r.fpr_configured == fpr).collect();
+            let span = extent(group.iter().map(|r| r.load));
+            let mut series = vec![Series::level(
+                Some(format!("configured {}", percent(fpr))),
+                Colour::Black,
+                Mark::Line(2),
+                fpr,
+                span,
+            )];
+            let mut kinds: Vec<FilterKind> = group.iter().map(|r| r.measurement.filter).collect();
+            kinds.dedup();
+            for (i, kind) in kinds.iter().enumerate() {
+                let c = Colour::Palette(i);
+                let own: Vec<&&AuditRow> = group
+                    .iter()
+                    .filter(|r| r.measurement.filter == *kind)
+                    .collect();
+                // Filters configured alike sit on the same points: spread them a little in x.
+                let offset =
+                    (i as f64 - (kinds.len() as f64 - 1.0) / 2.0) * (span.1 - span.0) * 0.008;
+                series.push(Series::new(
+                    None,
+                    c,
+                    Mark::Dashed(1),
+                    own.iter()
+                        .map(|r| (r.load + offset, r.measurement.fpr_exact)),
+                ));
+                series.push(Series::measured(
+                    Some(format!("{kind}: measured, dashed predicted")),
+                    c,
+                    own.iter().map(|r| (r.load + offset, &r.measurement)),
+                ));
+            }
+            Panel {
+                title: format!(
+                    "Configured {} for n = {}: measured against the promise, {} queries",
+                    percent(fpr),
+                    group[0].n_planned,
+                    group[0].measurement.queries
+                ),
+                x: Axis::linear("load: keys inserted / n planned"),
+                y: Axis::rate(),
+                legend: Corner::UpperLeft,
+                series,
+            }
+        })
+        .collect();
+    Plate { panels }
 }

@@ -1,190 +1,272 @@
-//! The essay's experiments. Each turns [`Params`] into setups, measures them with the shared
-//! core, and returns typed rows; formatting is the reporter's job.
+//! The experiments, one file each, behind one trait and one registry.
+//!
+//! An experiment's parameters are one struct that is both its command-line flags and its
+//! experiment-file keys; [`Experiment::plan`] validates them (every refusal happens there,
+//! before any work), and [`Experiment::run`] measures and returns an [`Outcome`]: typed rows
+//! serialised into a table, the measurements behind them, notes, failed checks and a
+//! [`Plate`] that [`crate::plot`] draws generically. Nothing outside this folder knows an
+//! experiment by name: the CLI, `reproduce` and `check` go through [`registry`].
 
 pub mod audit;
+pub mod compare;
 pub mod overfill;
 pub mod seed_check;
 pub mod sweep_k;
 pub mod sweep_size;
 
+use clap::{ArgMatches, Args, FromArgMatches};
 use indicatif::ProgressBar;
 use rayon::prelude::*;
+use serde::de::DeserializeOwned;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::measure::{Measurement, Setup, measure};
-use crate::params::Params;
+use crate::params::MeasureParams;
+use crate::plot::Plate;
+use crate::preflight::Cost;
 use crate::report::{Cell, Column, Record, Table, col};
 
-/// The experiments by name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Experiment {
-    SweepSize,
-    SweepK,
-    Overfill,
-    SeedCheck,
-    Compare,
-    Audit,
+/// Every experiment, in the order the help and `reproduce` list them. Adding an experiment is
+/// one file in this folder and one line here.
+static REGISTRY: &[&dyn Registered] = &[
+    &sweep_size::SweepSize,
+    &sweep_k::SweepK,
+    &overfill::Overfill,
+    &seed_check::SeedCheck,
+    &compare::Compare,
+    &audit::Audit,
+];
+
+/// The registered experiments.
+pub fn registry() -> &'static [&'static dyn Registered] {
+    REGISTRY
 }
 
-impl Experiment {
-    pub const ALL: [Experiment; 6] = [
-        Experiment::SweepSize,
-        Experiment::SweepK,
-        Experiment::Overfill,
-        Experiment::SeedCheck,
-        Experiment::Compare,
-        Experiment::Audit,
-    ];
+/// The experiment named `name` (a subcommand and an experiment file's `command`).
+pub fn find(name: &str) -> Option<&'static dyn Registered> {
+    REGISTRY.iter().copied().find(|e| e.name() == name)
+}
 
-    /// The subcommand name.
-    pub fn name(self) -> &'static str {
-        match self {
-            Experiment::SweepSize => "sweep-size",
-            Experiment::SweepK => "sweep-k",
-            Experiment::Overfill => "overfill",
-            Experiment::SeedCheck => "seed-check",
-            Experiment::Compare => "compare",
-            Experiment::Audit => "audit",
-        }
+/// The names of every experiment, for messages.
+pub fn names() -> Vec<&'static str> {
+    REGISTRY.iter().map(|e| e.name()).collect()
+}
+
+/// One experiment of the essay.
+pub trait Experiment: Sync + 'static {
+    /// Its flags and file keys (all optional: a missing one takes the experiment's default).
+    type Params: Args + FromArgMatches + DeserializeOwned + Clone + Send + Sync + 'static;
+    /// What [`Experiment::plan`] validated, ready to run.
+    type Plan: Send + Sync + 'static;
+    /// The subcommand and file name.
+    const NAME: &'static str;
+    /// One line for `--help`.
+    const ABOUT: &'static str;
+    /// Examples and notes shown after the flags in `--help`.
+    const AFTER_HELP: &'static str;
+
+    /// Validates the parameters: every refusal (exit 2) happens here, before any work.
+    fn plan(params: &Self::Params) -> Result<Self::Plan>;
+    /// Measures; `progress` advances by one per measured row.
+    fn run(plan: &Self::Plan, progress: &ProgressBar) -> Result<Outcome>;
+    /// What running the plan is expected to spend, checked before it runs.
+    fn cost(plan: &Self::Plan) -> Cost;
+}
+
+/// A validated experiment, ready to run.
+pub trait Prepared: Send + Sync {
+    fn run(&self, progress: &ProgressBar) -> Result<Outcome>;
+    fn cost(&self) -> Cost;
+}
+
+/// An experiment behind the registry: the object-safe face of [`Experiment`].
+pub trait Registered: Sync {
+    fn name(&self) -> &'static str;
+    fn about(&self) -> &'static str;
+    /// The subcommand with the experiment's flags (the caller adds its output flags).
+    fn command(&self) -> clap::Command;
+    /// Validates parsed flags.
+    fn prepare_matches(&self, matches: &ArgMatches) -> Result<Box<dyn Prepared>>;
+    /// Validates an experiment file's `[params]` table; errors name the key.
+    fn prepare_table(&self, table: &toml::Table) -> Result<Box<dyn Prepared>>;
+    /// The file keys this experiment accepts.
+    fn keys(&self) -> Vec<String>;
+}
+
+struct Ready<E: Experiment> {
+    plan: E::Plan,
+}
+
+impl<E: Experiment> Prepared for Ready<E> {
+    fn run(&self, progress: &ProgressBar) -> Result<Outcome> {
+        E::run(&self.plan, progress)
+    }
+    fn cost(&self) -> Cost {
+        E::cost(&self.plan)
+    }
+}
+
+fn prepare<E: Experiment>(params: &E::Params) -> Result<Box<dyn Prepared>> {
+    Ok(Box::new(Ready::<E> {
+        plan: E::plan(params)?,
+    }))
+}
+
+fn keys_of(command: &clap::Command) -> Vec<String> {
+    command
+        .get_arguments()
+        .flat_map(|arg| {
+            let id = arg.get_id().as_str().to_string();
+            let aliases = arg
+                .get_visible_aliases()
+                .unwrap_or_default()
+                .into_iter()
+                .map(|a| a.replace('-', "_"));
+            std::iter::once(id).chain(aliases)
+        })
+        .filter(|key| key != "help")
+        .collect()
+}
+
+impl<E: Experiment> Registered for E {
+    fn name(&self) -> &'static str {
+        E::NAME
     }
 
-    /// Runs the experiment; `progress` advances by one per measured row.
-    pub fn run(self, params: &Params, progress: &ProgressBar) -> Result<Outcome> {
-        let trials = params.trials()?;
-        if let Some(filter) = params.filter.filter(|f| !f.accepts_seed())
-            && (trials > 1 || self == Experiment::SeedCheck)
-        {
-            return Err(crate::Error::invalid(
-                "filter",
-                filter,
-                "re-drawing the hash seed (seed-check, --trials) means nothing to a crate that takes no seed",
-                "a filter that accepts a seed, or --trials 1",
-            ));
+    fn about(&self) -> &'static str {
+        E::ABOUT
+    }
+
+    fn command(&self) -> clap::Command {
+        E::Params::augment_args(
+            clap::Command::new(E::NAME)
+                .about(E::ABOUT)
+                .after_help(E::AFTER_HELP),
+        )
+    }
+
+    fn prepare_matches(&self, matches: &ArgMatches) -> Result<Box<dyn Prepared>> {
+        let params = E::Params::from_arg_matches(matches)
+            .map_err(|e| Error::Output(format!("{}: {e}", E::NAME)))?;
+        prepare::<E>(&params)
+    }
+
+    fn prepare_table(&self, table: &toml::Table) -> Result<Box<dyn Prepared>> {
+        let known = self.keys();
+        for (key, value) in table {
+            if !known.contains(key) {
+                return Err(Error::InvalidKey {
+                    key: key.clone(),
+                    message: format!(
+                        "unknown key for {} (allowed: {})",
+                        E::NAME,
+                        known.join(", ")
+                    ),
+                });
+            }
+            // Each key alone, so that a type error names its key.
+            let alone = toml::Table::from_iter([(key.clone(), value.clone())]);
+            if let Err(e) = toml::Value::Table(alone).try_into::<E::Params>() {
+                return Err(Error::InvalidKey {
+                    key: key.clone(),
+                    message: e.message().trim().to_string(),
+                });
+            }
         }
-        let mut outcome = match self {
-            Experiment::SweepSize => sweep_size::run(params, progress),
-            Experiment::SweepK => sweep_k::run(params, progress),
-            Experiment::Overfill => overfill::run(params, progress),
-            Experiment::SeedCheck if trials > 1 => Err(crate::Error::invalid(
-                "trials",
-                trials,
-                "seed-check draws its own hash seeds (see --seeds)",
-                "1 for seed-check",
-            )),
-            Experiment::SeedCheck => seed_check::run(params, progress),
-            Experiment::Compare => run_compare(params, progress),
-            Experiment::Audit if trials > 1 => Err(crate::Error::invalid(
-                "trials",
-                trials,
-                "audit measures each crate once per load",
-                "1 for audit",
-            )),
-            Experiment::Audit => run_audit(params, false, progress),
-        }?;
-        if trials > 1 {
-            let summaries = trial_summaries(&outcome.measurements(), trials as usize);
-            outcome.notes.extend(summaries);
-        }
-        Ok(outcome)
+        let params = toml::Value::Table(table.clone())
+            .try_into::<E::Params>()
+            .map_err(|e| Error::InvalidKey {
+                key: String::new(),
+                message: e.message().trim().to_string(),
+            })?;
+        prepare::<E>(&params)
+    }
+
+    fn keys(&self) -> Vec<String> {
+        keys_of(&self.command())
     }
 }
 
-named_enum!(Experiment, "experiment");
-
-/// The compare experiment: every structure at each target rate, untimed (so reproducible).
-fn run_compare(params: &Params, progress: &ProgressBar) -> Result<Outcome> {
-    use crate::compare::{DEFAULT_N, DEFAULT_RATES, compare};
-    let n = params.n_or(DEFAULT_N)?;
-    let rates = params.rates_or(&DEFAULT_RATES)?;
-    let rows = compare(
-        n,
-        &rates,
-        params.queries()?,
-        params.seed(),
-        params.hash_seed(),
-        None,
-        progress,
-    )?;
-    let notes = crate::compare::notes(n, &rates, &rows);
-    Ok(Outcome {
-        title: format!("compare: n = {n}, every structure sized for each target rate"),
-        rows: Rows::Compare(rows),
-        notes,
-        failures: Vec::new(),
-    })
+/// A row that carries one measurement (all the experiments' rows do).
+pub trait Measured {
+    fn measurement(&self) -> &Measurement;
 }
 
-/// The audit of the shipped crates; `timed` adds ns per query (not reproducible, so the
-/// committed experiment is untimed).
-pub fn run_audit(params: &Params, timed: bool, progress: &ProgressBar) -> Result<Outcome> {
-    let plan = audit::AuditPlan::of(params, timed)?;
-    let rows = audit::run(&plan, progress)?;
-    Ok(Outcome {
-        title: format!(
-            "audit: each crate configured for n = {} at its target rate, filled to {} times n; {}",
-            plan.n,
-            plan.loads
-                .iter()
-                .map(|l| format!("{l}"))
-                .collect::<Vec<_>>()
-                .join(", "),
-            "queries expect at least 100 false positives at the promise"
-        ),
-        notes: audit::notes(&rows),
-        rows: Rows::Audit(rows),
-        failures: Vec::new(),
-    })
+impl Measured for Measurement {
+    fn measurement(&self) -> &Measurement {
+        self
+    }
 }
 
-/// The typed rows of one experiment.
-#[derive(Clone, Debug)]
-pub enum Rows {
-    SweepSize(Vec<Measurement>),
-    SweepK(Vec<sweep_k::SweepKRow>),
-    Overfill(Vec<overfill::OverfillRow>),
-    SeedCheck(Vec<seed_check::SeedCheckRow>),
-    Compare(Vec<crate::compare::CompareRow>),
-    Audit(Vec<audit::AuditRow>),
+/// An experiment-level statistical check (seed-check's two): `p_value` is the probability,
+/// were its hypothesis true, of a result at least as far from it (two-sided where the check
+/// is), and the check fails when `p_value < alpha`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Verdict {
+    /// The line the reader sees, with the verdict and its statistic.
+    pub check: String,
+    pub p_value: f64,
+    pub alpha: f64,
 }
 
-/// What an experiment produced: its rows, notes for the reader, and the checks that failed.
+impl Verdict {
+    pub fn passed(&self) -> bool {
+        self.p_value >= self.alpha
+    }
+}
+
+/// What an experiment produced: its rows as a table, the measurements behind them, its
+/// verdicts, and its plate.
 #[derive(Clone, Debug)]
 pub struct Outcome {
-    pub title: String,
-    pub rows: Rows,
-    pub notes: Vec<String>,
-    /// Failed experiment-level checks (seed-check's verdicts); empty when all pass.
-    pub failures: Vec<String>,
+    pub table: Table,
+    pub measurements: Vec<Measurement>,
+    /// Experiment-level checks (seed-check's); empty for most experiments.
+    pub verdicts: Vec<Verdict>,
+    pub plate: Plate,
 }
 
 impl Outcome {
-    /// The measurements of every row, in order.
-    pub fn measurements(&self) -> Vec<&Measurement> {
-        match &self.rows {
-            Rows::SweepSize(rows) => rows.iter().collect(),
-            Rows::SweepK(rows) => rows.iter().map(|r| &r.measurement).collect(),
-            Rows::Overfill(rows) => rows.iter().map(|r| &r.measurement).collect(),
-            Rows::SeedCheck(rows) => rows.iter().map(|r| &r.measurement).collect(),
-            Rows::Compare(rows) => rows.iter().map(|r| &r.measurement).collect(),
-            Rows::Audit(rows) => rows.iter().map(|r| &r.measurement).collect(),
-        }
+    /// The outcome of typed rows under `title`, with notes and a plate.
+    pub fn new<R: Record + Measured>(
+        title: impl Into<String>,
+        rows: &[R],
+        notes: Vec<String>,
+        plate: Plate,
+    ) -> Result<Self> {
+        let mut table = Table::from_rows(title, rows)?;
+        table.notes = notes;
+        Ok(Outcome {
+            table,
+            measurements: rows.iter().map(|r| r.measurement().clone()).collect(),
+            verdicts: Vec::new(),
+            plate,
+        })
     }
 
-    /// One line per row whose measured rate departs from its own fill (`bits_check = fail`).
+    /// The lines of the verdicts that failed; empty when all pass.
+    pub fn failures(&self) -> Vec<String> {
+        self.verdicts
+            .iter()
+            .filter(|v| !v.passed())
+            .map(|v| v.check.clone())
+            .collect()
+    }
+
+    /// One line per row whose measured rate departs from its own bits (`bits_check = fail`).
     pub fn bits_failures(&self) -> Vec<String> {
         self.bits_failures_at(crate::measure::BITS_CHECK_Z)
     }
 
     /// One line per row with `|z_from_fill| > z_bound`.
     pub fn bits_failures_at(&self, z_bound: f64) -> Vec<String> {
-        self.measurements()
-            .into_iter()
+        self.measurements
+            .iter()
             .enumerate()
             .filter(|(_, m)| !m.bits_ok_at(z_bound))
             .map(|(i, m)| {
                 format!(
-                    "row {} (n={}, m={}, k={}, hash={}): measured {} vs fill^k {} (z = {:.1})",
+                    "row {} (n={}, m={}, k={}, hash={}): measured {} vs from bits {} (z = {:.1})",
                     i + 1,
                     m.n,
                     m.m,
@@ -197,31 +279,16 @@ impl Outcome {
             })
             .collect()
     }
-
-    /// The rows as a reporter table, notes included.
-    pub fn table(&self) -> Result<Table> {
-        let mut table = match &self.rows {
-            Rows::SweepSize(rows) => Table::from_rows(&self.title, rows),
-            Rows::SweepK(rows) => Table::from_rows(&self.title, rows),
-            Rows::Overfill(rows) => Table::from_rows(&self.title, rows),
-            Rows::SeedCheck(rows) => Table::from_rows(&self.title, rows),
-            Rows::Compare(rows) => Table::from_rows(&self.title, rows),
-            Rows::Audit(rows) => Table::from_rows(&self.title, rows),
-        }?;
-        table.notes = self.notes.clone();
-        Ok(table)
-    }
 }
 
-/// Measures every setup `--trials` times (hash seeds `hash_seed + t`), in parallel, keeping
+/// Measures every setup `trials` times (hash seeds `hash_seed + t`), in parallel, keeping
 /// their order: the trials of a setup are consecutive rows.
 pub fn measure_all(
-    experiment: Experiment,
-    params: &Params,
+    experiment: &str,
+    trials: u64,
     setups: &[Setup],
     progress: &ProgressBar,
 ) -> Result<Vec<Measurement>> {
-    let trials = params.trials()?;
     let setups: Vec<Setup> = setups
         .iter()
         .flat_map(|s| {
@@ -235,11 +302,61 @@ pub fn measure_all(
     setups
         .par_iter()
         .map(|setup| {
-            let row = measure(experiment.name(), setup);
+            let row = measure(experiment, setup);
             progress.inc(1);
             row
         })
         .collect()
+}
+
+/// The setups of a measuring experiment, validated, with the measuring parameters that
+/// apply to all of them.
+#[derive(Clone, Debug)]
+pub struct MeasuredPlan {
+    pub setups: Vec<Setup>,
+    pub trials: u64,
+    pub caption: String,
+}
+
+impl MeasuredPlan {
+    /// Validates `setups` against `measure`'s trials.
+    pub fn new(measure: &MeasureParams, setups: Vec<Setup>) -> Result<Self> {
+        Ok(MeasuredPlan {
+            setups,
+            trials: measure.trials()?,
+            caption: measure.caption()?,
+        })
+    }
+
+    /// Measures every setup of the plan.
+    pub fn measure(&self, experiment: &str, progress: &ProgressBar) -> Result<Vec<Measurement>> {
+        measure_all(experiment, self.trials, &self.setups, progress)
+    }
+
+    /// Inserts and queries of every trial; the peak is the largest table times the rows
+    /// measured at once (one per core).
+    pub fn cost(&self) -> Cost {
+        let trials = self.trials as f64;
+        let key_operations = self
+            .setups
+            .iter()
+            .map(|s| trials * (s.n as f64 + s.queries as f64))
+            .sum();
+        let largest = self.setups.iter().map(|s| s.m).max().unwrap_or(0) as f64;
+        let at_once = (self.setups.len() as f64 * trials).min(rayon::current_num_threads() as f64);
+        Cost {
+            key_operations,
+            peak_bytes: largest / 8.0 * at_once,
+        }
+    }
+
+    /// With more than one trial, one summary line per setup, appended to the notes.
+    pub fn trial_notes(&self, measurements: &[Measurement], notes: &mut Vec<String>) {
+        if self.trials > 1 {
+            let rows: Vec<&Measurement> = measurements.iter().collect();
+            notes.extend(trial_summaries(&rows, self.trials as usize));
+        }
+    }
 }
 
 /// One line per group of `trials` consecutive rows: its [`Spread`](crate::measure::Spread).
@@ -266,23 +383,25 @@ pub fn trial_summaries(rows: &[&Measurement], trials: usize) -> Vec<String> {
         .collect()
 }
 
-/// Columns every measured row shows in the human views.
+/// Columns every measured row shows in the human views. The narrow view keeps the setting
+/// (bits per key, k), the count, the measured rate with its interval, the exact prediction,
+/// its z and the bits check; n and m are in the title, the rest under `--wide`.
 pub fn measurement_columns() -> Vec<Column> {
     vec![
-        col("n", Cell::Plain("n")),
-        col("m", Cell::Plain("m")),
+        col("n", Cell::Plain("n")).wide_only(),
+        col("m", Cell::Plain("m")).wide_only(),
         col("bits/key", Cell::Fixed("bits_per_key", 2)),
         col("k", Cell::Plain("k")),
         col("fill", Cell::Percent("fill_measured")),
-        col("E[fill]", Cell::Percent("fill_expected")),
-        col("FP/queries", Cell::Ratio("false_positives", "queries")),
+        col("E[fill]", Cell::Percent("fill_expected")).wide_only(),
+        col("FP/queries", Cell::Ratio("false_positives", "queries")).wide_only(),
         col("measured", Cell::Percent("fpr_measured")),
         col("95% CI", Cell::Interval("ci_low", "ci_high")),
-        col("classic", Cell::Percent("fpr_classic")),
-        col("fill^k", Cell::Percent("fpr_from_fill")),
+        col("classic", Cell::Percent("fpr_classic")).wide_only(),
+        col("fill^k", Cell::Percent("fpr_from_fill")).wide_only(),
         col("exact", Cell::Percent("fpr_exact")),
-        col("z classic", Cell::Fixed("z_classic", 2)),
-        col("z fill^k", Cell::Fixed("z_from_fill", 2)),
+        col("z classic", Cell::Fixed("z_classic", 2)).wide_only(),
+        col("z fill^k", Cell::Fixed("z_from_fill", 2)).wide_only(),
         col("z exact", Cell::Fixed("z_exact", 2)),
         col("bits", Cell::Plain("bits_check")),
     ]
@@ -292,15 +411,4 @@ impl Record for Measurement {
     fn columns() -> Vec<Column> {
         measurement_columns()
     }
-}
-
-/// The common part of every title: the hash, queries and seeds.
-pub fn setup_caption(params: &Params) -> Result<String> {
-    Ok(format!(
-        "hash {}, {} absent queries, seed {}, hash seed {}",
-        params.hash(),
-        params.queries()?,
-        params.seed(),
-        params.hash_seed()
-    ))
 }

@@ -1,13 +1,17 @@
 //! overfill: a filter designed for `design_n` keys receives s times as many.
 
+use clap::Args;
 use indicatif::ProgressBar;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Experiment, Outcome, Rows, measure_all, measurement_columns, setup_caption};
+use super::{Experiment, Measured, MeasuredPlan, Outcome, measurement_columns};
 use crate::error::{Error, Result};
 use crate::measure::Measurement;
-use crate::params::{MAX_COUNT, Params, check_count};
-use crate::report::{Cell, Column, Record, col};
+use crate::params::{MAX_COUNT, MeasureParams, ShapeParams, ValueList, check_count, positive_list};
+use crate::plot::{Axis, Colour, Corner, Mark, Panel, Plate, Series, extent};
+use crate::preflight::Cost;
+use crate::report::{Cell, Column, Record, col, percent};
 use crate::theory;
 
 pub const DEFAULT_DESIGN_N: u64 = 4_000;
@@ -15,11 +19,31 @@ pub const DEFAULT_BITS_PER_KEY: [f64; 1] = [10.0];
 pub const DEFAULT_K: [u32; 1] = [7];
 pub const DEFAULT_FACTORS: [f64; 7] = [0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0];
 
+pub struct Overfill;
+
+/// Flags and file keys of overfill.
+#[derive(Args, Clone, Debug, Default, Deserialize)]
+pub struct OverfillParams {
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub shape: ShapeParams,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub measure: MeasureParams,
+    /// Keys the filter is designed for (m = design-n x bits per key) [default 4000]
+    #[arg(long, allow_hyphen_values = true)]
+    pub design_n: Option<crate::params::Count>,
+    /// Overfill factors s: keys inserted = s x design-n [> 0, <= 100]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub factors: Option<ValueList>,
+}
+
 /// An overfill row: the measurement at `n = round(s · design_n)` beside the closed form.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct OverfillRow {
     #[serde(flatten)]
     pub measurement: Measurement,
+    /// Keys the filter was designed for (its m and k are chosen for them).
     pub design_n: u64,
     /// s, the inserted keys over the design n.
     pub overfill_factor: f64,
@@ -37,83 +61,204 @@ pub struct OverfillRow {
     pub sensitivity: f64,
 }
 
+impl Measured for OverfillRow {
+    fn measurement(&self) -> &Measurement {
+        &self.measurement
+    }
+}
+
 impl Record for OverfillRow {
     fn columns() -> Vec<Column> {
         let mut columns = vec![col("s", Cell::Fixed("overfill_factor", 2))];
         columns.extend(measurement_columns());
         columns.extend([
-            col("fill 1-2^-s", Cell::Percent("fill_closed_form")),
-            col("(1-2^-s)^k", Cell::Percent("fpr_closed_form")),
+            col("fill 1-2^-s", Cell::Percent("fill_closed_form")).wide_only(),
+            col("(1-2^-s)^k", Cell::Percent("fpr_closed_form")).wide_only(),
             col("× design", Cell::Fixed("ratio_to_design", 2)),
-            col("× closed", Cell::Fixed("ratio_closed_form", 2)),
+            col("× closed", Cell::Fixed("ratio_closed_form", 2)).wide_only(),
         ]);
         columns
     }
 }
 
-pub fn run(params: &Params, progress: &ProgressBar) -> Result<Outcome> {
-    let design_n = match (params.design_n, params.n) {
-        (Some(d), Some(n)) if d != n => {
-            return Err(Error::invalid(
-                "n",
-                n,
-                format!("conflicts with --design-n {d}"),
-                "give one of --n and --design-n, or equal values",
-            ));
-        }
-        (Some(d), _) => check_count("design_n", d, 1, MAX_COUNT)?,
-        (None, Some(n)) => check_count("n", n, 1, MAX_COUNT)?,
-        (None, None) => DEFAULT_DESIGN_N,
-    };
-    let m = params.size_or(design_n, &DEFAULT_BITS_PER_KEY)?;
-    let ks = params.k_list_or(&DEFAULT_K)?;
-    let factors = params.factors_or(&DEFAULT_FACTORS)?;
-    let mut setups = Vec::new();
-    for &k in &ks {
-        for &s in &factors {
-            let n = (s * design_n as f64).round().max(1.0) as u64;
-            setups.push(params.setup(check_count("factors", n, 1, MAX_COUNT)?, m, k)?);
-        }
+/// What overfill measures: the design, the factors, the setups (k-major, then s).
+pub struct OverfillPlan {
+    design_n: u64,
+    m: u64,
+    ks: Vec<u32>,
+    factors: Vec<f64>,
+    measured: MeasuredPlan,
+}
+
+fn design_n(params: &OverfillParams) -> Result<u64> {
+    match (params.design_n.map(|d| d.0), params.shape.n.map(|n| n.0)) {
+        (Some(d), Some(n)) if d != n => Err(Error::invalid(
+            "n",
+            n,
+            format!("conflicts with --design-n {d}"),
+            "give one of --n and --design-n, or equal values",
+        )),
+        (Some(d), _) => check_count("design_n", d, 1, MAX_COUNT),
+        (None, Some(n)) => check_count("n", n, 1, MAX_COUNT),
+        (None, None) => Ok(DEFAULT_DESIGN_N),
     }
-    let measurements = measure_all(Experiment::Overfill, params, &setups, progress)?;
-    let per_k = factors.len();
-    let trials = params.trials()? as usize;
-    let rows: Vec<OverfillRow> = measurements
-        .into_iter()
-        .enumerate()
-        .map(|(i, measurement)| {
-            let s = factors[i / trials % per_k];
-            let k = measurement.k;
-            let fpr_design = theory::fpr_exact(design_n, m, k);
-            OverfillRow {
-                design_n,
-                overfill_factor: s,
-                fill_closed_form: theory::fill_closed_form(s),
-                fpr_closed_form: theory::fpr_closed_form(s, k),
-                fpr_design,
-                ratio_to_design: measurement.fpr_measured / fpr_design,
-                ratio_closed_form: theory::fpr_closed_form(s, k) / theory::fpr_closed_form(1.0, k),
-                sensitivity: theory::overfill_sensitivity(k as f64),
-                measurement,
+}
+
+impl Experiment for Overfill {
+    type Params = OverfillParams;
+    type Plan = OverfillPlan;
+    const NAME: &'static str = "overfill";
+    const ABOUT: &'static str = "A filter designed for --design-n keys receiving s times as many";
+    const AFTER_HELP: &'static str = "Examples:
+  bloomlab overfill
+  bloomlab overfill --k 14 --factors 1,1.5,2";
+
+    fn plan(params: &OverfillParams) -> Result<OverfillPlan> {
+        let design_n = design_n(params)?;
+        let m = params.shape.size_or(design_n, &DEFAULT_BITS_PER_KEY)?;
+        let ks = params.shape.k_list_or(&DEFAULT_K)?;
+        let factors = positive_list("factors", params.factors.as_ref(), &DEFAULT_FACTORS, 100.0)?;
+        let mut setups = Vec::new();
+        for &k in &ks {
+            for &s in &factors {
+                let n = (s * design_n as f64).round().max(1.0) as u64;
+                let n = check_count("factors", n, 1, MAX_COUNT)?;
+                setups.push(params.measure.setup(n, m, k)?);
             }
+        }
+        Ok(OverfillPlan {
+            design_n,
+            m,
+            ks,
+            factors,
+            measured: MeasuredPlan::new(&params.measure, setups)?,
         })
-        .collect();
-    let notes = ks
-        .iter()
-        .map(|&k| {
-            format!(
-                "k = {k}: sensitivity k ln 2 = {:.2} (relative rate change per unit of fractional overfill)",
-                theory::overfill_sensitivity(k as f64)
-            )
-        })
-        .collect();
-    Ok(Outcome {
-        title: format!(
+    }
+
+    fn cost(plan: &Self::Plan) -> Cost {
+        plan.measured.cost()
+    }
+
+    fn run(plan: &OverfillPlan, progress: &ProgressBar) -> Result<Outcome> {
+        let measurements = plan.measured.measure(Self::NAME, progress)?;
+        let (design_n, m) = (plan.design_n, plan.m);
+        let trials = plan.measured.trials as usize;
+        let rows: Vec<OverfillRow> = measurements
+            .iter()
+            .enumerate()
+            .map(|(i, measurement)| {
+                let s = plan.factors[i / trials % plan.factors.len()];
+                let k = measurement.k;
+                let fpr_design = theory::fpr_exact(design_n, m, k);
+                OverfillRow {
+                    design_n,
+                    overfill_factor: s,
+                    fill_closed_form: theory::fill_closed_form(s),
+                    fpr_closed_form: theory::fpr_closed_form(s, k),
+                    fpr_design,
+                    ratio_to_design: measurement.fpr_measured / fpr_design,
+                    ratio_closed_form: theory::fpr_closed_form(s, k)
+                        / theory::fpr_closed_form(1.0, k),
+                    sensitivity: theory::overfill_sensitivity(k as f64),
+                    measurement: measurement.clone(),
+                }
+            })
+            .collect();
+        let mut notes: Vec<String> = plan
+            .ks
+            .iter()
+            .map(|&k| {
+                format!(
+                    "k = {k}: sensitivity k ln 2 = {:.2} (relative rate change per unit of fractional overfill)",
+                    theory::overfill_sensitivity(k as f64)
+                )
+            })
+            .collect();
+        plan.measured.trial_notes(&measurements, &mut notes);
+        let title = format!(
             "overfill: m = {m}, designed for n = {design_n}, {}",
-            setup_caption(params)?
+            plan.measured.caption
+        );
+        Outcome::new(title, &rows, notes, plate(&rows))
+    }
+}
+
+/// Two panels: the rate against s (closed form, design rate, measured), and the fill
+/// against s (closed form `1 - 2^-s`, one half at the design point, measured).
+fn plate(rows: &[OverfillRow]) -> Plate {
+    let mut ks: Vec<u32> = rows.iter().map(|r| r.measurement.k).collect();
+    ks.dedup();
+    let span = extent(rows.iter().map(|r| r.overfill_factor));
+    let x_label = "overfill factor s = n / design n";
+    let mut rate = Vec::new();
+    let mut fill = vec![
+        Series::curve(
+            "closed form 1 - 2^-s",
+            Colour::Black,
+            Mark::Line(2),
+            span,
+            theory::fill_closed_form,
         ),
-        rows: Rows::Overfill(rows),
-        notes,
-        failures: Vec::new(),
-    })
+        Series::level(None, Colour::Black, Mark::Dashed(1), 0.5, span),
+    ];
+    for (i, &k) in ks.iter().enumerate() {
+        let c = Colour::Palette(i);
+        let group: Vec<&OverfillRow> = rows.iter().filter(|r| r.measurement.k == k).collect();
+        rate.push(Series::curve(
+            format!("k = {k}: closed form (1-2^-s)^k"),
+            c,
+            Mark::Line(2),
+            span,
+            |s| theory::fpr_closed_form(s, k),
+        ));
+        let design = group[0].fpr_design;
+        rate.push(Series::level(
+            Some(format!("k = {k}: design rate {}", percent(design))),
+            c,
+            Mark::Dashed(1),
+            design,
+            span,
+        ));
+        rate.push(Series::measured(
+            None,
+            c,
+            group.iter().map(|r| (r.overfill_factor, &r.measurement)),
+        ));
+        fill.push(Series::new(
+            Some(format!("k = {k}: measured fill")),
+            c,
+            Mark::Cross,
+            group
+                .iter()
+                .map(|r| (r.overfill_factor, r.measurement.fill_measured)),
+        ));
+    }
+    let title = match rows.first() {
+        Some(r) => format!(
+            "Overfill: m = {}, designed for n = {}, {} queries",
+            r.measurement.m, r.design_n, r.measurement.queries
+        ),
+        None => String::new(),
+    };
+    Plate {
+        panels: vec![
+            Panel {
+                title,
+                x: Axis::linear(x_label),
+                y: Axis::rate(),
+                legend: Corner::LowerRight,
+                series: rate,
+            },
+            Panel {
+                title: "Fill against overfill: 1 - 2^-s, one half at the design point".into(),
+                x: Axis::linear(x_label),
+                y: Axis {
+                    ticks: crate::plot::Ticks::Percent,
+                    ..Axis::linear("fraction of bits set").within(0.0, 1.0)
+                },
+                legend: Corner::LowerRight,
+                series: fill,
+            },
+        ],
+    }
 }

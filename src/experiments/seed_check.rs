@@ -7,26 +7,51 @@
 //! `fill^k`. Test: `Σ z_i²` of the `z_from_fill` against χ² with S degrees of freedom; fails
 //! when `P < 0.001` (over-dispersed: correlated probes) or `P > 0.999` (too regular).
 
+use clap::Args;
 use indicatif::ProgressBar;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Experiment, Outcome, Rows, measure_all, measurement_columns, setup_caption};
+use super::{Experiment, Measured, MeasuredPlan, Outcome, Verdict, measurement_columns};
 use crate::error::{Error, Result};
 use crate::measure::{Measurement, Setup, Spread};
-use crate::params::{MAX_COUNT, Params, bits_for, check_count};
-use crate::report::{Cell, Column, Record, col};
+use crate::params::{
+    Count, MAX_COUNT, MeasureParams, ShapeParams, ValueList, bits_for, check_count, positive_list,
+};
+use crate::plot::{Axis, Colour, Corner, Mark, Panel, Plate, Series};
+use crate::preflight::Cost;
+use crate::report::{Cell, Column, Record, col, percent};
 use crate::stats::{chi_square_sf, cochran_q};
 
 pub const DEFAULT_N: u64 = 4_000;
 pub const DEFAULT_BITS_PER_KEY: [f64; 1] = [10.0];
-pub const DEFAULT_K: [u32; 1] = [7];
+pub const DEFAULT_K: u32 = 7;
 pub const DEFAULT_SEEDS: u64 = 8;
 pub const DEFAULT_SCALES: [f64; 5] = [0.25, 0.5, 1.0, 2.0, 4.0];
 /// Significance level of both checks.
 pub const ALPHA: f64 = 0.001;
 
+pub struct SeedCheck;
+
+/// Flags and file keys of seed-check.
+#[derive(Args, Clone, Debug, Default, Deserialize)]
+pub struct SeedCheckParams {
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub shape: ShapeParams,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub measure: MeasureParams,
+    /// Number of hash seeds for the re-seeding check [2..=1000, default 8]
+    #[arg(long, allow_hyphen_values = true)]
+    pub seeds: Option<Count>,
+    /// Factors by which n and m are scaled together [> 0, <= 1000]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub scales: Option<ValueList>,
+}
+
 /// A seed-check row: which check it belongs to and its z within that check.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SeedCheckRow {
     #[serde(flatten)]
     pub measurement: Measurement,
@@ -34,6 +59,12 @@ pub struct SeedCheckRow {
     pub check: String,
     /// scale: `(x_i - x̄) / sd_i` against the weighted mean; hash-seed: `z_from_fill`.
     pub z_check: f64,
+}
+
+impl Measured for SeedCheckRow {
+    fn measurement(&self) -> &Measurement {
+        &self.measurement
+    }
 }
 
 impl Record for SeedCheckRow {
@@ -48,102 +79,210 @@ impl Record for SeedCheckRow {
     }
 }
 
-pub fn run(params: &Params, progress: &ProgressBar) -> Result<Outcome> {
-    let n = params.n_or(DEFAULT_N)?;
-    let k = Params::single("k", &params.k_list_or(&DEFAULT_K)?)?;
-    let m = params.size_or(n, &DEFAULT_BITS_PER_KEY)?;
-    let scales = params.scales_or(&DEFAULT_SCALES)?;
-    if scales.len() < 2 {
-        return Err(Error::invalid(
-            "scales",
-            scales.len(),
-            "the scale check needs at least two scales",
-            "a list of 2 or more factors",
-        ));
-    }
-    let seeds = params.seeds_or(DEFAULT_SEEDS)?;
-    let base = params.setup(n, m, k)?;
-    let mut setups = Vec::new();
-    for &s in &scales {
-        let scaled_n = check_count("scales", (n as f64 * s).round() as u64, 1, MAX_COUNT)?;
-        let scaled_m = bits_for(scaled_n, m as f64 / n as f64)?;
-        setups.push(Setup {
-            n: scaled_n,
-            m: scaled_m,
-            ..base
-        });
-    }
-    for j in 0..seeds {
-        setups.push(Setup {
+/// The scaled setups first, then the re-seeded ones.
+pub struct SeedCheckPlan {
+    title: String,
+    scales: usize,
+    seeds: u64,
+    measured: MeasuredPlan,
+}
+
+impl Experiment for SeedCheck {
+    type Params = SeedCheckParams;
+    type Plan = SeedCheckPlan;
+    const NAME: &'static str = "seed-check";
+    const ABOUT: &'static str =
+        "Scale n and m together, then re-draw only the hash seed; prints a verdict";
+    const AFTER_HELP: &'static str = "Examples:
+  bloomlab seed-check
+  bloomlab seed-check --hash low-bits --m 32768 --k 4
+
+Tests (each at significance 0.001):
+  scale:     Cochran's Q of the rates, each with variance p(1-p)/q + (k p/f)^2 Var(fill),
+             against chi-square with S-1 degrees of freedom;
+  hash-seed: sum of z^2 of each count against its own fill^k, against chi-square with
+             S degrees of freedom, failing in either tail.
+
+Exit status 1 when either check fails.";
+
+    fn plan(params: &SeedCheckParams) -> Result<SeedCheckPlan> {
+        params
+            .measure
+            .single_trial("seed-check draws its own hash seeds (see --seeds)")?;
+        let filter = params.measure.filter();
+        if !filter.accepts_seed() {
+            return Err(Error::invalid(
+                "filter",
+                filter,
+                "re-drawing the hash seed means nothing to a crate that takes no seed",
+                "a filter that accepts a seed",
+            ));
+        }
+        let n = params.shape.n_or(DEFAULT_N)?;
+        let k = params.shape.k_or(DEFAULT_K)?;
+        let m = params.shape.size_or(n, &DEFAULT_BITS_PER_KEY)?;
+        let scales = positive_list("scales", params.scales.as_ref(), &DEFAULT_SCALES, 1000.0)?;
+        if scales.len() < 2 {
+            return Err(Error::invalid(
+                "scales",
+                scales.len(),
+                "the scale check needs at least two scales",
+                "a list of 2 or more factors",
+            ));
+        }
+        let seeds = check_count(
+            "seeds",
+            params.seeds.map_or(DEFAULT_SEEDS, |s| s.0),
+            2,
+            1000,
+        )?;
+        let base = params.measure.setup(n, m, k)?;
+        let mut setups = Vec::new();
+        for &s in &scales {
+            let scaled_n = check_count("scales", (n as f64 * s).round() as u64, 1, MAX_COUNT)?;
+            let scaled_m = bits_for(scaled_n, m as f64 / n as f64)?;
+            setups.push(Setup {
+                n: scaled_n,
+                m: scaled_m,
+                ..base
+            });
+        }
+        setups.extend((0..seeds).map(|j| Setup {
             hash_seed: base.hash_seed.wrapping_add(j),
             ..base
-        });
-    }
-    let measurements = measure_all(Experiment::SeedCheck, params, &setups, progress)?;
-    let (scaled, reseeded) = measurements.split_at(scales.len());
-
-    let estimates: Vec<(f64, f64)> = scaled
-        .iter()
-        .map(|r| (r.fpr_measured, r.fpr_variance()))
-        .collect();
-    let (q, pooled) = cochran_q(&estimates);
-    let scale_p = chi_square_sf(q, (scales.len() - 1) as f64);
-    let dispersion: f64 = reseeded.iter().map(|r| r.z_from_fill.powi(2)).sum();
-    let seed_p = chi_square_sf(dispersion, seeds as f64);
-
-    let mut rows: Vec<SeedCheckRow> = scaled
-        .iter()
-        .zip(&estimates)
-        .map(|(r, (x, v))| SeedCheckRow {
-            measurement: r.clone(),
-            check: "scale".into(),
-            z_check: (x - pooled) / v.sqrt(),
+        }));
+        let measured = MeasuredPlan::new(&params.measure, setups)?;
+        Ok(SeedCheckPlan {
+            title: format!(
+                "seed-check: n = {n}, m = {m}, k = {k}, {}",
+                measured.caption
+            ),
+            scales: scales.len(),
+            seeds,
+            measured,
         })
-        .collect();
-    rows.extend(reseeded.iter().map(|r| SeedCheckRow {
-        measurement: r.clone(),
-        check: "hash-seed".into(),
-        z_check: r.z_from_fill,
-    }));
+    }
 
-    let verdict = |ok: bool| if ok { "pass" } else { "FAIL" };
-    let scale_ok = scale_p >= ALPHA;
-    let seed_ok = (ALPHA..=1.0 - ALPHA).contains(&seed_p);
-    let scale_line = format!(
-        "scale check: {} (Cochran's Q = {q:.2}, df = {}, P = {scale_p:.3}; fail below {ALPHA})",
-        verdict(scale_ok),
-        scales.len() - 1
-    );
-    let seed_line = format!(
-        "hash-seed check: {} (Σz² = {dispersion:.2} against fill^k, df = {seeds}, P = {seed_p:.3}; fail outside [{ALPHA}, {}])",
-        verdict(seed_ok),
-        1.0 - ALPHA
-    );
-    let mut failures = Vec::new();
-    if !scale_ok {
-        failures.push(scale_line.clone());
+    fn cost(plan: &Self::Plan) -> Cost {
+        plan.measured.cost()
     }
-    if !seed_ok {
-        failures.push(seed_line.clone());
+
+    fn run(plan: &SeedCheckPlan, progress: &ProgressBar) -> Result<Outcome> {
+        let measurements = plan.measured.measure(Self::NAME, progress)?;
+        let (scaled, reseeded) = measurements.split_at(plan.scales);
+        let estimates: Vec<(f64, f64)> = scaled
+            .iter()
+            .map(|r| (r.fpr_measured, r.fpr_variance()))
+            .collect();
+        let (q, pooled) = cochran_q(&estimates);
+        let scale_p = chi_square_sf(q, (plan.scales - 1) as f64);
+        let dispersion: f64 = reseeded.iter().map(|r| r.z_from_fill.powi(2)).sum();
+        let seed_p = chi_square_sf(dispersion, plan.seeds as f64);
+
+        let mut rows: Vec<SeedCheckRow> = scaled
+            .iter()
+            .zip(&estimates)
+            .map(|(r, (x, v))| SeedCheckRow {
+                measurement: r.clone(),
+                check: "scale".into(),
+                z_check: (x - pooled) / v.sqrt(),
+            })
+            .collect();
+        rows.extend(reseeded.iter().map(|r| SeedCheckRow {
+            measurement: r.clone(),
+            check: "hash-seed".into(),
+            z_check: r.z_from_fill,
+        }));
+
+        let verdict = |ok: bool| if ok { "pass" } else { "FAIL" };
+        let scale_ok = scale_p >= ALPHA;
+        let seed_ok = (ALPHA..=1.0 - ALPHA).contains(&seed_p);
+        let scale_line = format!(
+            "scale check: {} (Cochran's Q = {q:.2}, df = {}, P = {scale_p:.3}; fail below {ALPHA})",
+            verdict(scale_ok),
+            plan.scales - 1
+        );
+        let seed_line = format!(
+            "hash-seed check: {} (Σz² = {dispersion:.2} against fill^k, df = {}, P = {seed_p:.3}; fail outside [{ALPHA}, {}])",
+            verdict(seed_ok),
+            plan.seeds,
+            1.0 - ALPHA
+        );
+        // The dispersion check is two-sided: P < α or P > 1 - α is 2·min(P, 1 - P) < 2α.
+        let verdicts = vec![
+            Verdict {
+                check: scale_line.clone(),
+                p_value: scale_p,
+                alpha: ALPHA,
+            },
+            Verdict {
+                check: seed_line.clone(),
+                p_value: 2.0 * seed_p.min(1.0 - seed_p),
+                alpha: 2.0 * ALPHA,
+            },
+        ];
+        let spread = Spread::of(&reseeded.iter().collect::<Vec<_>>());
+        let notes = vec![
+            scale_line,
+            seed_line,
+            format!(
+                "across hash seeds: mean {}, sd {} (binomial and fill noise predict {})",
+                percent(spread.mean),
+                percent(spread.sd),
+                percent(spread.expected_sd)
+            ),
+        ];
+        let mut outcome = Outcome::new(&plan.title, &rows, notes, plate(reseeded, &spread))?;
+        outcome.verdicts = verdicts;
+        Ok(outcome)
     }
-    let spread = Spread::of(&reseeded.iter().collect::<Vec<_>>());
-    let notes = vec![
-        scale_line,
-        seed_line,
-        format!(
-            "across hash seeds: mean {}, sd {} (binomial and fill noise predict {})",
-            crate::report::percent(spread.mean),
-            crate::report::percent(spread.sd),
-            crate::report::percent(spread.expected_sd)
+}
+
+/// The rate per hash seed with the pooled rate and its interval as levels.
+fn plate(seeds: &[Measurement], spread: &Spread) -> Plate {
+    let span = crate::plot::extent(seeds.iter().map(|r| r.hash_seed as f64));
+    let title = match seeds.first() {
+        Some(r) => format!(
+            "Rate per hash seed: n = {}, m = {}, k = {}, {} queries",
+            r.n, r.m, r.k, r.queries
+        ),
+        None => String::new(),
+    };
+    let series = vec![
+        Series::level(
+            Some(format!("pooled rate {}", percent(spread.pooled))),
+            Colour::Black,
+            Mark::Line(2),
+            spread.pooled,
+            span,
+        ),
+        Series::level(
+            Some("pooled 95% interval".into()),
+            Colour::Black,
+            Mark::Dashed(1),
+            spread.pooled_low,
+            span,
+        ),
+        Series::level(
+            None,
+            Colour::Black,
+            Mark::Dashed(1),
+            spread.pooled_high,
+            span,
+        ),
+        Series::measured(
+            None,
+            Colour::Palette(0),
+            seeds.iter().map(|r| (r.hash_seed as f64, r)),
         ),
     ];
-    Ok(Outcome {
-        title: format!(
-            "seed-check: n = {n}, m = {m}, k = {k}, {}",
-            setup_caption(params)?
-        ),
-        rows: Rows::SeedCheck(rows),
-        notes,
-        failures,
-    })
+    Plate {
+        panels: vec![Panel {
+            title,
+            x: Axis::linear("hash seed").integer(),
+            y: Axis::rate(),
+            legend: Corner::UpperRight,
+            series,
+        }],
+    }
 }

@@ -1,55 +1,136 @@
 //! sweep-size: the rate against the space, at one or several k.
 
+use clap::Args;
 use indicatif::ProgressBar;
+use serde::Deserialize;
 
-use super::{Experiment, Outcome, Rows, measure_all, setup_caption};
+use super::{Experiment, MeasuredPlan, Outcome};
 use crate::error::Result;
-use crate::measure::Setup;
-use crate::params::Params;
+use crate::measure::Measurement;
+use crate::params::{MeasureParams, ShapeParams};
+use crate::plot::{Axis, Colour, Corner, Mark, Panel, Plate, Series, extent};
+use crate::preflight::Cost;
 use crate::report::percent;
+use crate::theory;
 
 /// Essay defaults: n = 4000, k = 4, 4..12 bits per key in steps of 2.
 pub const DEFAULT_N: u64 = 4_000;
 pub const DEFAULT_K: [u32; 1] = [4];
 pub const DEFAULT_BITS_PER_KEY: [f64; 5] = [4.0, 6.0, 8.0, 10.0, 12.0];
 
-/// The setups, k-major; `--m` replaces the bits-per-key list with one size.
-pub fn setups(params: &Params) -> Result<Vec<Setup>> {
-    let n = params.n_or(DEFAULT_N)?;
-    let sizes = params.sizes_or(n, &DEFAULT_BITS_PER_KEY)?;
-    let mut setups = Vec::new();
-    for k in params.k_list_or(&DEFAULT_K)? {
-        for &m in &sizes {
-            setups.push(params.setup(n, m, k)?);
-        }
-    }
-    Ok(setups)
+pub struct SweepSize;
+
+/// Flags and file keys of sweep-size.
+#[derive(Args, Clone, Debug, Default, Deserialize)]
+pub struct SweepSizeParams {
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub shape: ShapeParams,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub measure: MeasureParams,
 }
 
-pub fn run(params: &Params, progress: &ProgressBar) -> Result<Outcome> {
-    let rows = measure_all(Experiment::SweepSize, params, &setups(params)?, progress)?;
-    let mut notes = Vec::new();
-    if let (Some(first), Some(last)) = (rows.first(), rows.last())
-        && rows.len() > 1
-    {
-        notes.push(format!(
-            "fill {} at {:.2} bits/key, {} at {:.2}; rate {} → {}",
-            percent(first.fill_measured),
-            first.bits_per_key,
-            percent(last.fill_measured),
-            last.bits_per_key,
-            percent(first.fpr_measured),
-            percent(last.fpr_measured)
+impl Experiment for SweepSize {
+    type Params = SweepSizeParams;
+    type Plan = (u64, MeasuredPlan);
+    const NAME: &'static str = "sweep-size";
+    const ABOUT: &'static str =
+        "Rate and fill against bits per key (the space), for one or several k";
+    const AFTER_HELP: &'static str = "Examples:
+  bloomlab sweep-size
+  bloomlab sweep-size --k 4,6,8 --bits-per-key 2..16 --format csv --out curve.csv
+  bloomlab sweep-size --hash low-bits --m 32768 --k 4 --strict";
+
+    /// The setups, k-major; `--m` replaces the bits-per-key list with one size.
+    fn plan(params: &SweepSizeParams) -> Result<Self::Plan> {
+        let n = params.shape.n_or(DEFAULT_N)?;
+        let sizes = params.shape.sizes_or(n, &DEFAULT_BITS_PER_KEY)?;
+        let mut setups = Vec::new();
+        for k in params.shape.k_list_or(&DEFAULT_K)? {
+            for &m in &sizes {
+                setups.push(params.measure.setup(n, m, k)?);
+            }
+        }
+        Ok((n, MeasuredPlan::new(&params.measure, setups)?))
+    }
+
+    fn cost((_, plan): &Self::Plan) -> Cost {
+        plan.cost()
+    }
+
+    fn run((n, plan): &Self::Plan, progress: &ProgressBar) -> Result<Outcome> {
+        let rows = plan.measure(Self::NAME, progress)?;
+        let mut notes = Vec::new();
+        if let (Some(first), Some(last)) = (rows.first(), rows.last())
+            && rows.len() > 1
+        {
+            notes.push(format!(
+                "fill {} at {:.2} bits/key, {} at {:.2}; rate {} → {}",
+                percent(first.fill_measured),
+                first.bits_per_key,
+                percent(last.fill_measured),
+                last.bits_per_key,
+                percent(first.fpr_measured),
+                percent(last.fpr_measured)
+            ));
+        }
+        plan.trial_notes(&rows, &mut notes);
+        let title = format!("sweep-size: n = {n}, {}", plan.caption);
+        Outcome::new(title, &rows, notes, plate(&rows))
+    }
+}
+
+/// Per k: the classic curve, each row's rate from its own bits, and the measured points.
+fn plate(rows: &[Measurement]) -> Plate {
+    let mut ks: Vec<u32> = rows.iter().map(|r| r.k).collect();
+    ks.dedup();
+    let mut series = Vec::new();
+    for (i, &k) in ks.iter().enumerate() {
+        let c = Colour::Palette(i);
+        let group: Vec<&Measurement> = rows.iter().filter(|r| r.k == k).collect();
+        let n = group[0].n;
+        let span = extent(group.iter().map(|r| r.bits_per_key));
+        series.push(Series::curve(
+            format!("k = {k}: classic (1-e^(-kn/m))^k"),
+            c,
+            Mark::Line(2),
+            span,
+            |bits| {
+                let m = ((n as f64 * bits).round() as u64).max(1);
+                theory::fpr_classic(n, m, k)
+            },
+        ));
+        series.push(Series::new(
+            Some(format!("k = {k}: fill^k")),
+            c,
+            Mark::Triangle,
+            group.iter().map(|r| (r.bits_per_key, r.fpr_from_fill)),
+        ));
+        series.push(Series::measured(
+            None,
+            c,
+            group.iter().map(|r| (r.bits_per_key, *r)),
         ));
     }
-    Ok(Outcome {
-        title: format!(
-            "sweep-size: n = {}, {}",
-            params.n_or(DEFAULT_N)?,
-            setup_caption(params)?
+    let k_list: Vec<String> = ks.iter().map(u32::to_string).collect();
+    let title = match rows.first() {
+        Some(r) => format!(
+            "Rate against space: k = {}, m = n × bits per key, n = {}, {} queries, hash {}",
+            k_list.join(", "),
+            r.n,
+            r.queries,
+            r.hash
         ),
-        rows: Rows::SweepSize(rows),
-        notes,
-        failures: Vec::new(),
-    })
+        None => String::new(),
+    };
+    Plate {
+        panels: vec![Panel {
+            title,
+            x: Axis::linear("bits per key (m/n)"),
+            y: Axis::rate(),
+            legend: Corner::UpperRight,
+            series,
+        }],
+    }
 }

@@ -1,0 +1,195 @@
+//! compare: every structure sized for the same n and target rate, side by side (the sizing
+//! and measurement live in [`crate::compare`]).
+
+use clap::Args;
+use indicatif::ProgressBar;
+use serde::Deserialize;
+
+use super::{Experiment, Measured, Outcome};
+use crate::compare::{CompareRow, DEFAULT_N, DEFAULT_RATES, TimingSizes, compare, notes};
+use crate::error::Result;
+use crate::measure::Measurement;
+use crate::params::{Count, DEFAULT_QUERIES, SeedParams, ValueList, check_count, rates};
+use crate::plot::{Axis, Colour, Corner, Mark, Panel, Plate, Series, extent};
+use crate::preflight::Cost;
+
+pub struct Compare;
+
+/// Flags and file keys of compare.
+#[derive(Args, Clone, Debug, Default, Deserialize)]
+pub struct CompareParams {
+    /// Keys [1..=10^8, default 20000]
+    #[arg(long, allow_hyphen_values = true)]
+    pub n: Option<Count>,
+    /// Target false-positive rates: a fraction in (0, 1), or a list [default 0.05,0.01,0.002]
+    #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
+    pub fpr: Option<ValueList>,
+    /// Least number of absent queries; more are used where 100 false positives need them
+    /// [1..=10^8, default 60000]
+    #[arg(long, allow_hyphen_values = true)]
+    pub queries: Option<Count>,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub seeds: SeedParams,
+    /// Also time each design, single-threaded, in a 40,000-bit table and a 2^30-bit one
+    /// (about 30 s per structure and rate; timings are not reproducible, so files leave it off)
+    #[arg(long)]
+    #[serde(default)]
+    pub timed: bool,
+}
+
+impl Measured for CompareRow {
+    fn measurement(&self) -> &Measurement {
+        &self.measurement
+    }
+}
+
+/// A validated comparison.
+pub struct ComparePlan {
+    n: u64,
+    rates: Vec<f64>,
+    queries: u64,
+    seeds: SeedParams,
+    timed: bool,
+}
+
+impl Experiment for Compare {
+    type Params = CompareParams;
+    type Plan = ComparePlan;
+    const NAME: &'static str = "compare";
+    const ABOUT: &'static str =
+        "Every structure sized for the same n and rate: space against the floor, rate, speed";
+    const AFTER_HELP: &'static str =
+        "Structures: every registered structure that can be sized for a target rate (see
+--filter in `bloomlab sweep-size --help`), each by its own formula, then measured with at
+least 100 expected false positives. With --timed each design (its bits per key and k) is
+also timed, single-threaded, in a 40,000-bit table (in cache) and a 2^30-bit one (out of
+cache).
+
+Examples:
+  bloomlab compare --n 100000 --fpr 0.01
+  bloomlab compare --n 20000 --fpr 0.05,0.01,0.002 --timed
+  bloomlab compare --n 1000000 --fpr 0.001 --format markdown";
+
+    fn plan(params: &CompareParams) -> Result<ComparePlan> {
+        let n = check_count("n", params.n.map_or(DEFAULT_N, |n| n.0), 1, 100_000_000)?;
+        let queries = params.queries.map_or(DEFAULT_QUERIES, |q| q.0);
+        Ok(ComparePlan {
+            n,
+            rates: rates("fpr", params.fpr.as_ref(), &DEFAULT_RATES)?,
+            queries: check_count("queries", queries, 1, 100_000_000)?,
+            seeds: params.seeds.clone(),
+            timed: params.timed,
+        })
+    }
+
+    /// Every structure at every rate: n inserts and about `max(queries, 100/ε)` queries;
+    /// timed, also the 10^8-key timing table of each design.
+    fn cost(plan: &ComparePlan) -> Cost {
+        let structures = crate::compare::designed().len() as f64;
+        let per_rate = |fpr: f64| {
+            let queries = (plan.queries as f64).max(100.0 / fpr).min(1e8);
+            let timing = if plan.timed { 2e8 } else { 0.0 };
+            structures * (plan.n as f64 + queries + timing)
+        };
+        let largest = plan.n as f64 * 64.0;
+        Cost {
+            key_operations: plan.rates.iter().map(|&r| per_rate(r)).sum(),
+            peak_bytes: largest.max(if plan.timed {
+                2f64.powi(30) / 8.0 * 4.0
+            } else {
+                0.0
+            }),
+        }
+    }
+
+    fn run(plan: &ComparePlan, progress: &ProgressBar) -> Result<Outcome> {
+        let rows = compare(
+            plan.n,
+            &plan.rates,
+            plan.queries,
+            plan.seeds.seed(),
+            plan.seeds.hash_seed(),
+            plan.timed.then(TimingSizes::default),
+            progress,
+        )?;
+        let mut notes = notes(plan.n, &plan.rates, &rows);
+        if plan.timed {
+            notes.push(
+                "ns are single-threaded, for the same design in a 40,000-bit table (cache) and a 2^30-bit one (RAM)".into(),
+            );
+        }
+        let title = format!(
+            "compare: n = {}, every structure sized for each target rate",
+            plan.n
+        );
+        Outcome::new(title, &rows, notes, plate(&rows))
+    }
+}
+
+/// Rate against bits per key spent, per structure, beside the information floor `2^-bits`.
+fn plate(rows: &[CompareRow]) -> Plate {
+    let (_, high) = extent(rows.iter().map(|r| r.bits_per_key_spent));
+    let lowest = rows
+        .iter()
+        .map(|r| r.measurement.ci_low)
+        .filter(|&v| v > 0.0)
+        .fold(1.0, f64::min);
+    let highest = rows
+        .iter()
+        .map(|r| r.measurement.ci_high)
+        .fold(0.0, f64::max);
+    let floor = Series::new(
+        Some("information floor: rate 2^-bits".into()),
+        Colour::Black,
+        Mark::Line(2),
+        (0..=400)
+            .map(|j| high * 1.05 * f64::from(j) / 400.0)
+            .map(|bits| (bits, (-bits).exp2()))
+            .filter(|&(_, rate)| rate >= lowest / 1.6 && rate <= highest * 1.6),
+    );
+    let mut series = vec![floor];
+    let mut kinds: Vec<String> = Vec::new();
+    for r in rows {
+        let kind = r.measurement.filter.to_string();
+        if !kinds.contains(&kind) {
+            kinds.push(kind);
+        }
+    }
+    for (i, kind) in kinds.iter().enumerate() {
+        let c = Colour::Palette(i);
+        let group: Vec<&CompareRow> = rows
+            .iter()
+            .filter(|r| r.measurement.filter.to_string() == *kind)
+            .collect();
+        series.push(Series::new(
+            Some(kind.clone()),
+            c,
+            Mark::Line(1),
+            group
+                .iter()
+                .map(|r| (r.bits_per_key_spent, r.measurement.fpr_measured)),
+        ));
+        series.push(Series::measured(
+            None,
+            c,
+            group.iter().map(|r| (r.bits_per_key_spent, &r.measurement)),
+        ));
+    }
+    let title = match rows.first() {
+        Some(r) => format!(
+            "Rate against space per structure: n = {}, {} queries or more",
+            r.measurement.n, r.measurement.queries
+        ),
+        None => String::new(),
+    };
+    Plate {
+        panels: vec![Panel {
+            title,
+            x: Axis::linear("bits per key spent"),
+            y: Axis::rate(),
+            legend: Corner::UpperRight,
+            series,
+        }],
+    }
+}

@@ -1,0 +1,263 @@
+//! Files that behave: every output is written atomically, with the user's umask, through
+//! symbolic links rather than over them; a set of outputs can be staged and moved into place
+//! together.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+/// Links followed before a chain is taken for a loop (Linux's own limit).
+const MAX_LINKS: usize = 40;
+
+/// Prefix of the staging folders a [`Staging`] creates, followed by the process id.
+pub const STAGING_PREFIX: &str = ".staging-";
+
+/// The file a write to `path` lands in: `path` itself, or, when `path` is a symbolic link,
+/// the end of its chain of links (a relative target is read from its link's folder). The
+/// end need not exist yet: a dangling link is written through, creating its target.
+pub fn resolve_links(path: &Path) -> Result<PathBuf> {
+    let mut current = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        match fs::symlink_metadata(&current) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let target = fs::read_link(&current).map_err(|e| Error::io(&current, e))?;
+                current = match current.parent() {
+                    Some(dir) => dir.join(target),
+                    None => target,
+                };
+            }
+            _ => return Ok(current),
+        }
+    }
+    Err(Error::io(
+        path,
+        std::io::Error::other("too many levels of symbolic links"),
+    ))
+}
+
+fn folder_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    }
+}
+
+/// A temporary file in `dir` created with mode 0666, which the kernel narrows by the umask
+/// exactly as it does for any new file (`0666 & !umask`: 0644 under umask 022).
+fn temporary_in(dir: &Path) -> std::io::Result<tempfile::NamedTempFile> {
+    let mut builder = tempfile::Builder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(fs::Permissions::from_mode(0o666));
+    }
+    builder.tempfile_in(dir)
+}
+
+/// Writes a file atomically: a temporary file in the folder of the file written, then a
+/// rename, so that a failed or killed run leaves either the old contents or the new, never a
+/// partial file. When `path` is a symbolic link its target is written (in the target's
+/// folder) and the link is kept. The new file has the mode `0666 & !umask`. Errors name
+/// `path`, never the temporary file.
+pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
+    let target = resolve_links(path)?;
+    let dir = folder_of(&target);
+    let mut file = temporary_in(dir).map_err(|e| Error::io(path, e))?;
+    file.write_all(contents).map_err(|e| Error::io(path, e))?;
+    file.as_file().sync_all().map_err(|e| Error::io(path, e))?;
+    file.persist(&target)
+        .map_err(|e| Error::io(path, e.error))?;
+    Ok(())
+}
+
+/// A set of files written into a hidden folder inside their destination folder
+/// (`<destination>/.staging-<pid>`) and moved into place together by [`Staging::commit`].
+///
+/// Guarantee: until `commit` starts, the destination holds exactly its old files, whatever
+/// happens to the run (an error, a panic, a kill); `commit` then renames the staged files one
+/// by one, each rename atomic, so the only moment at which the destination holds some old
+/// files and some new is during those renames (microseconds each: no data is copied, except
+/// through a symbolic link whose target lies in another folder, written as [`write_atomic`]
+/// does). The staging folder is removed when the `Staging` is dropped; one left by a killed
+/// run is removed by the next `Staging` of the same destination.
+#[derive(Debug)]
+pub struct Staging {
+    folder: PathBuf,
+    destination: PathBuf,
+    names: Vec<String>,
+}
+
+impl Staging {
+    /// Creates `destination` if needed, and an empty staging folder inside it.
+    pub fn new(destination: &Path) -> Result<Self> {
+        fs::create_dir_all(destination).map_err(|e| Error::io(destination, e))?;
+        remove_leftovers(destination)?;
+        let folder = destination.join(format!("{STAGING_PREFIX}{}", std::process::id()));
+        fs::create_dir(&folder).map_err(|e| Error::io(&folder, e))?;
+        Ok(Staging {
+            folder,
+            destination: destination.to_path_buf(),
+            names: Vec::new(),
+        })
+    }
+
+    /// The staged path of the file `name` of the destination, which `commit` will move into
+    /// place; the caller writes it (with [`write_atomic`] or anything else).
+    pub fn path(&mut self, name: &str) -> PathBuf {
+        if !self.names.iter().any(|n| n == name) {
+            self.names.push(name.to_string());
+        }
+        self.folder.join(name)
+    }
+
+    /// Writes the staged file `name`.
+    pub fn write(&mut self, name: &str, contents: &[u8]) -> Result<()> {
+        let path = self.path(name);
+        write_atomic(&path, contents)
+    }
+
+    /// Moves every staged file into the destination, in the order they were first named.
+    pub fn commit(self) -> Result<()> {
+        for name in &self.names {
+            let staged = self.folder.join(name);
+            let destination = self.destination.join(name);
+            if resolve_links(&destination)? == destination {
+                fs::rename(&staged, &destination).map_err(|e| Error::io(&destination, e))?;
+            } else {
+                let contents = fs::read(&staged).map_err(|e| Error::io(&staged, e))?;
+                write_atomic(&destination, &contents)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        // Nothing to report: a folder that cannot be removed is removed by the next run.
+        let _ = fs::remove_dir_all(&self.folder);
+    }
+}
+
+/// True for the staging folder of a run that no longer exists: this process's own id (left
+/// by an earlier process that had it), or, where `/proc` tells, an id no process has.
+fn is_leftover(name: &str) -> bool {
+    let Some(pid) = name
+        .strip_prefix(STAGING_PREFIX)
+        .and_then(|pid| pid.parse::<u32>().ok())
+    else {
+        return false;
+    };
+    pid == std::process::id()
+        || (Path::new("/proc/self").exists() && !Path::new("/proc").join(pid.to_string()).exists())
+}
+
+fn remove_leftovers(destination: &Path) -> Result<()> {
+    let entries = fs::read_dir(destination).map_err(|e| Error::io(destination, e))?;
+    for entry in entries.flatten() {
+        if entry.file_name().to_str().is_some_and(is_leftover) {
+            let path = entry.path();
+            fs::remove_dir_all(&path).map_err(|e| Error::io(&path, e))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_is_written_through_and_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = dir.path().join("elsewhere");
+        fs::create_dir(&elsewhere).unwrap();
+        fs::write(elsewhere.join("target.csv"), "old").unwrap();
+        let link = dir.path().join("link.csv");
+        std::os::unix::fs::symlink("elsewhere/target.csv", &link).unwrap();
+        write_atomic(&link, b"new").unwrap();
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(
+            fs::read_to_string(elsewhere.join("target.csv")).unwrap(),
+            "new"
+        );
+        // A dangling link creates its target.
+        let dangling = dir.path().join("dangling.csv");
+        std::os::unix::fs::symlink("elsewhere/created.csv", &dangling).unwrap();
+        write_atomic(&dangling, b"made").unwrap();
+        assert_eq!(
+            fs::read_to_string(elsewhere.join("created.csv")).unwrap(),
+            "made"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_loop_of_links_is_an_error_naming_the_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a");
+        std::os::unix::fs::symlink("b", &a).unwrap();
+        std::os::unix::fs::symlink("a", dir.path().join("b")).unwrap();
+        let error = write_atomic(&a, b"x").unwrap_err().to_string();
+        assert!(error.contains(&a.display().to_string()), "{error}");
+    }
+
+    #[test]
+    fn staged_files_appear_only_on_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("a.csv"), "old a").unwrap();
+        let mut staging = Staging::new(dir.path()).unwrap();
+        staging.write("a.csv", b"new a").unwrap();
+        staging.write("b.csv", b"new b").unwrap();
+        assert_eq!(
+            fs::read_to_string(dir.path().join("a.csv")).unwrap(),
+            "old a"
+        );
+        assert!(!dir.path().join("b.csv").exists());
+        staging.commit().unwrap();
+        assert_eq!(
+            fs::read_to_string(dir.path().join("a.csv")).unwrap(),
+            "new a"
+        );
+        assert_eq!(
+            fs::read_to_string(dir.path().join("b.csv")).unwrap(),
+            "new b"
+        );
+        let left: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 2, "the staging folder is removed");
+    }
+
+    #[test]
+    fn an_abandoned_staging_leaves_the_destination_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("a.csv"), "old a").unwrap();
+        let mut staging = Staging::new(dir.path()).unwrap();
+        staging.write("a.csv", b"new a").unwrap();
+        drop(staging);
+        assert_eq!(
+            fs::read_to_string(dir.path().join("a.csv")).unwrap(),
+            "old a"
+        );
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_leftover_of_this_process_id_is_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let leftover = dir
+            .path()
+            .join(format!("{STAGING_PREFIX}{}", std::process::id()));
+        fs::create_dir(&leftover).unwrap();
+        fs::write(leftover.join("half.csv"), "half").unwrap();
+        let staging = Staging::new(dir.path()).unwrap();
+        assert!(!staging.folder.join("half.csv").exists());
+    }
+}

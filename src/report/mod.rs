@@ -1,0 +1,336 @@
+//! Output formats, written once for every experiment: typed rows become a [`Table`] of
+//! serialised records, which an [`Exporter`] shows as a terminal table, CSV, JSON or Markdown.
+//!
+//! A format is one file holding its exporter and one line of [`FORMATS`]. Measurement knows
+//! nothing of formats: a row type documents each field once, on the field (the legend reads
+//! those comments), and names the columns of the human views ([`Record::columns`]).
+
+mod cells;
+mod csv;
+mod json;
+mod legend;
+mod markdown;
+mod table;
+
+use std::fmt;
+use std::str::FromStr;
+
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::error::{Error, Result};
+pub use crate::files::write_atomic;
+
+pub use cells::{Cell, percent, significant, times};
+pub use legend::{LegendEntry, fields, legend};
+
+/// A column of the terminal and Markdown views.
+#[derive(Clone, Copy, Debug)]
+pub struct Column {
+    pub header: &'static str,
+    pub cell: Cell,
+    /// Whether the narrow view shows the column (the wide view shows every column).
+    pub narrow: bool,
+}
+
+/// A column that both views show.
+pub const fn col(header: &'static str, cell: Cell) -> Column {
+    Column {
+        header,
+        cell,
+        narrow: true,
+    }
+}
+
+impl Column {
+    /// The same column, shown by the wide view only.
+    pub const fn wide_only(self) -> Column {
+        Column {
+            narrow: false,
+            ..self
+        }
+    }
+}
+
+/// A row type that the reporter can show: every field goes to CSV and JSON, the `columns`
+/// to the terminal and Markdown views. Each field's doc comment is its meaning in the legend.
+pub trait Record: Serialize + JsonSchema {
+    fn columns() -> Vec<Column>;
+}
+
+/// Which columns the human views show; CSV and JSON always carry every field.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum View {
+    /// The columns marked [`Column::narrow`]: the setting, the measured rate with its
+    /// interval, the prediction that matters, z and the verdict.
+    #[default]
+    Narrow,
+    /// Every column.
+    Wide,
+}
+
+/// Rows ready for any format: records keep the field order of the row type.
+#[derive(Clone, Debug, Default)]
+pub struct Table {
+    pub title: String,
+    pub columns: Vec<Column>,
+    pub records: Vec<Map<String, Value>>,
+    /// Lines printed before the human views (and to stderr beside CSV and JSON).
+    pub preamble: Vec<String>,
+    /// Lines printed after the human views (and to stderr beside CSV and JSON).
+    pub notes: Vec<String>,
+    /// The meaning of every serialised field of the row type, in order.
+    pub legend: Vec<LegendEntry>,
+}
+
+impl Table {
+    /// Serialises typed rows.
+    pub fn from_rows<R: Record>(title: impl Into<String>, rows: &[R]) -> Result<Self> {
+        let records = rows
+            .iter()
+            .map(|row| match serde_json::to_value(row) {
+                Ok(Value::Object(map)) => Ok(map),
+                Ok(_) => Err(Error::Output("a row must serialise to an object".into())),
+                Err(e) => Err(Error::Output(e.to_string())),
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Table {
+            title: title.into(),
+            columns: R::columns(),
+            records,
+            preamble: Vec::new(),
+            notes: Vec::new(),
+            legend: legend::<R>(),
+        })
+    }
+
+    /// The columns a view shows.
+    pub fn columns_in(&self, view: View) -> impl Iterator<Item = &Column> {
+        self.columns
+            .iter()
+            .filter(move |c| view == View::Wide || c.narrow)
+    }
+
+    /// Width in terminal columns of the grid the terminal table draws for a view (title,
+    /// preamble and notes excluded: they are prose and may wrap).
+    pub fn width(&self, view: View) -> usize {
+        table::grid(self, view).total_width()
+    }
+
+    /// The legend as a table of its own, to show in any format.
+    pub fn legend_table(&self) -> Result<Table> {
+        Table::from_rows(format!("columns of {}", self.title), &self.legend)
+    }
+}
+
+/// One output format's renderer.
+pub trait Exporter: Send + Sync {
+    /// The table in this format. The human formats show the columns of `view`; the machine
+    /// formats every serialised field whatever the view.
+    fn render(&self, table: &Table, view: View) -> Result<String>;
+
+    /// The view shown when none is asked for.
+    fn default_view(&self) -> View {
+        View::Wide
+    }
+}
+
+/// An entry of the format registry.
+pub struct FormatSpec {
+    /// The name `--format` takes.
+    pub name: &'static str,
+    /// Other names `--format` accepts.
+    pub aliases: &'static [&'static str],
+    /// True for the formats a program parses: preamble and notes then go to stderr.
+    pub is_machine: bool,
+    pub exporter: &'static dyn Exporter,
+}
+
+impl FormatSpec {
+    /// A format people read.
+    pub const fn human(
+        name: &'static str,
+        aliases: &'static [&'static str],
+        exporter: &'static dyn Exporter,
+    ) -> Self {
+        FormatSpec {
+            name,
+            aliases,
+            is_machine: false,
+            exporter,
+        }
+    }
+
+    /// A format programs parse.
+    pub const fn machine(
+        name: &'static str,
+        aliases: &'static [&'static str],
+        exporter: &'static dyn Exporter,
+    ) -> Self {
+        FormatSpec {
+            name,
+            aliases,
+            is_machine: true,
+            exporter,
+        }
+    }
+}
+
+/// The formats, in the order `--format` lists them. Adding one is a file and a line here.
+pub static FORMATS: &[FormatSpec] = &[
+    FormatSpec::human("table", &[], &table::Terminal),
+    FormatSpec::machine("csv", &[], &csv::Csv),
+    FormatSpec::machine("json", &[], &json::Json),
+    FormatSpec::human("markdown", &["md"], &markdown::Markdown),
+];
+
+/// An output format: a handle on an entry of [`FORMATS`], parsed from its name or an alias.
+#[derive(Clone, Copy)]
+pub struct Format(&'static FormatSpec);
+
+impl Format {
+    pub const TABLE: Format = Format::named("table");
+    pub const CSV: Format = Format::named("csv");
+    pub const JSON: Format = Format::named("json");
+    pub const MARKDOWN: Format = Format::named("markdown");
+
+    /// The registered format of that name; naming a missing one fails the build.
+    const fn named(name: &str) -> Format {
+        let mut i = 0;
+        while i < FORMATS.len() {
+            if same_bytes(name.as_bytes(), FORMATS[i].name.as_bytes()) {
+                return Format(&FORMATS[i]);
+            }
+            i += 1;
+        }
+        panic!("a Format constant names a format missing from FORMATS")
+    }
+
+    /// Every registered format, in order.
+    pub fn all() -> impl Iterator<Item = Format> {
+        FORMATS.iter().map(Format)
+    }
+
+    /// The names accepted by `--format` (aliases excluded).
+    pub fn names() -> Vec<&'static str> {
+        FORMATS.iter().map(|spec| spec.name).collect()
+    }
+
+    pub fn name(self) -> &'static str {
+        self.0.name
+    }
+
+    /// True for the formats a program parses (notes then go to stderr).
+    pub fn is_machine(self) -> bool {
+        self.0.is_machine
+    }
+
+    /// The view the format shows when none is asked for: narrow for the terminal table.
+    pub fn default_view(self) -> View {
+        self.0.exporter.default_view()
+    }
+
+    /// The table in this format and view.
+    pub fn render(self, table: &Table, view: View) -> Result<String> {
+        self.0.exporter.render(table, view)
+    }
+}
+
+/// `a == b`, in a const context.
+const fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+impl PartialEq for Format {
+    fn eq(&self, other: &Format) -> bool {
+        self.name() == other.name()
+    }
+}
+
+impl Eq for Format {}
+
+impl fmt::Debug for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Format({})", self.name())
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Format {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        FORMATS
+            .iter()
+            .find(|spec| spec.name == s || spec.aliases.contains(&s))
+            .map(Format)
+            .ok_or_else(|| {
+                format!(
+                    "unknown format '{s}' (allowed: {})",
+                    Format::names().join(", ")
+                )
+            })
+    }
+}
+
+/// Renders a table in a format, in the format's default view.
+pub fn render(table: &Table, format: Format) -> Result<String> {
+    format.render(table, format.default_view())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_parse_by_name_and_alias() {
+        assert_eq!("table".parse::<Format>(), Ok(Format::TABLE));
+        assert_eq!("csv".parse::<Format>(), Ok(Format::CSV));
+        assert_eq!("json".parse::<Format>(), Ok(Format::JSON));
+        assert_eq!("markdown".parse::<Format>(), Ok(Format::MARKDOWN));
+        assert_eq!("md".parse::<Format>(), Ok(Format::MARKDOWN));
+        let refused = "html".parse::<Format>().expect_err("not a format");
+        assert!(refused.contains("table, csv, json, markdown"), "{refused}");
+    }
+
+    #[test]
+    fn only_csv_and_json_are_for_programs() {
+        let machine: Vec<&str> = Format::all()
+            .filter(|f| f.is_machine())
+            .map(Format::name)
+            .collect();
+        assert_eq!(machine, ["csv", "json"]);
+        assert_eq!(Format::TABLE.default_view(), View::Narrow);
+        assert_eq!(Format::MARKDOWN.default_view(), View::Wide);
+    }
+
+    #[test]
+    fn the_narrow_view_leaves_out_wide_only_columns() {
+        let table = Table {
+            columns: vec![
+                col("a", Cell::Plain("a")),
+                col("b", Cell::Plain("b")).wide_only(),
+            ],
+            ..Table::default()
+        };
+        let headers = |view| table.columns_in(view).map(|c| c.header).collect::<Vec<_>>();
+        assert_eq!(headers(View::Narrow), ["a"]);
+        assert_eq!(headers(View::Wide), ["a", "b"]);
+        assert!(table.width(View::Narrow) < table.width(View::Wide));
+    }
+}

@@ -1,0 +1,153 @@
+//! A binary fuse filter (Graf and Lemire 2022, the `xorf` crate): static, built once from all
+//! its keys, k-bit fingerprints (8, 16 or 32) in about 1.125 n slots.
+
+use super::interface::{Filter, FilterKind, Membership, Origin, Structure};
+use crate::error::{Error, Result};
+
+pub static STRUCTURE: Structure = Structure {
+    name: "binary-fuse",
+    help: "a binary fuse filter (xorf): static, built from all its keys, k-bit fingerprints (8, 16 or 32)",
+    origin: Origin::Own,
+    supports_delete: false,
+    is_static: true,
+    accepts_seed: true,
+    argument: None,
+    layout: binary_fuse_layout,
+    build: |shape| Ok(Box::new(BinaryFuseFilter::new(shape.k)?)),
+    for_rate: None,
+    design: Some(design),
+    // `2^-k`, the chance that the XOR of an absent key's three k-bit fingerprints matches its
+    // own.
+    fpr_exact: |_, _, k| 0.5f64.powi(k as i32),
+};
+
+/// xorf's key hash: MurmurHash3's 64-bit finaliser of the key plus a seed it draws itself.
+pub const HASH: &str = "murmur3-fmix64";
+
+/// The fingerprint sizes `xorf` offers.
+pub const BINARY_FUSE_BITS: [u32; 3] = [8, 16, 32];
+
+/// A binary fuse filter's nominal m: it is sized by its keys, so m is only checked for k.
+fn binary_fuse_layout(m: u64, k: u32) -> Result<u64> {
+    if !BINARY_FUSE_BITS.contains(&k) {
+        return Err(Error::invalid(
+            "k",
+            k,
+            "for a binary fuse filter, k is the fingerprint size in bits",
+            "8, 16 or 32 for binary-fuse",
+        ));
+    }
+    Ok(m)
+}
+
+/// The smallest of 8, 16, 32 fingerprint bits with `2^-f <= ε`; its m is nominal, about
+/// 1.125 n slots (the built table is what a measurement reports).
+fn design(n: u64, fpr: f64) -> Result<(u64, u32)> {
+    let f = BINARY_FUSE_BITS
+        .into_iter()
+        .find(|&f| 0.5f64.powi(f as i32) <= fpr)
+        .unwrap_or(32);
+    Ok(((n as f64 * 1.125).ceil() as u64 * u64::from(f), f))
+}
+
+enum Fuse {
+    Eight(xorf::BinaryFuse8),
+    Sixteen(xorf::BinaryFuse16),
+    ThirtyTwo(xorf::BinaryFuse32),
+}
+
+/// A binary fuse filter behind the one-key-at-a-time interface: it is static, so inserts
+/// collect the keys and the first query after an insert builds the filter from all of them
+/// (sorted and deduplicated). Its memory is that of the built filter only: the key list is
+/// the construction's input, not part of the filter a user would keep.
+pub struct BinaryFuseFilter {
+    fingerprint_bits: u32,
+    keys: Vec<u64>,
+    built: std::sync::OnceLock<Fuse>,
+}
+
+impl BinaryFuseFilter {
+    /// An empty filter of k-bit fingerprints (8, 16 or 32).
+    pub fn new(k: u32) -> Result<Self> {
+        binary_fuse_layout(1, k)?;
+        Ok(BinaryFuseFilter {
+            fingerprint_bits: k,
+            keys: Vec::new(),
+            built: std::sync::OnceLock::new(),
+        })
+    }
+
+    fn fuse(&self) -> &Fuse {
+        self.built.get_or_init(|| {
+            let mut keys = self.keys.clone();
+            keys.sort_unstable();
+            keys.dedup();
+            match self.fingerprint_bits {
+                8 => Fuse::Eight(construct(&keys)),
+                16 => Fuse::Sixteen(construct(&keys)),
+                _ => Fuse::ThirtyTwo(construct(&keys)),
+            }
+        })
+    }
+
+    fn slots(&self) -> u64 {
+        use xorf::Filter as _;
+        match self.fuse() {
+            Fuse::Eight(f) => f.len() as u64,
+            Fuse::Sixteen(f) => f.len() as u64,
+            Fuse::ThirtyTwo(f) => f.len() as u64,
+        }
+    }
+}
+
+/// xorf's construction from distinct keys. It retries with fresh internal seeds and gives up
+/// only after 1000 attempts, which for distinct keys does not happen: a failure is a bug.
+fn construct<'k, F: TryFrom<&'k Vec<u64>, Error = &'static str>>(keys: &'k Vec<u64>) -> F {
+    F::try_from(keys).unwrap_or_else(|e| panic!("binary fuse construction failed: {e}"))
+}
+
+impl Membership for BinaryFuseFilter {
+    fn insert(&mut self, key: u64) {
+        self.keys.push(key);
+        self.built = std::sync::OnceLock::new();
+    }
+    fn insert_many(&mut self, keys: &[u64]) -> Result<()> {
+        self.keys.extend_from_slice(keys);
+        self.built = std::sync::OnceLock::new();
+        Ok(())
+    }
+    fn contains(&self, key: u64) -> bool {
+        use xorf::Filter as _;
+        match self.fuse() {
+            Fuse::Eight(f) => f.contains(&key),
+            Fuse::Sixteen(f) => f.contains(&key),
+            Fuse::ThirtyTwo(f) => f.contains(&key),
+        }
+    }
+}
+
+impl Filter for BinaryFuseFilter {
+    /// Fingerprint bits of the built table (every slot holds one).
+    fn set_bits(&self) -> u64 {
+        self.memory_bits()
+    }
+    /// `2^-k`: fingerprints are uniform whatever the load.
+    fn fpr_from_bits(&self) -> f64 {
+        0.5f64.powi(self.fingerprint_bits as i32)
+    }
+    fn fpr_exact(&self, _n: u64) -> f64 {
+        self.fpr_from_bits()
+    }
+    fn memory_bits(&self) -> u64 {
+        self.slots() * u64::from(self.fingerprint_bits)
+    }
+    fn hashes(&self) -> u32 {
+        self.fingerprint_bits
+    }
+    fn kind(&self) -> FilterKind {
+        FilterKind::of(&STRUCTURE)
+    }
+    fn hash_name(&self) -> String {
+        HASH.to_string()
+    }
+}

@@ -1,0 +1,130 @@
+//! A blocked filter (Putze, Sanders and Singler 2007): all k probes of a key in one block of
+//! B bits, chosen by a further hash. [`descriptor`] registers one for any block size.
+
+use super::blocks::{Blocks, Index, poisson_mixture, smallest_size, whole_blocks};
+use super::interface::{Filter, FilterKind, Membership, Origin, Shape, Structure};
+use crate::error::Result;
+use crate::filter::popcount;
+use crate::hash::{HashFamily, with_index};
+use crate::theory;
+
+/// Bits in a blocked filter's block: one 512-bit cache line.
+pub const BLOCK_BITS: u64 = 512;
+
+pub static STRUCTURE: Structure = descriptor::<BLOCK_BITS>(
+    "blocked",
+    "all k probes of a key in one 512-bit block (a cache line) chosen by a further hash",
+);
+
+/// The blocked structure with blocks of `B` bits (a multiple of 64).
+pub const fn descriptor<const B: u64>(name: &'static str, help: &'static str) -> Structure {
+    Structure {
+        name,
+        help,
+        origin: Origin::Own,
+        supports_delete: false,
+        is_static: false,
+        accepts_seed: true,
+        argument: None,
+        layout: |m, _| whole_blocks(m, B),
+        build: build::<B>,
+        for_rate: None,
+        design: Some(design::<B>),
+        fpr_exact: fpr_exact::<B>,
+    }
+}
+
+fn build<const B: u64>(shape: &Shape) -> Result<Box<dyn Filter>> {
+    Ok(Box::new(BlockedFilter::new(shape, B)?))
+}
+
+/// The smallest m whose exact rate (the Poisson mixture) meets ε, with the whole optimal k.
+fn design<const B: u64>(n: u64, fpr: f64) -> Result<(u64, u32)> {
+    let m = smallest_size(n, fpr, |m| {
+        let k = theory::whole_optimal_k(n, m);
+        whole_blocks(m, B).map_or(1.0, |m| fpr_exact::<B>(n, m, k))
+    });
+    Ok((m, theory::whole_optimal_k(n, m)))
+}
+
+/// The Poisson mixture over the keys in the query's block,
+/// `Σ_i Po(i; nB/m) · E[(X_i/B)^k]` with `X_i` the set bits of a B-bit block holding i keys.
+/// (The block load is binomial; the Poisson form is the standard approximation, exact as
+/// the number of blocks grows.)
+fn fpr_exact<const B: u64>(n: u64, m: u64, k: u32) -> f64 {
+    poisson_mixture(n, m, B, |i| theory::fpr_exact(i, B, k))
+}
+
+/// A blocked Bloom filter: a key's k bits all lie in one b-bit block.
+#[derive(Clone, Debug)]
+pub struct BlockedFilter {
+    blocks: Blocks,
+    in_block: HashFamily,
+    k: u32,
+    kind: FilterKind,
+}
+
+impl BlockedFilter {
+    /// `shape.m` must be a whole number of `block_bits`-bit blocks ([`FilterKind::layout`]).
+    pub fn new(shape: &Shape, block_bits: u64) -> Result<Self> {
+        let Shape {
+            m, k, hash, hash_seed, ..
+        } = *shape;
+        Ok(BlockedFilter {
+            blocks: Blocks::new(m, block_bits, hash, hash_seed)?,
+            in_block: HashFamily::new(hash, k, block_bits, hash_seed),
+            k,
+            kind: shape.kind,
+        })
+    }
+}
+
+/// Probe i of a blocked filter: bit `h_i(x)` of the block.
+#[inline(always)]
+fn block_probe(index: Index, in_block: &HashFamily, key: u64, i: usize) -> (usize, u64) {
+    let bit = index(in_block, i, key);
+    ((bit >> 6) as usize, 1u64 << (bit & 63))
+}
+
+impl Membership for BlockedFilter {
+    fn insert(&mut self, key: u64) {
+        let (in_block, k) = (&self.in_block, self.k as usize);
+        with_index!(in_block, index => self
+            .blocks
+            .set(key, k, |i| block_probe(index, in_block, key, i)))
+    }
+    fn contains(&self, key: u64) -> bool {
+        let (in_block, k) = (&self.in_block, self.k as usize);
+        with_index!(in_block, index => self
+            .blocks
+            .all_set(key, k, |i| block_probe(index, in_block, key, i)))
+    }
+}
+
+impl Filter for BlockedFilter {
+    fn set_bits(&self) -> u64 {
+        self.blocks.set_bits()
+    }
+    fn fpr_exact(&self, n: u64) -> f64 {
+        self.kind.fpr_exact(n, self.memory_bits(), self.k)
+    }
+    fn memory_bits(&self) -> u64 {
+        self.blocks.memory_bits()
+    }
+    fn hashes(&self) -> u32 {
+        self.k
+    }
+    fn kind(&self) -> FilterKind {
+        self.kind
+    }
+    fn hash_name(&self) -> String {
+        self.in_block.scheme().to_string()
+    }
+    /// The mean over blocks of `(block fill)^k`.
+    fn fpr_from_bits(&self) -> f64 {
+        let block_bits = (self.blocks.words_per_block * 64) as f64;
+        self.blocks.mean_over_blocks(|b| {
+            (popcount(b) as f64 / block_bits).powi(self.k as i32)
+        })
+    }
+}

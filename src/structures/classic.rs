@@ -1,0 +1,67 @@
+//! The classic filter ([`BloomFilter`], the core bit array) behind the filter interface.
+
+use super::interface::{Filter, FilterKind, Membership, Origin, Shape, Structure, Target};
+use crate::error::Result;
+use crate::filter::BloomFilter;
+use crate::hash::HashScheme;
+use crate::theory;
+
+pub static STRUCTURE: Structure = Structure {
+    name: "classic",
+    help: "m bits, k independent probes anywhere (the default)",
+    origin: Origin::Own,
+    supports_delete: false,
+    is_static: false,
+    accepts_seed: true,
+    argument: None,
+    layout: |m, _| Ok(m),
+    build,
+    for_rate: Some(for_rate),
+    design: Some(|n, fpr| Ok(theory::classic_design(n, fpr))),
+    // `E[(X/m)^k]` ([`theory::fpr_exact`]).
+    fpr_exact: theory::fpr_exact,
+};
+
+fn build(shape: &Shape) -> Result<Box<dyn Filter>> {
+    Ok(Box::new(BloomFilter::new(
+        shape.m,
+        shape.k,
+        shape.hash,
+        shape.hash_seed,
+    )?))
+}
+
+/// `m = n log2(1/ε)/ln 2`, `k = round((m/n) ln 2)` ([`theory::classic_design`]), multiply-shift.
+fn for_rate(target: &Target) -> Result<Box<dyn Filter>> {
+    let (m, k) = theory::classic_design(target.n, target.fpr);
+    target
+        .kind
+        .build(target.n, m, k, HashScheme::MultiplyShift, target.hash_seed)
+}
+
+impl Membership for BloomFilter {
+    fn insert(&mut self, key: u64) {
+        BloomFilter::insert(self, key)
+    }
+    fn contains(&self, key: u64) -> bool {
+        BloomFilter::contains(self, key)
+    }
+}
+
+impl Filter for BloomFilter {
+    fn set_bits(&self) -> u64 {
+        BloomFilter::set_bits(self)
+    }
+    fn memory_bits(&self) -> u64 {
+        self.bits()
+    }
+    fn hashes(&self) -> u32 {
+        self.hash_count()
+    }
+    fn kind(&self) -> FilterKind {
+        FilterKind::of(&STRUCTURE)
+    }
+    fn hash_name(&self) -> String {
+        self.scheme().to_string()
+    }
+}

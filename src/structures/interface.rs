@@ -1,0 +1,374 @@
+//! The filter interface every structure implements, bloomlab's own and the peer crates', and
+//! the descriptor that registers one ([`Structure`]). This module depends on no structure and
+//! on no registry: the structures and the peer adapters depend on it, and the registry
+//! ([`crate::structures`]) depends on them all.
+
+use std::ops::Range;
+
+use serde::{Serialize, Serializer};
+
+use crate::error::{Error, Result};
+use crate::hash::HashScheme;
+use crate::theory;
+
+/// Insert and query: all that timing needs, and all a peer crate offers.
+pub trait Membership {
+    /// Adds a key; afterwards `contains(key)` is true (until it is deleted, where supported).
+    fn insert(&mut self, key: u64);
+    /// "Probably present".
+    fn contains(&self, key: u64) -> bool;
+    /// Inserts the keys in order: the same filter as inserting them one at a time. A
+    /// structure that crosses a boundary per call (a process, a device) answers per batch.
+    fn insert_many(&mut self, keys: &[u64]) -> Result<()> {
+        keys.iter().for_each(|&key| self.insert(key));
+        Ok(())
+    }
+    /// `answers[i] = contains(keys[i])`; refuses slices of different lengths.
+    fn contains_many(&self, keys: &[u64], answers: &mut [bool]) -> Result<()> {
+        if keys.len() != answers.len() {
+            return Err(Error::invalid(
+                "answers",
+                answers.len(),
+                "one answer per key",
+                keys.len().to_string(),
+            ));
+        }
+        for (answer, &key) in answers.iter_mut().zip(keys) {
+            *answer = self.contains(key);
+        }
+        Ok(())
+    }
+}
+
+/// Keys per batch in the measurement loops ([`for_each_batch`]).
+pub const BATCH: usize = 4096;
+
+/// How many of `keys` the filter reports present, asked [`BATCH`] at a time.
+pub fn count_present<F: Membership + ?Sized>(filter: &F, keys: &[u64]) -> Result<u64> {
+    let mut answers = [false; BATCH];
+    let mut present = 0;
+    for batch in keys.chunks(BATCH) {
+        let answers = &mut answers[..batch.len()];
+        filter.contains_many(batch, answers)?;
+        present += answers.iter().filter(|&&a| a).count() as u64;
+    }
+    Ok(present)
+}
+
+/// Calls `each` on the keys `key_of(c)` for c in `counters`, in order, [`BATCH`] at a time.
+pub fn for_each_batch(
+    counters: Range<u64>,
+    key_of: impl Fn(u64) -> u64,
+    mut each: impl FnMut(&[u64]) -> Result<()>,
+) -> Result<()> {
+    let mut keys = Vec::with_capacity(BATCH);
+    let mut start = counters.start;
+    while start < counters.end {
+        let end = counters.end.min(start.saturating_add(BATCH as u64));
+        keys.clear();
+        keys.extend((start..end).map(&key_of));
+        each(&keys)?;
+        start = end;
+    }
+    Ok(())
+}
+
+/// Inserts `key_of(c)` for c in `counters`, in order, a batch at a time.
+pub fn insert_counters<F: Membership + ?Sized>(
+    filter: &mut F,
+    counters: Range<u64>,
+    key_of: impl Fn(u64) -> u64,
+) -> Result<()> {
+    for_each_batch(counters, key_of, |keys| filter.insert_many(keys))
+}
+
+/// How many of `key_of(c)`, c in `counters`, the filter reports present, a batch at a time.
+pub fn count_present_counters<F: Membership + ?Sized>(
+    filter: &F,
+    counters: Range<u64>,
+    key_of: impl Fn(u64) -> u64,
+) -> Result<u64> {
+    let mut present = 0;
+    for_each_batch(counters, key_of, |keys| {
+        present += count_present(filter, keys)?;
+        Ok(())
+    })?;
+    Ok(present)
+}
+
+/// [`count_present_counters`] on all cores: the batches are counted in parallel and summed,
+/// so the count is the sequential one exactly.
+pub fn count_present_parallel<F: Membership + Sync + ?Sized>(
+    filter: &F,
+    counters: Range<u64>,
+    key_of: impl Fn(u64) -> u64 + Sync,
+) -> Result<u64> {
+    use rayon::prelude::*;
+    let batches = (counters.end.saturating_sub(counters.start)).div_ceil(BATCH as u64);
+    (0..batches)
+        .into_par_iter()
+        .map(|b| {
+            let start = counters.start + b * BATCH as u64;
+            let end = counters.end.min(start + BATCH as u64);
+            count_present_counters(filter, start..end, &key_of)
+        })
+        .try_reduce(|| 0, |a, b| Ok(a + b))
+}
+
+/// What an experiment needs of a filter.
+pub trait Filter: Membership + Send + Sync {
+    /// Number of set bits.
+    fn set_bits(&self) -> u64;
+    /// The false-positive rate the filter's own bits predict for a random absent key, under
+    /// independent probes: the quantity the bits check compares the measurement with. By
+    /// default that of a plain bit array, `fill^k` with fill = set bits / memory bits;
+    /// every other layout overrides it.
+    fn fpr_from_bits(&self) -> f64 {
+        theory::fpr_from_fill(
+            self.set_bits() as f64 / self.memory_bits() as f64,
+            self.hashes(),
+        )
+    }
+    /// Removes a key that was inserted. Only structures that keep counts can; the others
+    /// refuse with [`Error::Unsupported`] rather than risk false negatives.
+    fn delete(&mut self, _key: u64) -> Result<()> {
+        Err(Error::Unsupported {
+            filter: self.kind().name(),
+            operation: "delete",
+            supported: "those whose supports_delete() is true".into(),
+        })
+    }
+    /// The structure's exact expected rate once n distinct keys are in
+    /// ([`FilterKind::fpr_exact`] for its own layout). By default that of a plain bit array
+    /// of `memory_bits` bits and `hashes` probes, `E[(X/m)^k]` ([`theory::fpr_exact`]).
+    fn fpr_exact(&self, n: u64) -> f64 {
+        theory::fpr_exact(n, self.memory_bits(), self.hashes())
+    }
+    /// Bits of memory the table holds: m for bit arrays, 4m for 4-bit counters, every
+    /// sub-filter of a growing filter.
+    fn memory_bits(&self) -> u64;
+    /// Hashes per key: k (a cuckoo filter's fingerprint bits; a growing filter's slices
+    /// summed over its sub-filters).
+    fn hashes(&self) -> u32;
+    /// Which structure this is.
+    fn kind(&self) -> FilterKind;
+    /// The hash the structure applies to keys, as the `hash` column shows it: bloomlab's
+    /// scheme for its own structures (`multiply-shift`), a peer crate's own (`siphash-1-3`).
+    fn hash_name(&self) -> String;
+}
+
+/// Where a structure comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// One of bloomlab's own.
+    Own,
+    /// A crate people ship, behind an adapter compiled only with `feature`; `built` says
+    /// whether this build has it. Its descriptor exists in every build, so that asking for it
+    /// without the feature is refused by name ([`Error::NotBuilt`]).
+    Peer { feature: &'static str, built: bool },
+}
+
+/// The argument a structure takes after its name, as in `NAME:ARG`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Argument {
+    /// What the argument is, in capitals as usage lines show it: `COMMAND`.
+    pub name: &'static str,
+    /// One line on what it does.
+    pub help: &'static str,
+}
+
+/// Builds a filter for n keys at a target rate.
+pub type ForRate = fn(&Target) -> Result<Box<dyn Filter>>;
+/// Sizes a structure for n keys at rate ε: `(m, k)`.
+pub type Design = fn(n: u64, fpr: f64) -> Result<(u64, u32)>;
+
+/// A structure as the registry knows it: its name, what it can do, and how to build it.
+/// Every function receives sizes already checked by [`FilterKind`]: `build` gets the m that
+/// `layout` returned, and none is called for a peer this build leaves out.
+#[derive(Debug)]
+pub struct Structure {
+    /// What `--filter` and every table call it: `classic`, `growable-bloom-filter`.
+    pub name: &'static str,
+    /// One line, for `--help` and the README.
+    pub help: &'static str,
+    pub origin: Origin,
+    /// It can remove a key ([`Filter::delete`]).
+    pub supports_delete: bool,
+    /// Built once from all its keys (binary fuse): it cannot be sized by m.
+    pub is_static: bool,
+    /// It takes a hash seed (growable-bloom-filter hashes with a fixed key).
+    pub accepts_seed: bool,
+    /// The argument it takes after `NAME:`, if any.
+    pub argument: Option<Argument>,
+    /// The bits actually allocated for a request of m bits and k hashes (whole blocks,
+    /// whole buckets); refuses a k the structure cannot take.
+    pub layout: fn(m: u64, k: u32) -> Result<u64>,
+    /// An empty filter of the shape.
+    pub build: fn(&Shape) -> Result<Box<dyn Filter>>,
+    /// An empty filter for n keys at a target rate, where the structure has such a
+    /// constructor (the peer crates' own, and bloomlab's classic design).
+    pub for_rate: Option<ForRate>,
+    /// `(m, k)` for n keys at rate at most ε, as `compare` sizes it (before `layout`).
+    pub design: Option<Design>,
+    /// The exact expected rate for n keys in m bits with k hashes.
+    pub fpr_exact: fn(n: u64, m: u64, k: u32) -> f64,
+}
+
+/// A filter asked for by its size: n keys planned into m bits (already laid out) with k hashes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Shape {
+    /// The structure, with its argument ([`FilterKind::arg`]).
+    pub kind: FilterKind,
+    pub n: u64,
+    pub m: u64,
+    pub k: u32,
+    pub hash: HashScheme,
+    pub hash_seed: u64,
+}
+
+/// A filter asked for by n keys and a target rate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Target {
+    /// The structure, with its argument ([`FilterKind::arg`]).
+    pub kind: FilterKind,
+    pub n: u64,
+    pub fpr: f64,
+    pub hash_seed: u64,
+}
+
+/// A registered structure with its argument: what `--filter` names, and what every row
+/// records. Shown, parsed and serialised as `name` or `name:ARG`; two are equal when name
+/// and argument are. The lookups by name live with the registry ([`crate::structures`]).
+#[derive(Clone, Copy)]
+pub struct FilterKind {
+    structure: &'static Structure,
+    arg: Option<&'static str>,
+}
+
+impl FilterKind {
+    /// The structure without an argument.
+    pub const fn of(structure: &'static Structure) -> Self {
+        FilterKind {
+            structure,
+            arg: None,
+        }
+    }
+
+    /// The structure with its argument (`arg` lives for the program: parsing leaks it once).
+    pub const fn with_arg(structure: &'static Structure, arg: Option<&'static str>) -> Self {
+        FilterKind { structure, arg }
+    }
+
+    /// The descriptor.
+    pub fn structure(self) -> &'static Structure {
+        self.structure
+    }
+
+    pub fn name(self) -> &'static str {
+        self.structure.name
+    }
+
+    /// The text after `NAME:`, for a structure that takes one.
+    pub fn arg(self) -> Option<&'static str> {
+        self.arg
+    }
+
+    pub fn supports_delete(self) -> bool {
+        self.structure.supports_delete
+    }
+
+    /// A static structure, built once from all its keys: it cannot be sized by m.
+    pub fn is_static(self) -> bool {
+        self.structure.is_static
+    }
+
+    /// A peer crate rather than one of bloomlab's structures.
+    pub fn is_peer(self) -> bool {
+        matches!(self.structure.origin, Origin::Peer { .. })
+    }
+
+    /// False for a structure that takes no hash seed (growable-bloom-filter hashes with a
+    /// fixed key): its runs are all alike, and re-seeding changes nothing.
+    pub fn accepts_seed(self) -> bool {
+        self.structure.accepts_seed
+    }
+
+    /// Refuses a peer crate this build leaves out.
+    pub fn require_built(self) -> Result<()> {
+        match self.structure.origin {
+            Origin::Peer {
+                feature,
+                built: false,
+            } => Err(Error::NotBuilt {
+                filter: self.name(),
+                feature,
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// The bit count actually allocated for a request of m: whole blocks for the blocked
+    /// structures. Refuses a k the structure cannot take.
+    pub fn layout(self, m: u64, k: u32) -> Result<u64> {
+        self.require_built()?;
+        (self.structure.layout)(m, k)
+    }
+
+    /// An empty filter for n keys of m bits (as given by [`FilterKind::layout`]) and k hashes.
+    pub fn build(
+        self,
+        n: u64,
+        m: u64,
+        k: u32,
+        hash: HashScheme,
+        hash_seed: u64,
+    ) -> Result<Box<dyn Filter>> {
+        let m = self.layout(m, k)?;
+        (self.structure.build)(&Shape {
+            kind: self,
+            n,
+            m,
+            k,
+            hash,
+            hash_seed,
+        })
+    }
+
+    /// The exact expected rate for n keys in m bits with k hashes (NaN for a peer this build
+    /// leaves out). Each structure states its formula on its descriptor's function.
+    pub fn fpr_exact(self, n: u64, m: u64, k: u32) -> f64 {
+        match self.require_built() {
+            Ok(()) => (self.structure.fpr_exact)(n, m, k),
+            Err(_) => f64::NAN,
+        }
+    }
+}
+
+impl PartialEq for FilterKind {
+    fn eq(&self, other: &Self) -> bool {
+        self.name() == other.name() && self.arg == other.arg
+    }
+}
+
+impl Eq for FilterKind {}
+
+impl std::fmt::Display for FilterKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.arg {
+            Some(arg) => write!(f, "{}:{arg}", self.name()),
+            None => f.write_str(self.name()),
+        }
+    }
+}
+
+impl std::fmt::Debug for FilterKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "FilterKind({self})")
+    }
+}
+
+impl Serialize for FilterKind {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}

@@ -1,0 +1,166 @@
+//! The structures bloomlab measures, and the registry that names them: bloomlab's classic
+//! filter, a blocked filter (Putze, Sanders and Singler 2007), a split-block filter (as in
+//! Parquet), a counting filter, a cuckoo filter and a binary fuse filter, then the peer crates
+//! ([`crate::peers`]). Each states the rate its own bits predict and its exact expected rate.
+//!
+//! Adding a structure is one file (a [`Structure`] named `STRUCTURE` and its [`Filter`]) and
+//! one line in [`registry!`] below; nothing else in the crate matches on structures.
+
+use crate::error::{Error, Result};
+
+mod blocks;
+pub mod interface;
+
+pub use binary_fuse::{BINARY_FUSE_BITS, BinaryFuseFilter};
+pub use blocked::{BLOCK_BITS, BlockedFilter};
+pub use counting::{COUNTER_MAX, CountingFilter};
+pub use cuckoo::{CUCKOO_LOAD, CUCKOO_MAX_KICKS, CUCKOO_SLOTS, CuckooFilter};
+pub use interface::{
+    Argument, BATCH, Filter, FilterKind, Membership, Origin, Shape, Structure, Target,
+    count_present, count_present_counters, count_present_parallel, for_each_batch, insert_counters,
+};
+pub use split_block::{SPLIT_BLOCK_BITS, SPLIT_WORDS, SplitBlockFilter};
+
+/// Declares each own structure's module and lists every descriptor in [`REGISTRY`]: one line
+/// per structure. `own NAME;` is `src/structures/NAME.rs`, `peer NAME;` is
+/// `src/peers/NAME.rs`; each holds a `STRUCTURE`. The order is that of tables and plots.
+macro_rules! registry {
+    ($(own $own:ident;)* $(peer $peer:ident;)*) => {
+        $(pub mod $own;)*
+        /// Every structure: bloomlab's own, then the peer crates.
+        pub static REGISTRY: &[&Structure] = &[
+            $(&$own::STRUCTURE,)*
+            $(&crate::peers::$peer::STRUCTURE,)*
+        ];
+    };
+}
+
+registry! {
+    own classic;
+    own blocked;
+    own blocked_1024;
+    own split_block;
+    own counting;
+    own cuckoo;
+    own binary_fuse;
+    peer fastbloom;
+    peer bloomfilter;
+    peer growable;
+}
+
+/// Refused names and arguments say what is allowed.
+fn unknown(text: &str) -> String {
+    let names: Vec<&str> = REGISTRY.iter().map(|s| s.name).collect();
+    format!("unknown filter '{text}' (allowed: {})", names.join(", "))
+}
+
+impl FilterKind {
+    /// bloomlab's classic filter, the default.
+    pub const CLASSIC: FilterKind = FilterKind::of(&classic::STRUCTURE);
+
+    /// Every registered structure, in registry order.
+    pub fn all() -> Vec<FilterKind> {
+        REGISTRY.iter().map(|&s| FilterKind::of(s)).collect()
+    }
+
+    /// bloomlab's own structures.
+    pub fn own() -> Vec<FilterKind> {
+        Self::all().into_iter().filter(|k| !k.is_peer()).collect()
+    }
+
+    /// The crates people ship, behind adapters ([`crate::peers`]).
+    pub fn peers() -> Vec<FilterKind> {
+        Self::all().into_iter().filter(|k| k.is_peer()).collect()
+    }
+
+    /// The names of the structures with a capability, comma-separated.
+    pub fn names_where(capable: impl Fn(&Structure) -> bool) -> String {
+        let names: Vec<&str> = REGISTRY
+            .iter()
+            .filter(|s| capable(s))
+            .map(|s| s.name)
+            .collect();
+        names.join(", ")
+    }
+
+    /// `NAME` or `NAME:ARG`, for a structure that takes an argument exactly when one is
+    /// given. The argument is leaked once, to live as long as the kind.
+    pub fn named(text: &str) -> std::result::Result<FilterKind, String> {
+        let (name, arg) = match text.split_once(':') {
+            Some((name, arg)) => (name, Some(arg)),
+            None => (text, None),
+        };
+        let structure = REGISTRY
+            .iter()
+            .find(|s| s.name == name)
+            .ok_or_else(|| unknown(text))?;
+        match (structure.argument, arg) {
+            (None, None) => Ok(FilterKind::of(structure)),
+            (Some(_), Some(arg)) if !arg.is_empty() => {
+                let arg: &'static str = Box::leak(arg.to_owned().into_boxed_str());
+                Ok(FilterKind::with_arg(structure, Some(arg)))
+            }
+            (Some(argument), _) => Err(format!(
+                "filter '{name}' takes an argument: {name}:{} ({})",
+                argument.name, argument.help
+            )),
+            (None, Some(_)) => Err(format!("filter '{name}' takes no argument after ':'")),
+        }
+    }
+
+    /// An empty filter for n keys at target rate ε, built the structure's own way (the
+    /// classic design, or a peer crate's constructor as its README shows). Refuses the
+    /// structures without one.
+    pub fn for_rate(self, n: u64, fpr: f64, hash_seed: u64) -> Result<Box<dyn Filter>> {
+        self.require_built()?;
+        let build = self
+            .structure()
+            .for_rate
+            .ok_or_else(|| Error::Unsupported {
+                filter: self.name(),
+                operation: "be configured by target rate",
+                supported: Self::names_where(|s| s.for_rate.is_some()),
+            })?;
+        build(&Target {
+            kind: self,
+            n,
+            fpr,
+            hash_seed,
+        })
+    }
+
+    /// `(m, k)` of the structure sized for n keys at rate ε, m as laid out: each
+    /// structure's sizing is stated on its descriptor. Refuses the structures without one.
+    pub fn design(self, n: u64, fpr: f64) -> Result<(u64, u32)> {
+        self.require_built()?;
+        let design = self.structure().design.ok_or_else(|| Error::Unsupported {
+            filter: self.name(),
+            operation: "be designed by compare (audit configures the crates as they ship)",
+            supported: Self::names_where(|s| s.design.is_some()),
+        })?;
+        let (m, k) = design(n, fpr)?;
+        Ok((self.layout(m, k)?, k))
+    }
+}
+
+impl Default for FilterKind {
+    fn default() -> Self {
+        FilterKind::CLASSIC
+    }
+}
+
+impl std::str::FromStr for FilterKind {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        FilterKind::named(s)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for FilterKind {
+    fn deserialize<D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> std::result::Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        FilterKind::named(&text).map_err(serde::de::Error::custom)
+    }
+}

@@ -1,0 +1,132 @@
+//! A split-block filter (as in Parquet): 256-bit blocks of eight 32-bit words, one bit set in
+//! each word, so k is always 8.
+
+use super::blocks::{Blocks, Index, poisson_mixture, smallest_size, whole_blocks};
+use super::interface::{Filter, FilterKind, Membership, Origin, Structure};
+use crate::error::{Error, Result};
+use crate::hash::{HashFamily, HashScheme, with_index};
+
+/// Bits in a split-block filter's block: eight 32-bit words.
+pub const SPLIT_BLOCK_BITS: u64 = 256;
+/// Words per split block, one bit set in each: k is always 8.
+pub const SPLIT_WORDS: u32 = 8;
+
+pub static STRUCTURE: Structure = Structure {
+    name: "split-block",
+    help: "a 256-bit block of eight 32-bit words, one bit set in each (k = 8)",
+    origin: Origin::Own,
+    supports_delete: false,
+    is_static: false,
+    accepts_seed: true,
+    argument: None,
+    layout,
+    build: |shape| {
+        Ok(Box::new(SplitBlockFilter::new(
+            shape.m,
+            shape.hash,
+            shape.hash_seed,
+        )?))
+    },
+    for_rate: None,
+    design: Some(design),
+    fpr_exact,
+};
+
+/// Whole 256-bit blocks; k must be 8.
+fn layout(m: u64, k: u32) -> Result<u64> {
+    if k != SPLIT_WORDS {
+        return Err(Error::invalid(
+            "k",
+            k,
+            "a split-block filter sets one bit in each of its 8 words",
+            "8 with --filter split-block",
+        ));
+    }
+    whole_blocks(m, SPLIT_BLOCK_BITS)
+}
+
+/// The smallest m whose exact rate (the Poisson mixture) meets ε, k = 8.
+fn design(n: u64, fpr: f64) -> Result<(u64, u32)> {
+    let m = smallest_size(n, fpr, |m| {
+        layout(m, SPLIT_WORDS).map_or(1.0, |m| fpr_exact(n, m, SPLIT_WORDS))
+    });
+    Ok((m, SPLIT_WORDS))
+}
+
+/// `Σ_i Po(i; nb/m) · (1 - (1 - 1/32)^i)^8`: a block holding i keys has each of its words'
+/// query bit set with probability `1 - (1 - 1/32)^i`.
+fn fpr_exact(n: u64, m: u64, _k: u32) -> f64 {
+    poisson_mixture(n, m, SPLIT_BLOCK_BITS, |i| {
+        (1.0 - (1.0 - 1.0 / 32.0f64).powi(i as i32)).powi(SPLIT_WORDS as i32)
+    })
+}
+
+/// A split-block filter: 256-bit blocks of eight 32-bit words, one bit set in each word.
+#[derive(Clone, Debug)]
+pub struct SplitBlockFilter {
+    blocks: Blocks,
+    in_word: HashFamily,
+}
+
+impl SplitBlockFilter {
+    /// m must be a whole number of 256-bit blocks ([`FilterKind::layout`]).
+    pub fn new(m: u64, scheme: HashScheme, hash_seed: u64) -> Result<Self> {
+        Ok(SplitBlockFilter {
+            blocks: Blocks::new(m, SPLIT_BLOCK_BITS, scheme, hash_seed)?,
+            in_word: HashFamily::new(scheme, SPLIT_WORDS, 32, hash_seed),
+        })
+    }
+}
+
+/// Probe j of a split block: bit `h_j(x)` of 32-bit word j, word j being half `j & 1` of
+/// u64 word `j / 2` of the block.
+#[inline(always)]
+fn split_probe(index: Index, in_word: &HashFamily, key: u64, j: usize) -> (usize, u64) {
+    let bit = index(in_word, j, key) + 32 * (j as u64 & 1);
+    (j / 2, 1u64 << bit)
+}
+
+impl Membership for SplitBlockFilter {
+    fn insert(&mut self, key: u64) {
+        let in_word = &self.in_word;
+        with_index!(in_word, index => self
+            .blocks
+            .set(key, SPLIT_WORDS as usize, |j| split_probe(index, in_word, key, j)))
+    }
+    fn contains(&self, key: u64) -> bool {
+        let in_word = &self.in_word;
+        with_index!(in_word, index => self
+            .blocks
+            .all_set(key, SPLIT_WORDS as usize, |j| split_probe(index, in_word, key, j)))
+    }
+}
+
+impl Filter for SplitBlockFilter {
+    fn set_bits(&self) -> u64 {
+        self.blocks.set_bits()
+    }
+    fn fpr_exact(&self, n: u64) -> f64 {
+        fpr_exact(n, self.memory_bits(), SPLIT_WORDS)
+    }
+    fn memory_bits(&self) -> u64 {
+        self.blocks.memory_bits()
+    }
+    fn hashes(&self) -> u32 {
+        SPLIT_WORDS
+    }
+    fn kind(&self) -> FilterKind {
+        FilterKind::of(&STRUCTURE)
+    }
+    fn hash_name(&self) -> String {
+        self.in_word.scheme().to_string()
+    }
+    /// The mean over blocks of `Π_j (fill of word j)`.
+    fn fpr_from_bits(&self) -> f64 {
+        self.blocks.mean_over_blocks(|b| {
+            b.iter()
+                .flat_map(|w| [w & 0xffff_ffff, w >> 32])
+                .map(|half| f64::from(half.count_ones()) / 32.0)
+                .product::<f64>()
+        })
+    }
+}

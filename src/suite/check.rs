@@ -1,0 +1,483 @@
+//! `check`: re-run every definition and compare it with the committed results.
+//!
+//! With the same seeds a run is deterministic, so it must reproduce its committed CSV
+//! exactly: the fresh outcome is rendered by the same CSV exporter, and every column but the
+//! timings (`ns_*`) must match as text, cell by cell; any difference fails, printed as
+//! `<experiment>: row R: column C was X, now Y`. With `--reseed` the values move, and every
+//! comparison joins one [`Family`] judged at one family-wise false-alarm rate.
+
+use std::fs;
+use std::path::Path;
+
+use indicatif::ProgressBar;
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64;
+use serde::Serialize;
+
+use super::definition::{Definition, Expectation};
+use super::family::{Comparison, Family, bits_check_p_value, normal_two_sided_p};
+use super::{RESULT_EXTENSIONS, result_name};
+use crate::error::{Error, Result};
+use crate::experiments::Outcome;
+use crate::measure::Measurement;
+use crate::report::{self, Cell, Column, Format, Record, col};
+use crate::stats::two_sample_z;
+use crate::theory::fill_variance;
+
+/// A re-seeded check: the seed its key and hash seeds are drawn from, and the family-wise
+/// false-alarm rate of its comparisons.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Reseed {
+    pub seed: u64,
+    pub family_alpha: f64,
+}
+
+/// Key and hash seeds for a re-seeded check, a pure function of `reseed_seed`.
+/// Each below 2^63, so that an experiment file (TOML integers are i64) can hold it too.
+pub fn reseed_seeds(reseed_seed: u64) -> (u64, u64) {
+    let mut rng = Pcg64::seed_from_u64(reseed_seed);
+    (rng.next_u64() >> 1, rng.next_u64() >> 1)
+}
+
+/// A line of the `check` summary.
+#[derive(Clone, Debug, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct CheckRow {
+    /// The experiment file's name.
+    pub experiment: String,
+    /// Rows the fresh run produced.
+    pub rows: usize,
+    /// Same seeds: cells compared as text. Reseeded: the experiment's members of the family.
+    pub compared: usize,
+    /// Reseeded: comparisons identical to one an earlier experiment made (the same setup
+    /// with the same seeds), counted there.
+    pub shared: usize,
+    /// Cells that differ, or members the family rejects.
+    pub failed: usize,
+    /// Reseeded: the smallest p-value of the experiment's comparisons (two significant
+    /// digits); empty with the same seeds.
+    pub smallest_p: String,
+    /// The bits check of the fresh run and what the file expects of it.
+    pub bits_check: String,
+    /// `ok`, or `FAIL` when any cell differs or any member is rejected.
+    pub verdict: String,
+}
+
+impl Record for CheckRow {
+    fn columns() -> Vec<Column> {
+        vec![
+            col("experiment", Cell::Plain("experiment")),
+            col("rows", Cell::Plain("rows")),
+            col("compared", Cell::Plain("compared")),
+            col("shared", Cell::Plain("shared")),
+            col("failed", Cell::Plain("failed")),
+            col("smallest p", Cell::Plain("smallest_p")),
+            col("bits check", Cell::Plain("bits_check")),
+            col("verdict", Cell::Plain("verdict")),
+        ]
+    }
+}
+
+/// The outcome of `check`.
+#[derive(Clone, Debug)]
+pub struct CheckReport {
+    pub rows: Vec<CheckRow>,
+    /// One line per failure, naming the experiment, the row and the column.
+    pub failures: Vec<String>,
+    /// How the runs were compared, for the title.
+    pub method: String,
+    /// The key and hash seeds used with `--reseed`.
+    pub seeds: Option<(u64, u64)>,
+}
+
+/// True for the columns that hold timings, which no run reproduces.
+fn is_timing(column: &str) -> bool {
+    column.starts_with("ns_")
+}
+
+/// The columns that fix a row's setup, which stay put when only the seeds change.
+const SHAPE_COLUMNS: [&str; 7] = ["experiment", "filter", "hash", "n", "m", "k", "queries"];
+
+/// A results table as CSV text: its header and records.
+#[derive(Clone, Debug, Default)]
+struct CsvText {
+    header: Vec<String>,
+    records: Vec<Vec<String>>,
+}
+
+impl CsvText {
+    fn parse(text: &[u8], path: &Path) -> Result<Self> {
+        let failed = |e: csv::Error| Error::Results {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        };
+        let mut reader = csv::Reader::from_reader(text);
+        let header = reader.headers().map_err(failed)?.iter().map(String::from);
+        let header = header.collect();
+        let records = reader
+            .records()
+            .map(|r| r.map(|r| r.iter().map(String::from).collect()))
+            .collect::<std::result::Result<_, _>>()
+            .map_err(failed)?;
+        Ok(CsvText { header, records })
+    }
+
+    /// The outcome as the CSV exporter writes it.
+    fn of(outcome: &Outcome, name: &str) -> Result<Self> {
+        let text = report::render(&outcome.table, Format::CSV)?;
+        CsvText::parse(text.as_bytes(), Path::new(name))
+    }
+
+    fn get(&self, row: usize, column: &str) -> Option<&str> {
+        let at = self.header.iter().position(|h| h == column)?;
+        self.records.get(row)?.get(at).map(String::as_str)
+    }
+}
+
+/// Cells compared and the lines of those that differ between the committed table and the
+/// fresh one, over the columns that `compared` admits.
+fn differences(
+    experiment: &str,
+    committed: &CsvText,
+    fresh: &CsvText,
+    compared: impl Fn(&str) -> bool,
+) -> (usize, Vec<String>) {
+    let mut lines = Vec::new();
+    for column in committed.header.iter().filter(|c| compared(c)) {
+        if !fresh.header.contains(column) {
+            lines.push(format!(
+                "{experiment}: column {column} was committed, now absent"
+            ));
+        }
+    }
+    for column in fresh.header.iter().filter(|c| compared(c)) {
+        if !committed.header.contains(column) {
+            lines.push(format!(
+                "{experiment}: column {column} was absent, now present"
+            ));
+        }
+    }
+    let (was, now) = (committed.records.len(), fresh.records.len());
+    if was != now {
+        lines.push(format!("{experiment}: rows were {was}, now {now}"));
+    }
+    let shared: Vec<&String> = (fresh.header.iter())
+        .filter(|c| compared(c) && committed.header.contains(c))
+        .collect();
+    let mut cells = 0;
+    for row in 0..was.min(now) {
+        for column in &shared {
+            cells += 1;
+            let (was, now) = (committed.get(row, column), fresh.get(row, column));
+            if was != now {
+                lines.push(format!(
+                    "{experiment}: row {}: column {column} was {}, now {}",
+                    row + 1,
+                    was.unwrap_or_default(),
+                    now.unwrap_or_default()
+                ));
+            }
+        }
+    }
+    (cells, lines)
+}
+
+/// One line per results file in `results` that no definition writes.
+fn orphans(definitions: &[Definition], results: &Path) -> Vec<String> {
+    let Ok(entries) = fs::read_dir(results) else {
+        return Vec::new();
+    };
+    let mut lines: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.is_file())
+        .filter(|p| {
+            p.extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| RESULT_EXTENSIONS.contains(&e))
+        })
+        .filter(|p| {
+            let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
+            !definitions.iter().any(|d| d.name == stem)
+        })
+        .map(|p| {
+            format!(
+                "{}: results file without an experiment definition",
+                p.display()
+            )
+        })
+        .collect();
+    lines.sort();
+    lines
+}
+
+/// The committed CSV of `definition` (empty when missing), and a line for each of its
+/// results files that is missing.
+fn committed(definition: &Definition, results: &Path) -> Result<(CsvText, Vec<String>)> {
+    let mut missing = Vec::new();
+    for ext in RESULT_EXTENSIONS {
+        let path = results.join(result_name(definition, ext));
+        if !path.exists() {
+            missing.push(format!(
+                "{}: missing results file {}",
+                definition.name,
+                path.display()
+            ));
+        }
+    }
+    let path = results.join(result_name(definition, "csv"));
+    let table = match fs::read(&path) {
+        Ok(bytes) => CsvText::parse(&bytes, &path)?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => CsvText::default(),
+        Err(e) => return Err(Error::io(&path, e)),
+    };
+    Ok((table, missing))
+}
+
+/// What one experiment contributed to the check.
+struct Compared {
+    compared: usize,
+    /// Reseeded: comparisons that an earlier experiment made already (the same setup).
+    shared: usize,
+    lines: Vec<String>,
+}
+
+/// Same seeds: every column but the timings exactly, and the experiment's own expectation.
+fn compare_exactly(
+    definition: &Definition,
+    outcome: &Outcome,
+    committed: &CsvText,
+    fresh: &CsvText,
+) -> Compared {
+    let (compared, mut lines) = differences(&definition.name, committed, fresh, |c| !is_timing(c));
+    lines.extend(definition.unmet(outcome));
+    Compared {
+        compared,
+        shared: 0,
+        lines,
+    }
+}
+
+/// The identity of a comparison: the fresh row's setup and values and the committed value,
+/// so that the same setup measured twice with the same seeds is one comparison.
+fn comparison_key(quantity: &str, row: &Measurement, committed: Option<&str>) -> String {
+    format!(
+        "{quantity} {} {} n={} m={} k={} q={} seeds {} {}: {} {} / {}",
+        row.filter,
+        row.hash,
+        row.n,
+        row.m,
+        row.k,
+        row.queries,
+        row.seed,
+        row.hash_seed,
+        row.false_positives,
+        row.fill_measured,
+        committed.unwrap_or("-")
+    )
+}
+
+/// The two-sample comparisons of one row with its committed values, as (column, z): the
+/// rate with variance [`Measurement::fpr_variance`] and the fill with the exact occupancy
+/// variance `Var(X/m)`, each sample carrying it, `z = (now - was) / sqrt(2 var)`.
+fn drift(row: &Measurement, committed: &CsvText, index: usize) -> Vec<(&'static str, f64)> {
+    let fill_var = fill_variance(row.m, row.k as f64 * row.n as f64);
+    [
+        ("fpr_measured", row.fpr_measured, row.fpr_variance()),
+        ("fill_measured", row.fill_measured, fill_var),
+    ]
+    .into_iter()
+    .map(|(column, now, var)| {
+        let was = committed.get(index, column).and_then(|v| v.parse().ok());
+        (
+            column,
+            was.map_or(f64::NAN, |was| two_sample_z(now, var, was, var)),
+        )
+    })
+    .collect()
+}
+
+/// The comparisons of one experiment under reseeding, each with its identity: the rate and
+/// fill of every row of an experiment expected to pass (a flawed hash is not binomial across
+/// seeds), the bits check of every row, and every verdict of an experiment expected to pass.
+fn candidates(
+    definition: &Definition,
+    outcome: &Outcome,
+    committed: &CsvText,
+) -> Vec<(String, Comparison)> {
+    let member = |row: Option<usize>, quantity: &str, p_value: f64, detail: String| Comparison {
+        experiment: definition.name.clone(),
+        row,
+        quantity: quantity.to_string(),
+        p_value,
+        detail,
+    };
+    let compares_values = definition.expect_bits_check == Expectation::Pass;
+    let mut candidates = Vec::new();
+    for (i, row) in outcome.measurements.iter().enumerate() {
+        if compares_values && i < committed.records.len() {
+            for (column, z) in drift(row, committed, i) {
+                let key = comparison_key(column, row, committed.get(i, column));
+                let p = normal_two_sided_p(z);
+                candidates.push((key, member(Some(i + 1), column, p, format!("z = {z:.2}"))));
+            }
+        }
+        let key = comparison_key("bits_check", row, None);
+        let detail = format!("z_from_fill = {:.2}", row.z_from_fill);
+        let p = bits_check_p_value(row);
+        candidates.push((key, member(Some(i + 1), "bits_check", p, detail)));
+    }
+    if compares_values {
+        for verdict in &outcome.verdicts {
+            let key = format!("verdict {}: {}", definition.command, verdict.check);
+            let detail = format!("{} at its own level {}", verdict.check, verdict.alpha);
+            candidates.push((key, member(None, "verdict", verdict.p_value, detail)));
+        }
+    }
+    candidates
+}
+
+/// Reseeded: the shape columns exactly, and the experiment's comparisons into the family.
+fn add_to_family(
+    definition: &Definition,
+    outcome: &Outcome,
+    committed: &CsvText,
+    fresh: &CsvText,
+    family: &mut Family,
+) -> Compared {
+    let shape = |c: &str| SHAPE_COLUMNS.contains(&c);
+    let (_, lines) = differences(&definition.name, committed, fresh, shape);
+    let (mut compared, mut shared) = (0, 0);
+    for (key, comparison) in candidates(definition, outcome, committed) {
+        if family.add(key, comparison) {
+            compared += 1;
+        } else {
+            shared += 1;
+        }
+    }
+    Compared {
+        compared,
+        shared,
+        lines,
+    }
+}
+
+/// The line of a member the family rejects.
+fn rejection_line(member: &Comparison, family: &Family) -> String {
+    let row = member.row.map(|r| format!("row {r}: ")).unwrap_or_default();
+    format!(
+        "{}: {row}{}: p = {:.2e} ({}), rejected at family-wise α = {} over {} comparisons",
+        member.experiment,
+        member.quantity,
+        member.p_value,
+        member.detail,
+        family.alpha,
+        family.len()
+    )
+}
+
+/// Applies the family's rejections to the summary: every rejected member of an experiment
+/// expected to pass fails it; an experiment expected to fail its bits check fails when none
+/// of its bits checks is rejected.
+fn judge(family: &Family, definitions: &[Definition], report: &mut CheckReport) {
+    let rejected = family.rejected();
+    for (definition, row) in definitions.iter().zip(&mut report.rows) {
+        let members: Vec<(&Comparison, bool)> = (family.members().iter().zip(&rejected))
+            .filter(|(c, _)| c.experiment == definition.name)
+            .map(|(c, &r)| (c, r))
+            .collect();
+        let bits_failed = members
+            .iter()
+            .any(|(c, r)| *r && c.quantity == "bits_check");
+        let expected = definition.expect_bits_check;
+        let lines: Vec<String> = match expected {
+            Expectation::Pass => (members.iter().filter(|(_, r)| *r))
+                .map(|(c, _)| rejection_line(c, family))
+                .collect(),
+            Expectation::Fail if !bits_failed => vec![format!(
+                "{}: expected to fail the bits check, but no row's bits check is rejected at family-wise α = {}: the check has lost its teeth",
+                definition.name, family.alpha
+            )],
+            Expectation::Fail => Vec::new(),
+        };
+        row.smallest_p = (members.iter().map(|(c, _)| c.p_value))
+            .reduce(f64::min)
+            .map(format_p)
+            .unwrap_or_default();
+        row.bits_check = bits_summary(!bits_failed, expected);
+        row.failed += lines.len();
+        if !lines.is_empty() {
+            row.verdict = "FAIL".into();
+        }
+        report.failures.extend(lines);
+    }
+}
+
+/// A p-value with two significant digits; 0 when it is below what a double can hold.
+fn format_p(p: f64) -> String {
+    if p == 0.0 {
+        "0".into()
+    } else {
+        format!("{p:.1e}")
+    }
+}
+
+fn bits_summary(passed: bool, expected: Expectation) -> String {
+    let state = if passed { "pass" } else { "fail" };
+    format!("{state} (expected {})", expected.name())
+}
+
+/// Re-runs every definition and compares it with the committed results in `results`: with
+/// the same seeds exactly, with `reseed` as one family at its family-wise false-alarm rate
+/// (see the module). Orphan and missing results files fail either way.
+pub fn check(
+    definitions: &[Definition],
+    results: &Path,
+    reseed: Option<Reseed>,
+    progress: &ProgressBar,
+) -> Result<CheckReport> {
+    let seeds = reseed.map(|r| reseed_seeds(r.seed));
+    let mut family = reseed.map(|r| Family::new(r.family_alpha));
+    let mut report = CheckReport {
+        rows: Vec::new(),
+        failures: orphans(definitions, results),
+        method: String::new(),
+        seeds,
+    };
+    for definition in definitions {
+        let outcome = definition.run(seeds, progress)?;
+        let fresh = CsvText::of(&outcome, &definition.name)?;
+        let (committed, mut lines) = committed(definition, results)?;
+        let compared = match &mut family {
+            None => compare_exactly(definition, &outcome, &committed, &fresh),
+            Some(family) => add_to_family(definition, &outcome, &committed, &fresh, family),
+        };
+        lines.extend(compared.lines);
+        report.rows.push(CheckRow {
+            experiment: definition.name.clone(),
+            rows: fresh.records.len(),
+            compared: compared.compared,
+            shared: compared.shared,
+            failed: lines.len(),
+            smallest_p: String::new(),
+            bits_check: bits_summary(
+                outcome.bits_failures().is_empty(),
+                definition.expect_bits_check,
+            ),
+            verdict: if lines.is_empty() { "ok" } else { "FAIL" }.into(),
+        });
+        report.failures.extend(lines);
+    }
+    report.method = match &family {
+        None => "same seeds: every column but the timings (ns_*) must match exactly".into(),
+        Some(family) => {
+            judge(family, definitions, &mut report);
+            format!(
+                "reseeded: {} comparisons at family-wise false-alarm rate {} (Holm; first bound p < {:.1e})",
+                family.len(),
+                family.alpha,
+                family.first_bound()
+            )
+        }
+    };
+    Ok(report)
+}
