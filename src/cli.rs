@@ -57,6 +57,37 @@ enum Command {
         after_help = "Peers (fastbloom, bloomfilter) are timed beside bloomlab's classic filter at equal m and k\n(the `peers` feature, on by default).\n\nTimes are the best of --repeats single-threaded passes, in ns per key. Sizes:\nin-cache m = 40000, out-of-cache m = 2^30 bits, each filled to --bits-per-key.\n\nExamples:\n  bloomlab bench --size in-cache --k 4,7\n  bloomlab bench --sweep-k --format csv"
     )]
     Bench(BenchArgs),
+    /// Check a structure against the filter contract: no false negatives, the same answers
+    /// for the same seed, batches answered as single keys, steady memory.
+    #[command(
+        after_help = "Exit status 0 with a one-line summary, 1 naming the first violation and its key.\n\nExamples:\n  bloomlab conform --filter cuckoo\n  bloomlab conform --filter exec:'python3 my_adapter.py'"
+    )]
+    Conform(ConformArgs),
+}
+
+#[derive(Args, Debug)]
+struct ConformArgs {
+    /// The structure checked, as --filter of the experiments names it
+    #[arg(long)]
+    filter: bloomlab::structures::FilterKind,
+    /// Keys inserted (the capacity the structure is built for)
+    #[arg(long, default_value_t = 10_000)]
+    n: u64,
+    /// Target rate of the structure's own constructor (where it has one and no shape is given)
+    #[arg(long, default_value_t = 0.01)]
+    fpr: f64,
+    /// Build by shape instead, with m = this many bits per key (default 10)
+    #[arg(long)]
+    bits_per_key: Option<f64>,
+    /// Build by shape instead, with k hashes (default 7)
+    #[arg(long)]
+    k: Option<u32>,
+    /// Absent keys asked of the two filters
+    #[arg(long, default_value_t = 100_000)]
+    queries: u64,
+    /// Seed of the keys and the hashes
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
 }
 
 /// The flags every experiment subcommand takes beside its own parameters: where and how
@@ -294,6 +325,35 @@ fn run_size(args: &SizeArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+fn run_conform(args: &ConformArgs) -> Result<ExitCode> {
+    use bloomlab::conform::{ConformRequest, Conformance, Sizing, conform};
+    let by_shape = args.bits_per_key.is_some() || args.k.is_some();
+    let sizing = match args.filter.structure().for_rate {
+        Some(_) if !by_shape => Sizing::Rate(args.fpr),
+        _ => Sizing::Shape {
+            bits_per_key: args.bits_per_key.unwrap_or(10.0),
+            k: args.k.unwrap_or(7),
+        },
+    };
+    let request = ConformRequest {
+        filter: args.filter,
+        n: args.n,
+        sizing,
+        queries: args.queries,
+        seed: args.seed,
+    };
+    match conform(&request)? {
+        Conformance::Conforms(summary) => {
+            println!("{summary}");
+            Ok(ExitCode::SUCCESS)
+        }
+        Conformance::Violation(violation) => {
+            eprintln!("conform {}: {violation}", args.filter);
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
 fn run_reproduce(args: &SuiteArgs) -> Result<ExitCode> {
     let definitions = suite::load_definitions(&args.experiments)?;
     preflight::check_folder("results", &args.results)?;
@@ -473,5 +533,6 @@ pub fn run(matches: &ArgMatches) -> Result<ExitCode> {
         Command::Reproduce(args) => run_reproduce(&args),
         Command::Check(args) => run_check(&args),
         Command::Size(args) => run_size(&args),
+        Command::Conform(args) => run_conform(&args),
     }
 }

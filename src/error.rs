@@ -45,6 +45,10 @@ pub enum Error {
         filter: &'static str,
         feature: &'static str,
     },
+    /// A program behind `--filter exec:COMMAND` that broke the protocol (docs/PROTOCOL.md) or
+    /// refused: `command` is the program's command line, `message` what bloomlab sent and got.
+    #[error("exec program `{command}`: {message}")]
+    Exec { command: String, message: String },
     /// An output format or backend that cannot encode what was asked.
     #[error("{0}")]
     Output(String),

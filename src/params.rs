@@ -423,9 +423,15 @@ impl MeasureParams {
 
 /// The structures `--filter` accepts, one per line with its help, from the registry.
 fn filter_help() -> String {
-    FilterKind::all().into_iter().fold(
+    crate::structures::REGISTRY.iter().fold(
         "Structure measured (classic by default):".to_string(),
-        |text, kind| format!("{text}\n  {:<22} {}", kind.name(), kind.structure().help),
+        |text, structure| {
+            let name = match structure.argument {
+                Some(argument) => format!("{}:{}", structure.name, argument.name),
+                None => structure.name.to_string(),
+            };
+            format!("{text}\n  {name:<22} {}", structure.help)
+        },
     )
 }
 

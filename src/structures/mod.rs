@@ -43,6 +43,7 @@ registry! {
     own counting;
     own cuckoo;
     own binary_fuse;
+    own exec;
     peer fastbloom;
     peer bloomfilter;
     peer growable;
@@ -58,9 +59,14 @@ impl FilterKind {
     /// bloomlab's classic filter, the default.
     pub const CLASSIC: FilterKind = FilterKind::of(&classic::STRUCTURE);
 
-    /// Every registered structure, in registry order.
+    /// Every registered structure that needs no argument (not `exec:COMMAND`), in registry
+    /// order: those a list of rows can build by name alone.
     pub fn all() -> Vec<FilterKind> {
-        REGISTRY.iter().map(|&s| FilterKind::of(s)).collect()
+        REGISTRY
+            .iter()
+            .filter(|s| s.argument.is_none())
+            .map(|&s| FilterKind::of(s))
+            .collect()
     }
 
     /// bloomlab's own structures.

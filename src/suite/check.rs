@@ -321,6 +321,10 @@ fn candidates(
                 candidates.push((key, member(Some(i + 1), column, p, format!("z = {z:.2}"))));
             }
         }
+        // A row without a prediction from its bits (`exec:`) has no bits check to fail.
+        if row.z_from_fill.is_nan() {
+            continue;
+        }
         let key = comparison_key("bits_check", row, None);
         let detail = format!("z_from_fill = {:.2}", row.z_from_fill);
         let p = bits_check_p_value(row);

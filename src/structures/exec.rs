@@ -1,0 +1,484 @@
+//! `exec:COMMAND`: any program speaking the exec protocol (`docs/PROTOCOL.md`, version 1),
+//! run through `sh -c COMMAND`, as a structure like the others. bloomlab sends the header
+//! (n, seed, `key_form` `text`, and `m`, `k` by shape or `fpr` by target rate), then integer
+//! keys as decimal text in batches of at most [`EXEC_BATCH`], and reads one reply per request.
+//!
+//! Every failure of the program (exit, closed output, a reply of the wrong form, silence past
+//! the timeout) is an [`Error::Exec`] naming the command line, the request and what came back;
+//! the program is then killed. The structure's bits are the program's own: bloomlab cannot
+//! predict its rate from them, so `fpr_from_bits` and `fpr_exact` are NaN (the bits check
+//! reads n/a) and its set bits are unknown (reported as 0).
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value, json};
+
+use super::interface::{
+    Argument, Filter, FilterKind, Membership, Origin, Shape, Structure, Target,
+};
+use crate::error::{Error, Result};
+use crate::filter::check_shape;
+
+pub static STRUCTURE: Structure = Structure {
+    name: "exec",
+    help: "exec:COMMAND, any program speaking the exec protocol (docs/PROTOCOL.md), run by sh -c",
+    origin: Origin::Own,
+    supports_delete: false,
+    is_static: false,
+    accepts_seed: true,
+    argument: Some(Argument {
+        name: "COMMAND",
+        help: "the program's command line, run through sh -c",
+    }),
+    layout: |m, k| check_shape(m, k).map(|()| m),
+    build,
+    for_rate: Some(for_rate),
+    design: None,
+    // The program's structure is unknown to bloomlab.
+    fpr_exact: |_, _, _| f64::NAN,
+};
+
+/// Most keys in one `insert` or `query` request (the protocol's bound).
+pub const EXEC_BATCH: usize = 65_536;
+/// Seconds bloomlab waits for a reply, unless `BLOOMLAB_EXEC_TIMEOUT` says otherwise.
+pub const DEFAULT_EXEC_TIMEOUT: f64 = 60.0;
+/// The environment variable holding the timeout in seconds.
+pub const EXEC_TIMEOUT_VAR: &str = "BLOOMLAB_EXEC_TIMEOUT";
+/// Lines of the program's standard error kept for failure messages.
+const STDERR_TAIL: usize = 5;
+
+fn build(shape: &Shape) -> Result<Box<dyn Filter>> {
+    let header = json!({"m": shape.m, "k": shape.k});
+    let mut filter = ExecFilter::start(shape.kind, shape.n, shape.hash_seed, header)?;
+    filter.k.get_or_insert(shape.k);
+    Ok(Box::new(filter))
+}
+
+fn for_rate(target: &Target) -> Result<Box<dyn Filter>> {
+    let header = json!({"fpr": target.fpr});
+    Ok(Box::new(ExecFilter::start(
+        target.kind,
+        target.n,
+        target.hash_seed,
+        header,
+    )?))
+}
+
+/// The timeout from [`EXEC_TIMEOUT_VAR`], [`DEFAULT_EXEC_TIMEOUT`] when unset.
+pub fn exec_timeout() -> std::result::Result<Duration, String> {
+    let Ok(text) = std::env::var(EXEC_TIMEOUT_VAR) else {
+        return Ok(Duration::from_secs_f64(DEFAULT_EXEC_TIMEOUT));
+    };
+    match text.trim().parse::<f64>() {
+        Ok(seconds) if seconds > 0.0 && seconds.is_finite() => {
+            Ok(Duration::from_secs_f64(seconds))
+        }
+        _ => Err(format!(
+            "{EXEC_TIMEOUT_VAR}={text:?} is not a number of seconds above 0"
+        )),
+    }
+}
+
+/// A running program: its input, its output lines (read by a thread, so that silence can
+/// time out), the tail of its standard error, and the first failure, after which every
+/// request is refused with it.
+struct Session {
+    command: &'static str,
+    child: Child,
+    input: Option<ChildStdin>,
+    lines: Receiver<std::io::Result<Vec<u8>>>,
+    stderr: Arc<Mutex<VecDeque<String>>>,
+    timeout: Duration,
+    failure: Option<String>,
+    /// Inserts since the last `stats`, which the next query batch asks for first.
+    stale_stats: bool,
+    buffer: Vec<u8>,
+}
+
+/// A filter kept by a program behind the exec protocol.
+pub struct ExecFilter {
+    kind: FilterKind,
+    /// The hello reply's `name`.
+    name: String,
+    memory_bits: Mutex<Option<u64>>,
+    k: Option<u32>,
+    session: Mutex<Session>,
+}
+
+impl ExecFilter {
+    /// Spawns `sh -c COMMAND` and exchanges the header, `fields` (the shape or the rate)
+    /// added to protocol, n, seed and key form, for the hello reply.
+    pub fn start(kind: FilterKind, n: u64, seed: u64, fields: Value) -> Result<Self> {
+        let command = kind.arg().unwrap_or_default();
+        let fail = |message: String| Error::Exec {
+            command: command.to_string(),
+            message,
+        };
+        let timeout = exec_timeout().map_err(fail)?;
+        let mut session = Session::spawn(command, timeout).map_err(fail)?;
+        let mut header = json!({"protocol": 1, "n": n, "seed": seed, "key_form": "text"});
+        if let (Some(header), Some(fields)) = (header.as_object_mut(), fields.as_object()) {
+            header.extend(fields.clone());
+        }
+        let request = header.to_string();
+        session.buffer = format!("{request}\n").into_bytes();
+        let hello = session.exchange().and_then(|line| object(&line));
+        let hello = hello.map_err(|message| session.fail(&request, message))?;
+        let name = match hello.get("name").and_then(Value::as_str) {
+            Some(name) => name.to_string(),
+            None => return Err(session.fail(&request, "a hello reply without `name`".into())),
+        };
+        Ok(ExecFilter {
+            kind,
+            name,
+            memory_bits: Mutex::new(hello.get("memory_bits").and_then(Value::as_u64)),
+            k: hello.get("k").and_then(Value::as_u64).map(|k| k as u32),
+            session: Mutex::new(session),
+        })
+    }
+
+    /// The hello reply's `name`: what is measured, with its version.
+    pub fn program_name(&self) -> &str {
+        &self.name
+    }
+
+    /// The `stats` reply, as the program sends it.
+    pub fn stats(&self) -> Result<Map<String, Value>> {
+        let stats = self.with_session(|session| session.stats())?;
+        if let Some(bits) = stats.get("memory_bits").and_then(Value::as_u64) {
+            *lock(&self.memory_bits) = Some(bits);
+        }
+        Ok(stats)
+    }
+
+    fn with_session<T>(
+        &self,
+        request: impl FnOnce(&mut Session) -> std::result::Result<T, Error>,
+    ) -> Result<T> {
+        request(&mut lock(&self.session))
+    }
+}
+
+/// The lock, also after a panic elsewhere (the session records its own failures).
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A JSON object line, or the error reply's reason.
+fn object(line: &[u8]) -> std::result::Result<Map<String, Value>, String> {
+    match serde_json::from_slice::<Value>(line) {
+        Ok(Value::Object(map)) => match map.get("error") {
+            Some(reason) => Err(refusal(reason)),
+            None => Ok(map),
+        },
+        _ => Err(format!("got {}, not a JSON object", shown(line))),
+    }
+}
+
+fn refusal(reason: &Value) -> String {
+    let reason = reason.as_str().map_or_else(|| reason.to_string(), str::to_string);
+    format!("refused: {reason}")
+}
+
+/// A reply as a failure message shows it: quoted, at most 80 characters.
+fn shown(line: &[u8]) -> String {
+    let text = String::from_utf8_lossy(line);
+    let short: String = text.chars().take(80).collect();
+    let ellipsis = if short.len() < text.len() { "…" } else { "" };
+    format!("{short:?}{ellipsis}")
+}
+
+/// Appends `key` in decimal and an LF.
+fn push_key(buffer: &mut Vec<u8>, mut key: u64) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (key % 10) as u8;
+        key /= 10;
+        if key == 0 {
+            break;
+        }
+    }
+    buffer.extend_from_slice(&digits[start..]);
+    buffer.push(b'\n');
+}
+
+impl Session {
+    fn spawn(command: &'static str, timeout: Duration) -> std::result::Result<Self, String> {
+        let mut child = Command::new("sh")
+            .args(["-c", command])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start sh -c: {e}"))?;
+        let (output, errors) = match (child.stdout.take(), child.stderr.take()) {
+            (Some(output), Some(errors)) => (output, errors),
+            _ => return Err("no pipes to the program".into()),
+        };
+        let (send, lines) = channel();
+        thread::spawn(move || {
+            let mut output = BufReader::with_capacity(1 << 16, output);
+            loop {
+                let mut line = Vec::new();
+                match output.read_until(b'\n', &mut line) {
+                    Ok(0) => break,
+                    Ok(_) => {
+                        if line.last() == Some(&b'\n') {
+                            line.pop();
+                        }
+                        if send.send(Ok(line)).is_err() {
+                            break;
+                        }
+                    }
+                    Err(e) => {
+                        let _ = send.send(Err(e));
+                        break;
+                    }
+                }
+            }
+        });
+        let stderr = Arc::new(Mutex::new(VecDeque::new()));
+        let tail = Arc::clone(&stderr);
+        thread::spawn(move || keep_tail(errors, &tail));
+        Ok(Session {
+            command,
+            input: child.stdin.take(),
+            child,
+            lines,
+            stderr,
+            timeout,
+            failure: None,
+            stale_stats: false,
+            buffer: Vec::new(),
+        })
+    }
+
+    /// Writes `buffer` (a request and its keys) and reads the one reply line.
+    fn exchange(&mut self) -> std::result::Result<Vec<u8>, String> {
+        if let Some(failure) = &self.failure {
+            return Err(format!("an earlier request failed: {failure}"));
+        }
+        let input = self.input.as_mut().ok_or("its input is closed")?;
+        if let Err(e) = input.write_all(&self.buffer).and_then(|()| input.flush()) {
+            return Err(format!(
+                "closed its input while bloomlab wrote the request ({e}){}",
+                self.ended()
+            ));
+        }
+        match self.lines.recv_timeout(self.timeout) {
+            Ok(Ok(line)) => Ok(line),
+            Ok(Err(e)) => Err(format!("its output could not be read: {e}")),
+            Err(RecvTimeoutError::Timeout) => Err(format!(
+                "no reply within {} s (BLOOMLAB_EXEC_TIMEOUT){}",
+                self.timeout.as_secs_f64(),
+                self.stderr_lines()
+            )),
+            Err(RecvTimeoutError::Disconnected) => {
+                Err(format!("closed its output before replying{}", self.ended()))
+            }
+        }
+    }
+
+    /// Records the failure of `request`, kills the program, and returns the error.
+    fn fail(&mut self, request: &str, message: String) -> Error {
+        let request: String = request.chars().take(60).collect();
+        let message = format!("after `{request}`: {message}");
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self.input = None;
+        self.failure = Some(message.clone());
+        Error::Exec {
+            command: self.command.to_string(),
+            message,
+        }
+    }
+
+    /// A request of `keys`, its reply checked by `check`.
+    fn batch(
+        &mut self,
+        verb: &str,
+        keys: &[u64],
+        check: impl FnOnce(&[u8]) -> std::result::Result<(), String>,
+    ) -> Result<()> {
+        let request = format!("{verb} {}", keys.len());
+        self.buffer.clear();
+        self.buffer.extend_from_slice(request.as_bytes());
+        self.buffer.push(b'\n');
+        for &key in keys {
+            push_key(&mut self.buffer, key);
+        }
+        let reply = self.exchange();
+        reply
+            .and_then(|line| match line.first() {
+                Some(b'{') => Err(object(&line).err().unwrap_or_else(|| {
+                    format!("got {}, a JSON object in place of the reply", shown(&line))
+                })),
+                _ => check(&line),
+            })
+            .map_err(|message| self.fail(&request, message))
+    }
+
+    fn insert(&mut self, keys: &[u64]) -> Result<()> {
+        self.stale_stats = true;
+        self.batch("insert", keys, |line| match line {
+            b"ok" => Ok(()),
+            _ => Err(format!("got {}, not `ok`", shown(line))),
+        })
+    }
+
+    fn query(&mut self, keys: &[u64], answers: &mut [bool]) -> Result<()> {
+        self.batch("query", keys, |line| {
+            if line.len() != keys.len() {
+                return Err(format!(
+                    "got {} characters for {} keys: {}",
+                    line.len(),
+                    keys.len(),
+                    shown(line)
+                ));
+            }
+            for (answer, &c) in answers.iter_mut().zip(line) {
+                *answer = match c {
+                    b'1' => true,
+                    b'0' => false,
+                    _ => return Err(format!("got {}, not only 0 and 1", shown(line))),
+                };
+            }
+            Ok(())
+        })
+    }
+
+    fn stats(&mut self) -> Result<Map<String, Value>> {
+        self.buffer = b"stats\n".to_vec();
+        let reply = self.exchange().and_then(|line| object(&line));
+        self.stale_stats = false;
+        reply.map_err(|message| self.fail("stats", message))
+    }
+
+    /// How the program ended, when it has: its status and the tail of its standard error.
+    fn ended(&mut self) -> String {
+        let status = self.wait_for_exit(Duration::from_millis(500));
+        let status = status.map_or_else(String::new, |s| format!("; it exited with {s}"));
+        format!("{status}{}", self.stderr_lines())
+    }
+
+    fn wait_for_exit(&mut self, limit: Duration) -> Option<ExitStatus> {
+        let start = Instant::now();
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => return Some(status),
+                Ok(None) if start.elapsed() < limit => thread::sleep(Duration::from_millis(5)),
+                _ => return None,
+            }
+        }
+    }
+
+    fn stderr_lines(&self) -> String {
+        let tail = lock(&self.stderr);
+        match tail.is_empty() {
+            true => String::new(),
+            false => format!("; its standard error ends: {}", Vec::from(tail.clone()).join(" | ")),
+        }
+    }
+}
+
+/// Keeps the last [`STDERR_TAIL`] lines of the program's standard error.
+fn keep_tail(errors: impl Read, tail: &Mutex<VecDeque<String>>) {
+    for line in BufReader::new(errors).lines() {
+        let Ok(line) = line else { break };
+        let mut tail = lock(tail);
+        if tail.len() == STDERR_TAIL {
+            tail.pop_front();
+        }
+        tail.push_back(line);
+    }
+}
+
+impl Drop for Session {
+    /// Sends `end`, closes the input and waits for the exit; kills a program still running
+    /// after the timeout.
+    fn drop(&mut self) {
+        if let Some(mut input) = self.input.take() {
+            let _ = input.write_all(b"end\n").and_then(|()| input.flush());
+        }
+        if self.wait_for_exit(self.timeout).is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+impl Membership for ExecFilter {
+    /// One key as a batch of one; a failure is kept and returned by the next batched call.
+    fn insert(&mut self, key: u64) {
+        let _ = self.insert_many(&[key]);
+    }
+
+    /// One key as a batch of one; false on a failure, which the next batched call returns.
+    fn contains(&self, key: u64) -> bool {
+        let mut answer = [false];
+        self.contains_many(&[key], &mut answer).is_ok() && answer[0]
+    }
+
+    fn insert_many(&mut self, keys: &[u64]) -> Result<()> {
+        let session = self.session.get_mut().unwrap_or_else(|p| p.into_inner());
+        keys.chunks(EXEC_BATCH)
+            .try_for_each(|batch| session.insert(batch))
+    }
+
+    /// Asks `stats` first after inserts, so that the memory reported is the filled one.
+    fn contains_many(&self, keys: &[u64], answers: &mut [bool]) -> Result<()> {
+        if keys.len() != answers.len() {
+            return Err(Error::invalid(
+                "answers",
+                answers.len(),
+                "one answer per key",
+                keys.len().to_string(),
+            ));
+        }
+        if lock(&self.session).stale_stats {
+            self.stats()?;
+        }
+        self.with_session(|session| {
+            keys.chunks(EXEC_BATCH)
+                .zip(answers.chunks_mut(EXEC_BATCH))
+                .try_for_each(|(batch, answers)| session.query(batch, answers))
+        })
+    }
+}
+
+impl Filter for ExecFilter {
+    /// Unknown: the program's table is its own.
+    fn set_bits(&self) -> u64 {
+        0
+    }
+    /// NaN: bloomlab cannot read the program's bits.
+    fn fpr_from_bits(&self) -> f64 {
+        f64::NAN
+    }
+    fn fpr_exact(&self, _n: u64) -> f64 {
+        f64::NAN
+    }
+    /// The last `memory_bits` the program reported (hello, then `stats`); 0 when it does not.
+    fn memory_bits(&self) -> u64 {
+        lock(&self.memory_bits).unwrap_or(0)
+    }
+    /// The program's k, else the shape's; 0 when neither is known.
+    fn hashes(&self) -> u32 {
+        self.k.unwrap_or(0)
+    }
+    fn kind(&self) -> FilterKind {
+        self.kind
+    }
+    /// The program's own name from its hello reply.
+    fn hash_name(&self) -> String {
+        self.name.clone()
+    }
+}

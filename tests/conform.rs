@@ -1,0 +1,79 @@
+//! `bloomlab conform` on structures that keep the contract and on a fixture broken each way.
+
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+/// The protocol fixture's binary, built when this test binary's build did not build it.
+fn fixture() -> String {
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_bloomlab"));
+    let path = bin.with_file_name("examples").join("exec_fixture");
+    if !path.exists() {
+        let status = std::process::Command::new(env!("CARGO"))
+            .args(["build", "--release", "--example", "exec_fixture"])
+            .status()
+            .unwrap();
+        assert!(status.success(), "cargo build --example exec_fixture");
+    }
+    path.display().to_string()
+}
+
+fn conform(filter: &str, extra: &[&str]) -> assert_cmd::assert::Assert {
+    Command::cargo_bin("bloomlab")
+        .unwrap()
+        .env("BLOOMLAB_EXEC_TIMEOUT", "10")
+        .args([
+            "conform",
+            "--filter",
+            filter,
+            "--n",
+            "2000",
+            "--queries",
+            "20000",
+        ])
+        .args(extra)
+        .assert()
+}
+
+#[test]
+fn good_structures_conform_with_a_one_line_summary() {
+    let exec = format!("exec:{}", fixture());
+    for (filter, extra) in [
+        ("classic", &[][..]),
+        ("cuckoo", &[][..]),
+        ("binary-fuse", &["--k", "8"][..]),
+        (&exec, &[][..]),
+        (&exec, &["--bits-per-key", "8", "--k", "5"][..]),
+    ] {
+        conform(filter, extra)
+            .code(0)
+            .stdout(predicate::str::contains(
+                "conforms: 2000 inserted keys all present",
+            ))
+            .stdout(predicate::function(|s: &str| s.lines().count() == 1));
+    }
+}
+
+#[test]
+fn each_broken_fixture_is_named_by_its_first_violation() {
+    let cases = [
+        ("--break false-negative", "false negative: key "),
+        (
+            "--break nondeterministic",
+            "the same seed gave different answers: absent key ",
+        ),
+        (
+            "--break stats-mismatch --at stats",
+            "memory_bits changed from ",
+        ),
+        ("--break short-answer", "got 1999 characters for 2000 keys"),
+    ];
+    for (breakage, message) in cases {
+        let filter = format!("exec:{} {breakage}", fixture());
+        conform(&filter, &[])
+            .code(1)
+            .stderr(predicate::str::contains(message))
+            .stderr(predicate::str::contains("panicked").not());
+    }
+}
