@@ -230,8 +230,7 @@ fn rgb(colour: Colour) -> RGBColor {
         Colour::Palette(i) if i < PALETTE.len() => PALETTE[i],
         Colour::Palette(i) => {
             let hue = (i as f64 * 137.507_764) % 360.0;
-            let HSLColor(h, s, l) = HSLColor(hue / 360.0, 0.65, 0.45);
-            let (r, g, b) = HSLColor(h, s, l).rgb();
+            let (r, g, b) = HSLColor(hue / 360.0, 0.65, 0.45).rgb();
             RGBColor(r, g, b)
         }
     }

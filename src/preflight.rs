@@ -42,20 +42,23 @@ pub fn check_folder(flag: &'static str, folder: &Path) -> Result<()> {
             "a folder that exists and can be written",
         ))
     };
-    if !folder.exists() {
-        return match folder.parent() {
-            Some(parent) if !parent.as_os_str().is_empty() && parent.is_dir() => {
-                check_folder(flag, parent)
+    // The folder itself, or the nearest ancestor that exists: the one a create would write in.
+    let existing = folder
+        .ancestors()
+        .map(|a| {
+            if a.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                a
             }
-            Some(parent) if parent.as_os_str().is_empty() => Ok(()),
-            _ => refuse("the folder does not exist".into()),
-        };
-    }
-    if !folder.is_dir() {
-        return refuse("is not a folder".into());
+        })
+        .find(|a| a.exists())
+        .unwrap_or(Path::new("."));
+    if !existing.is_dir() {
+        return refuse(format!("{} is not a folder", existing.display()));
     }
     // Writability is what the system says when asked to create a file there.
-    match tempfile::tempfile_in(folder) {
+    match tempfile::tempfile_in(existing) {
         Ok(_) => Ok(()),
         Err(e) => refuse(format!("cannot be written ({})", e.kind())),
     }

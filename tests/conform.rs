@@ -1,23 +1,11 @@
 //! `bloomlab conform` on structures that keep the contract and on a fixture broken each way.
 
-use std::path::PathBuf;
-
 use assert_cmd::Command;
 use predicates::prelude::*;
 
-/// The protocol fixture's binary, built when this test binary's build did not build it.
-fn fixture() -> String {
-    let bin = PathBuf::from(env!("CARGO_BIN_EXE_bloomlab"));
-    let path = bin.with_file_name("examples").join("exec_fixture");
-    if !path.exists() {
-        let status = std::process::Command::new(env!("CARGO"))
-            .args(["build", "--release", "--example", "exec_fixture"])
-            .status()
-            .unwrap();
-        assert!(status.success(), "cargo build --example exec_fixture");
-    }
-    path.display().to_string()
-}
+mod common;
+
+use common::exec_fixture as fixture;
 
 fn conform(filter: &str, extra: &[&str]) -> assert_cmd::assert::Assert {
     Command::cargo_bin("bloomlab")

@@ -2,24 +2,13 @@
 //! trip that measures what the fixture's own shape predicts, and every failure mode, each with
 //! its message, exit status 1 and nothing written to `--out`.
 
-use std::path::PathBuf;
 use std::process::Output;
 
 use assert_cmd::Command;
 
-/// The fixture's binary, built when this test binary's build did not build it.
-fn fixture() -> String {
-    let bin = PathBuf::from(env!("CARGO_BIN_EXE_bloomlab"));
-    let path = bin.with_file_name("examples").join("exec_fixture");
-    if !path.exists() {
-        let status = std::process::Command::new(env!("CARGO"))
-            .args(["build", "--release", "--example", "exec_fixture"])
-            .status()
-            .unwrap();
-        assert!(status.success(), "cargo build --example exec_fixture");
-    }
-    path.display().to_string()
-}
+mod common;
+
+use common::exec_fixture as fixture;
 
 fn bloomlab(args: &[&str], timeout: &str) -> Output {
     Command::cargo_bin("bloomlab")
