@@ -5,6 +5,7 @@ mod check;
 mod definition;
 mod family;
 mod reproduce;
+mod summary;
 
 pub use check::{CheckReport, CheckRow, Reseed, check, reseed_seeds};
 pub use definition::{Definition, Expectation, load_definitions};
@@ -13,6 +14,7 @@ pub use family::{
     normal_two_sided_p,
 };
 pub use reproduce::reproduce;
+pub use summary::{Run, SUMMARIES, Summary};
 
 /// The files `reproduce` writes for a definition, by extension.
 pub const RESULT_EXTENSIONS: [&str; 3] = ["csv", "md", "svg"];

@@ -8,13 +8,15 @@ use indicatif::ProgressBar;
 
 use super::definition::Definition;
 use super::result_name;
+use super::summary::{Run, SUMMARIES};
 use crate::error::Result;
 use crate::experiments::Outcome;
 use crate::files::Staging;
 use crate::report::{self, Format};
 
-/// Runs every definition and writes `results/<name>.csv`, `.md` and `.svg`; `on_done` sees
-/// each outcome with its wall time. Returns the unmet expectations.
+/// Runs every definition and writes `results/<name>.csv`, `.md` and `.svg`, then every
+/// [`SUMMARIES`] file of the whole run; `on_done` sees each outcome with its wall time.
+/// Returns the unmet expectations.
 ///
 /// Every file is first written into a staging folder inside `results` and moved into place
 /// only once every experiment has run: an experiment that fails, or a run that is killed,
@@ -29,6 +31,7 @@ pub fn reproduce(
 ) -> Result<Vec<String>> {
     let mut staging = Staging::new(results)?;
     let mut unmet = Vec::new();
+    let mut runs = Vec::with_capacity(definitions.len());
     for definition in definitions {
         let started = Instant::now();
         let outcome = definition.run(None, progress)?;
@@ -41,7 +44,16 @@ pub fn reproduce(
             &staging.path(&result_name(definition, "svg")),
         )?;
         unmet.extend(definition.unmet(&outcome));
-        on_done(definition, &outcome, started.elapsed());
+        let elapsed = started.elapsed();
+        on_done(definition, &outcome, elapsed);
+        runs.push(Run {
+            definition,
+            outcome,
+            elapsed,
+        });
+    }
+    for summary in SUMMARIES {
+        unmet.extend(summary.write(&runs, &mut staging)?);
     }
     staging.commit()?;
     Ok(unmet)

@@ -1,0 +1,28 @@
+//! Files written from a whole `reproduce` run, after every experiment has run: one file per
+//! summary (the claims ledger, the HTML report) plus one line in [`SUMMARIES`].
+
+use std::time::Duration;
+
+use super::definition::Definition;
+use crate::error::Result;
+use crate::experiments::Outcome;
+use crate::files::Staging;
+
+/// One experiment of the run: its definition, what it produced and how long it took.
+pub struct Run<'a> {
+    pub definition: &'a Definition,
+    pub outcome: Outcome,
+    pub elapsed: Duration,
+}
+
+/// A file (or files) derived from every run of a `reproduce`, written into the same staging
+/// folder as the experiments' results, so that it is swapped in with them or not at all.
+pub trait Summary: Sync {
+    /// The file names this summary writes, for messages (`claims.{md,csv}`).
+    fn files(&self) -> &'static str;
+    /// Writes the summary's files of `runs` into `staging`; returns unmet expectations.
+    fn write(&self, runs: &[Run], staging: &mut Staging) -> Result<Vec<String>>;
+}
+
+/// Every summary `reproduce` writes, in order.
+pub static SUMMARIES: &[&dyn Summary] = &[];
