@@ -55,6 +55,8 @@ pub struct Trial {
     pub memory_bits: u64,
     /// The hash the structure applies to keys ([`Filter::hash_name`]).
     pub hash: String,
+    /// Inserts the structure refused ([`Filter::failed_inserts`]).
+    pub failed_inserts: Option<u64>,
 }
 
 impl Trial {
@@ -67,6 +69,7 @@ impl Trial {
             fpr_exact: filter.fpr_exact(n),
             memory_bits: filter.memory_bits(),
             hash: filter.hash_name(),
+            failed_inserts: filter.failed_inserts(),
         }
     }
 }
@@ -162,6 +165,9 @@ pub struct Measurement {
     pub seed: u64,
     /// Seed of the hash functions.
     pub hash_seed: u64,
+    /// Inserts the structure refused because it was full (a cuckoo filter's); empty for the
+    /// structures that never refuse a key. Those keys are not in the filter.
+    pub failed_inserts: Option<u64>,
     /// Absent keys queried.
     pub queries: u64,
     /// Absent keys the filter reported present.
@@ -250,6 +256,7 @@ impl Measurement {
             memory_bits: trial.memory_bits,
             seed: setup.seed,
             hash_seed: setup.hash_seed,
+            failed_inserts: trial.failed_inserts,
             queries,
             false_positives: count,
             fpr_measured,

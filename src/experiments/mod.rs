@@ -395,6 +395,7 @@ pub fn measurement_columns() -> Vec<Column> {
         col("k", Cell::Plain("k")),
         col("fill", Cell::Percent("fill_measured")),
         col("E[fill]", Cell::Percent("fill_expected")).wide_only(),
+        col("failed", Cell::Plain("failed_inserts")).wide_only(),
         col("FP/queries", Cell::Ratio("false_positives", "queries")).wide_only(),
         col("measured", Cell::Percent("fpr_measured")),
         col("95% CI", Cell::Interval("ci_low", "ci_high")),

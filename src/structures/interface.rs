@@ -150,6 +150,11 @@ pub trait Filter: Membership + Send + Sync {
     /// Hashes per key: k (a cuckoo filter's fingerprint bits; a growing filter's slices
     /// summed over its sub-filters).
     fn hashes(&self) -> u32;
+    /// Inserts that stored nothing because the structure was full (a cuckoo filter's);
+    /// `None` for a structure that does not report them (a Bloom filter never refuses a key).
+    fn failed_inserts(&self) -> Option<u64> {
+        None
+    }
     /// Which structure this is.
     fn kind(&self) -> FilterKind;
     /// The hash the structure applies to keys, as the `hash` column shows it: bloomlab's
