@@ -32,7 +32,9 @@ proptest! {
         let mut filter = kind.build(n, m, k, HashScheme::MultiplyShift, hash_seed).unwrap();
         let keys = KeySource::new(seed);
         keys.inserted(n).for_each(|key| filter.insert(key));
-        prop_assert!(keys.inserted(n).all(|key| filter.contains(key)));
+        // A full cuckoo filter refuses keys and counts them; every other key is found.
+        let missing = keys.inserted(n).filter(|&key| !filter.contains(key)).count() as u64;
+        prop_assert!(missing <= filter.failed_inserts().unwrap_or(0));
     }
 }
 
@@ -118,6 +120,8 @@ proptest! {
             .unwrap();
         let keys = KeySource::new(seed);
         keys.inserted(n).for_each(|key| filter.insert(key));
+        // Deleting a key a full cuckoo filter refused could remove another's fingerprint.
+        prop_assume!(filter.failed_inserts().unwrap_or(0) == 0);
         for c in (0..n).step_by(stride as usize) {
             filter.delete(keys.key(c)).unwrap();
         }
