@@ -75,7 +75,7 @@ impl Record for CompareRow {
             col("FP/queries", Cell::Ratio("false_positives", "queries")).wide_only(),
             col("measured", Cell::Percent("fpr_measured")),
             col("95% CI", Cell::Interval("ci_low", "ci_high")),
-            col("predicted", Cell::Percent("fpr_exact")),
+            col("exact", Cell::Percent("fpr_exact")),
             col("z", Cell::Fixed("z_exact", 2)),
             col("bits", Cell::Plain("bits_check")).wide_only(),
             col("ns insert (cache)", Cell::Fixed("ns_insert_in_cache", 1)).wide_only(),

@@ -195,7 +195,7 @@ impl Record for AuditRow {
             col("configured", Cell::Percent("fpr_configured")),
             col("load", Cell::Fixed("load", 2)),
             col("n", Cell::Plain("n")).wide_only(),
-            col("bits/key", Cell::Fixed("bits_per_key_allocated", 2)),
+            col("bits/key", Cell::Fixed("bits_per_key_allocated", 2)).wide_only(),
             col("hashes", Cell::Plain("k")).wide_only(),
             col("FP/queries", Cell::Ratio("false_positives", "queries")).wide_only(),
             col("measured", Cell::Percent("fpr_measured")),

@@ -409,6 +409,18 @@ pub fn measurement_columns() -> Vec<Column> {
     ]
 }
 
+/// [`measurement_columns`] with exactly the columns headed `narrow` in the narrow view, for
+/// an experiment whose setting or verdict takes the room of the others.
+pub fn measurement_columns_narrow(narrow: &[&str]) -> Vec<Column> {
+    measurement_columns()
+        .into_iter()
+        .map(|c| Column {
+            narrow: narrow.contains(&c.header),
+            ..c
+        })
+        .collect()
+}
+
 impl Record for Measurement {
     fn columns() -> Vec<Column> {
         measurement_columns()

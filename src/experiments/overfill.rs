@@ -5,7 +5,7 @@ use indicatif::ProgressBar;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Experiment, Measured, MeasuredPlan, Outcome, measurement_columns};
+use super::{Experiment, Measured, MeasuredPlan, Outcome, measurement_columns_narrow};
 use crate::error::{Error, Result};
 use crate::measure::Measurement;
 use crate::params::{MAX_COUNT, MeasureParams, ShapeParams, ValueList, check_count, positive_list};
@@ -70,7 +70,10 @@ impl Measured for OverfillRow {
 impl Record for OverfillRow {
     fn columns() -> Vec<Column> {
         let mut columns = vec![col("s", Cell::Fixed("overfill_factor", 2))];
-        columns.extend(measurement_columns());
+        let narrow = [
+            "k", "fill", "measured", "95% CI", "exact", "z exact", "bits",
+        ];
+        columns.extend(measurement_columns_narrow(&narrow));
         columns.extend([
             col("fill 1-2^-s", Cell::Percent("fill_closed_form")).wide_only(),
             col("(1-2^-s)^k", Cell::Percent("fpr_closed_form")).wide_only(),

@@ -13,7 +13,7 @@ use indicatif::ProgressBar;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Experiment, Measured, MeasuredPlan, Outcome, measurement_columns};
+use super::{Experiment, Measured, MeasuredPlan, Outcome, measurement_columns_narrow};
 use crate::error::Result;
 use crate::measure::{CONFIDENCE, Measurement, Setup};
 use crate::params::{Count, MeasureParams, ShapeParams, check_count};
@@ -79,13 +79,14 @@ impl Measured for SweepKRow {
 
 impl Record for SweepKRow {
     fn columns() -> Vec<Column> {
-        let mut columns = measurement_columns();
-        columns.push(col("× min", Cell::Fixed("ratio_to_min", 2)));
+        let narrow = ["bits/key", "k", "measured", "95% CI", "exact", "z exact"];
+        let mut columns = measurement_columns_narrow(&narrow);
+        columns.push(col("× min", Cell::Fixed("ratio_to_min", 2)).wide_only());
         columns.push(col(
             "× min 95%",
             Cell::TimesInterval("ratio_to_min_low", "ratio_to_min_high"),
         ));
-        columns.push(col("min", Cell::Plain("measured_min")));
+        columns.push(col("min", Cell::Plain("measured_min")).wide_only());
         columns.push(col("in min set", Cell::Plain("in_min_set")));
         columns
     }

@@ -68,7 +68,7 @@ impl Record for CheckRow {
             col("experiment", Cell::Plain("experiment")),
             col("rows", Cell::Plain("rows")),
             col("compared", Cell::Plain("compared")),
-            col("shared", Cell::Plain("shared")),
+            col("shared", Cell::Plain("shared")).wide_only(),
             col("failed", Cell::Plain("failed")),
             col("smallest p", Cell::Plain("smallest_p")),
             col("bits check", Cell::Plain("bits_check")),
