@@ -7,11 +7,12 @@ use serde::{Deserialize, Serialize};
 
 use super::{Experiment, Measured, MeasuredPlan, Outcome, measurement_columns_narrow};
 use crate::error::{Error, Result};
-use crate::measure::Measurement;
+use crate::measure::{CONFIDENCE, Measurement};
 use crate::params::{MAX_COUNT, MeasureParams, ShapeParams, ValueList, check_count, positive_list};
 use crate::plot::{Axis, Colour, Corner, Mark, Panel, Plate, Series, extent};
 use crate::preflight::Cost;
 use crate::report::{Cell, Column, Record, col, percent};
+use crate::stats::averaged_ratio_to_constant;
 use crate::theory;
 
 pub const DEFAULT_DESIGN_N: u64 = 4_000;
@@ -53,8 +54,16 @@ pub struct OverfillRow {
     pub fpr_closed_form: f64,
     /// The exact rate at the design n.
     pub fpr_design: f64,
-    /// `fpr_measured / fpr_design`.
+    /// `fpr_measured / fpr_design`: what s times the keys cost, as a multiple of the rate
+    /// the filter was designed for.
     pub ratio_to_design: f64,
+    /// Lower end of the 95% interval of `ratio_to_design` as a statement about the design
+    /// (the rate averaged over filters): `ln(p̂/ε) ± 1.96·sqrt((1-p̂)/c + V/p̂²)`, V the row's
+    /// `fpr_between_filter_variance` ([`averaged_ratio_to_constant`]); V = 0 (binomial only)
+    /// for a structure whose spread between filters is not modelled.
+    pub ratio_to_design_low: f64,
+    /// Upper end of the 95% interval of `ratio_to_design` (see `ratio_to_design_low`).
+    pub ratio_to_design_high: f64,
     /// `fpr_closed_form(s) / fpr_closed_form(1) = ((1 - 2^{-s}) / (1/2))^k`.
     pub ratio_closed_form: f64,
     /// `k ln 2`: the rate's relative change per unit of fractional overfill.
@@ -78,6 +87,10 @@ impl Record for OverfillRow {
             col("fill 1-2^-s", Cell::Percent("fill_closed_form")).wide_only(),
             col("(1-2^-s)^k", Cell::Percent("fpr_closed_form")).wide_only(),
             col("× design", Cell::Fixed("ratio_to_design", 2)),
+            col(
+                "× design 95%",
+                Cell::TimesInterval("ratio_to_design_low", "ratio_to_design_high"),
+            ),
             col("× closed", Cell::Fixed("ratio_closed_form", 2)).wide_only(),
         ]);
         columns
@@ -153,13 +166,22 @@ impl Experiment for Overfill {
                 let s = plan.factors[i / trials % plan.factors.len()];
                 let k = measurement.k;
                 let fpr_design = theory::fpr_exact(design_n, m, k);
+                let cost = averaged_ratio_to_constant(
+                    measurement.false_positives,
+                    measurement.queries,
+                    measurement.fpr_between_filter_variance,
+                    fpr_design,
+                    CONFIDENCE,
+                );
                 OverfillRow {
                     design_n,
                     overfill_factor: s,
                     fill_closed_form: theory::fill_closed_form(s),
                     fpr_closed_form: theory::fpr_closed_form(s, k),
                     fpr_design,
-                    ratio_to_design: measurement.fpr_measured / fpr_design,
+                    ratio_to_design: cost.value,
+                    ratio_to_design_low: cost.low,
+                    ratio_to_design_high: cost.high,
                     ratio_closed_form: theory::fpr_closed_form(s, k)
                         / theory::fpr_closed_form(1.0, k),
                     sensitivity: theory::overfill_sensitivity(k as f64),

@@ -20,8 +20,10 @@ use crate::params::{Count, MeasureParams, ShapeParams, check_count};
 use crate::plot::{Axis, Colour, Corner, Mark, Panel, Plate, Series};
 use crate::preflight::Cost;
 use crate::report::{Cell, Column, Record, col, percent};
-use crate::stats::{min_set, ratio_interval};
-use crate::theory::optimal_k;
+use crate::stats::{
+    DETECTION_POWER, Ratio, min_set, paired_ratio_interval, ratio_interval, replicates_to_order,
+};
+use crate::theory::{optimal_k, whole_optimal_k};
 
 pub const DEFAULT_N: u64 = 4_000;
 pub const DEFAULT_BITS_PER_KEY: [f64; 1] = [10.0];
@@ -69,6 +71,23 @@ pub struct SweepKRow {
     /// Whether this k is in the 95% set of k that may have the smallest mean rate, from the
     /// main sweep and the replicate sweeps (see the module).
     pub in_min_set: bool,
+    /// Mean rate of this k over the main sweep and the replicate sweeps: the rate of the
+    /// design averaged over filters.
+    pub replicate_mean: f64,
+    /// `replicate_mean` over that of the whole optimum `k* = round((m/n) ln 2)` (none when
+    /// k* is not swept): "k = 1 costs 12 times the optimum" without the bias of dividing
+    /// by an argmin.
+    pub ratio_to_optimum: Option<f64>,
+    /// Lower end of the 95% interval of `ratio_to_optimum`, paired by replicate
+    /// ([`paired_ratio_interval`]: the ratio estimator with Student's t over the replicates).
+    pub ratio_to_optimum_low: Option<f64>,
+    /// Upper end of the 95% interval of `ratio_to_optimum`.
+    pub ratio_to_optimum_high: Option<f64>,
+    /// Replicate sweeps a one-sided paired t-test at `1 - 0.05/(K-1)` (the min set's level)
+    /// needs to order this k against the k of lowest `replicate_mean` with 80% power, their
+    /// mean difference and its spread taken from these replicates ([`replicates_to_order`]);
+    /// none for that k itself or when they do not differ.
+    pub replicates_to_order: Option<u64>,
 }
 
 impl Measured for SweepKRow {
@@ -88,6 +107,13 @@ impl Record for SweepKRow {
         ));
         columns.push(col("min", Cell::Plain("measured_min")).wide_only());
         columns.push(col("in min set", Cell::Plain("in_min_set")));
+        columns.push(
+            col(
+                "× k* 95%",
+                Cell::TimesInterval("ratio_to_optimum_low", "ratio_to_optimum_high"),
+            )
+            .wide_only(),
+        );
         columns
     }
 }
@@ -184,6 +210,9 @@ struct KReplicates {
     ks: Vec<u32>,
     rates: Vec<Vec<f64>>,
     in_set: Vec<bool>,
+    means: Vec<f64>,
+    /// The index of `round((m/n) ln 2)` among `ks`, when swept.
+    optimum: Option<usize>,
 }
 
 impl KReplicates {
@@ -202,7 +231,49 @@ impl KReplicates {
             })
             .collect();
         let in_set = min_set(&rates);
-        KReplicates { ks, rates, in_set }
+        let means = rates
+            .iter()
+            .map(|r| r.iter().sum::<f64>() / r.len().max(1) as f64)
+            .collect();
+        let optimum = group
+            .first()
+            .and_then(|m| ks.iter().position(|&k| k == whole_optimal_k(m.n, m.m)));
+        KReplicates {
+            ks,
+            rates,
+            in_set,
+            means,
+            optimum,
+        }
+    }
+
+    /// The mean rate of k over that of the whole optimum, paired by replicate.
+    fn ratio_to_optimum(&self, k: u32) -> Option<Ratio> {
+        let (i, best) = (self.index(k)?, self.optimum?);
+        Some(paired_ratio_interval(
+            &self.rates[i],
+            &self.rates[best],
+            CONFIDENCE,
+        ))
+    }
+
+    /// Replicates to order k against the k of lowest mean (see `SweepKRow`).
+    fn replicates_to_order(&self, k: u32) -> Option<u64> {
+        let i = self.index(k)?;
+        let lowest = (0..self.ks.len()).min_by(|&a, &b| self.means[a].total_cmp(&self.means[b]))?;
+        if i == lowest {
+            return None;
+        }
+        let diffs: Vec<f64> = self.rates[i]
+            .iter()
+            .zip(&self.rates[lowest])
+            .map(|(a, b)| a - b)
+            .collect();
+        let t = diffs.len() as f64;
+        let mean = diffs.iter().sum::<f64>() / t;
+        let sd = (diffs.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / (t - 1.0)).sqrt();
+        let level = 1.0 - (1.0 - CONFIDENCE) / (self.ks.len().max(2) - 1) as f64;
+        replicates_to_order(mean, sd, level, DETECTION_POWER)
     }
 
     fn index(&self, k: u32) -> Option<usize> {
@@ -242,6 +313,7 @@ fn sweep_row(m: &Measurement, best: &Measurement, by_k: &KReplicates) -> SweepKR
         by_k.between_variance(best),
         CONFIDENCE,
     );
+    let optimum = by_k.ratio_to_optimum(m.k);
     SweepKRow {
         measurement: m.clone(),
         k_optimal: optimal_k(m.bits_per_key),
@@ -254,6 +326,11 @@ fn sweep_row(m: &Measurement, best: &Measurement, by_k: &KReplicates) -> SweepKR
         ratio_to_min_low: ratio.low,
         ratio_to_min_high: ratio.high,
         in_min_set: by_k.in_min_set(m.k),
+        replicate_mean: by_k.index(m.k).map_or(f64::NAN, |i| by_k.means[i]),
+        ratio_to_optimum: optimum.map(|r| r.value),
+        ratio_to_optimum_low: optimum.map(|r| r.low),
+        ratio_to_optimum_high: optimum.map(|r| r.high),
+        replicates_to_order: by_k.replicates_to_order(m.k),
     }
 }
 
@@ -267,9 +344,22 @@ fn minimum_note(group: &[Measurement], best: &Measurement, by_k: &KReplicates) -
         .map(|(k, _)| k.to_string())
         .collect();
     let replicates = by_k.rates.iter().map(Vec::len).min().unwrap_or(0);
+    let to_order = by_k
+        .ks
+        .iter()
+        .filter(|&&k| by_k.in_min_set(k))
+        .filter_map(|&k| by_k.replicates_to_order(k))
+        .max()
+        .map(|t| {
+            format!(
+                "; ordering it would take about {t} replicate sweeps of {} queries",
+                best.queries
+            )
+        })
+        .unwrap_or_default();
     format!(
         "{:.2} bits/key: predicted optimum k = (m/n) ln 2 = {:.2}; measured minimum at k = {} ({}); \
-         k that may be the minimum at 95% over {replicates} replicate sweeps: {{{}}}",
+         k that may be the minimum at 95% over {replicates} replicate sweeps: {{{}}}{to_order}",
         group[0].bits_per_key,
         optimal_k(group[0].bits_per_key),
         best.k,

@@ -18,8 +18,12 @@ pub use binomial::{
 };
 pub use combine::{CountDistribution, GoodnessOfFit, count_goodness_of_fit, stouffer};
 pub use minimum::{min_set, min_set_at, replicates_to_order};
-pub use power::{DETECTION_LEVEL, DETECTION_POWER, detectable_excess, queries_to_detect};
-pub use ratio::{Ratio, ratio_interval, ratio_to_constant};
+pub use power::{
+    DETECTION_LEVEL, DETECTION_POWER, detectable_excess, queries_to_detect, sample_factor_to_decide,
+};
+pub use ratio::{
+    Ratio, averaged_ratio_to_constant, paired_ratio_interval, ratio_interval, ratio_to_constant,
+};
 
 use statrs::distribution::{ChiSquared, ContinuousCDF, Normal};
 

@@ -63,3 +63,17 @@ pub fn queries_to_detect(excess: f64, eps: f64) -> Option<u64> {
     }
     None
 }
+
+/// The factor F by which a sample (filters and the queries on each, together) must grow for
+/// a two-sided interval at `confidence` to end on one side of a boundary that lies
+/// `distance` from the estimate, with probability [`DETECTION_POWER`], when its standard
+/// error is now `se` (on the interval's scale) and falls as `se/√F`:
+/// `F = ((z_{(1+confidence)/2} + z_{power})·se / distance)²`, the estimate taken as the
+/// truth. The claims ledger's "sample that would decide it". ∞ at distance 0.
+pub fn sample_factor_to_decide(se: f64, distance: f64, confidence: f64) -> f64 {
+    let z = normal_quantile(0.5 + confidence / 2.0) + normal_quantile(DETECTION_POWER);
+    if distance.abs() == 0.0 {
+        return f64::INFINITY;
+    }
+    (z * se / distance.abs()).powi(2)
+}

@@ -11,7 +11,13 @@
 //!   correlate positively; the independent form then overstates the variance of the log
 //!   ratio (`Var(ln a - ln b) = V_a + V_b - 2 Cov`), so its interval is conservative.
 //! - A measured rate over a constant (an audit's configured rate, a prediction):
-//!   [`ratio_to_constant`], exact.
+//!   [`ratio_to_constant`], exact, about this filter; [`averaged_ratio_to_constant`] about
+//!   the design, with the between-filter variance (overfill's "1.5 times the keys costs 6
+//!   times the design rate").
+//! - Mean rates of two settings over replicates that pair them (sweep-k's replicate sweeps):
+//!   [`paired_ratio_interval`].
+
+use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use super::{clopper_pearson, normal_quantile};
 
@@ -67,5 +73,65 @@ pub fn ratio_to_constant(count: u64, queries: u64, constant: f64, confidence: f6
         value: count as f64 / queries as f64 / constant,
         low: low / constant,
         high: high / constant,
+    }
+}
+
+/// Interval for a measured rate over a constant ε as a statement about the design (the rate
+/// averaged over filters, not this filter's): `ln(p̃/ε) ± z·sqrt((1-p̃)/c̃ + V/p̃²)`,
+/// `c̃ = max(c, 1/2)`, `p̃ = c̃/q`, V the rate's between-filter variance, by the delta method
+/// on the log rate as in [`ratio_interval`]. With V = 0 it is a normal-theory version of
+/// [`ratio_to_constant`].
+pub fn averaged_ratio_to_constant(
+    count: u64,
+    queries: u64,
+    var_between: f64,
+    constant: f64,
+    confidence: f64,
+) -> Ratio {
+    let (log_p, var) = log_rate(count, queries, var_between);
+    let half = normal_quantile(0.5 + confidence / 2.0) * var.sqrt();
+    Ratio {
+        value: count as f64 / queries as f64 / constant,
+        low: (log_p - half).exp() / constant,
+        high: (log_p + half).exp() / constant,
+    }
+}
+
+/// Interval for the ratio of mean rates `ā/b̄` of two settings measured in the same T
+/// replicates (`a[t]`, `b[t]` share replicate t's keys and hashes; replicates share nothing),
+/// by the ratio estimator: `R = ā/b̄`, `d_t = a_t - R·b_t`, `se(R) = s_d/(√T·b̄)` with
+/// `s_d² = Σ d_t²/(T-1)`, and `ln R ± t_{T-1}·se(R)/R`, `t_{T-1}` the Student quantile at
+/// `(1+confidence)/2`. Pairing removes what the settings share (sweep-k's rows share hash
+/// prefixes), and the replicates' scatter carries the between-filter variance. NaN bounds
+/// with fewer than two replicates or a zero mean.
+pub fn paired_ratio_interval(a: &[f64], b: &[f64], confidence: f64) -> Ratio {
+    let count = a.len().min(b.len());
+    let t = count as f64;
+    let (mean_a, mean_b) = (
+        a[..count].iter().sum::<f64>() / t,
+        b[..count].iter().sum::<f64>() / t,
+    );
+    let value = mean_a / mean_b;
+    let nan = Ratio {
+        value,
+        low: f64::NAN,
+        high: f64::NAN,
+    };
+    let Ok(student) = StudentsT::new(0.0, 1.0, t - 1.0) else {
+        return nan;
+    };
+    if count < 2 || !(mean_a > 0.0 && mean_b > 0.0) {
+        return nan;
+    }
+    let residuals = a[..count]
+        .iter()
+        .zip(&b[..count])
+        .map(|(x, y)| x - value * y);
+    let s_d = (residuals.map(|d| d * d).sum::<f64>() / (t - 1.0)).sqrt();
+    let half = student.inverse_cdf(0.5 + confidence / 2.0) * s_d / (t.sqrt() * mean_b) / value;
+    Ratio {
+        value,
+        low: value * (-half).exp(),
+        high: value * half.exp(),
     }
 }

@@ -199,6 +199,12 @@ fn orphans(definitions: &[Definition], results: &Path) -> Vec<String> {
             let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
             !definitions.iter().any(|d| d.name == stem)
         })
+        .filter(|p| {
+            let name = p.file_name().and_then(|s| s.to_str()).unwrap_or_default();
+            !super::SUMMARIES
+                .iter()
+                .any(|s| s.file_names().contains(&name))
+        })
         .map(|p| {
             format!(
                 "{}: results file without an experiment definition",

@@ -2,12 +2,14 @@
 //! check fresh runs against the committed results.
 
 mod check;
+mod claims;
 mod definition;
 mod family;
 mod reproduce;
 mod summary;
 
 pub use check::{CheckReport, CheckRow, Reseed, check, reseed_seeds};
+pub use claims::{ClaimRow, Claims, ledger};
 pub use definition::{Definition, Expectation, load_definitions};
 pub use family::{
     Comparison, DEFAULT_FAMILY_ALPHA, Family, bits_check_p_value, holm_rejections,

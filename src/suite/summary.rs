@@ -20,9 +20,14 @@ pub struct Run<'a> {
 pub trait Summary: Sync {
     /// The file names this summary writes, for messages (`claims.{md,csv}`).
     fn files(&self) -> &'static str;
+    /// The names of the files it writes in the results folder, which `check` therefore
+    /// does not count as orphans.
+    fn file_names(&self) -> &'static [&'static str] {
+        &[]
+    }
     /// Writes the summary's files of `runs` into `staging`; returns unmet expectations.
     fn write(&self, runs: &[Run], staging: &mut Staging) -> Result<Vec<String>>;
 }
 
 /// Every summary `reproduce` writes, in order.
-pub static SUMMARIES: &[&dyn Summary] = &[];
+pub static SUMMARIES: &[&dyn Summary] = &[&super::claims::Claims];
