@@ -2,7 +2,7 @@
 //! B bits, chosen by a further hash. [`descriptor`] registers one for any block size.
 
 use super::blocks::{Blocks, Index, poisson_mixture, smallest_size, whole_blocks};
-use super::interface::{Filter, FilterKind, Membership, Origin, Shape, Structure};
+use super::interface::{Filter, FilterKind, Membership, Origin, Shape, Structure, check_answers};
 use crate::error::Result;
 use crate::filter::popcount;
 use crate::hash::{HashFamily, with_index};
@@ -56,7 +56,7 @@ fn fpr_exact<const B: u64>(n: u64, m: u64, k: u32) -> f64 {
 }
 
 /// A blocked Bloom filter: a key's k bits all lie in one b-bit block.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct BlockedFilter {
     blocks: Blocks,
     in_block: HashFamily,
@@ -91,13 +91,28 @@ impl Membership for BlockedFilter {
         let (in_block, k) = (&self.in_block, self.k as usize);
         with_index!(in_block, index => self
             .blocks
-            .set(key, k, |i| block_probe(index, in_block, key, i)))
+            .set(key, k, |x, i| block_probe(index, in_block, x, i)))
     }
     fn contains(&self, key: u64) -> bool {
         let (in_block, k) = (&self.in_block, self.k as usize);
         with_index!(in_block, index => self
             .blocks
-            .all_set(key, k, |i| block_probe(index, in_block, key, i)))
+            .all_set(key, k, |x, i| block_probe(index, in_block, x, i)))
+    }
+    fn insert_many(&mut self, keys: &[u64]) -> Result<()> {
+        let (in_block, k) = (&self.in_block, self.k as usize);
+        with_index!(in_block, index => self
+            .blocks
+            .set_many(keys, k, |x, i| block_probe(index, in_block, x, i)));
+        Ok(())
+    }
+    fn contains_many(&self, keys: &[u64], answers: &mut [bool]) -> Result<()> {
+        check_answers(keys, answers)?;
+        let (in_block, k) = (&self.in_block, self.k as usize);
+        with_index!(in_block, index => self
+            .blocks
+            .all_set_many(keys, answers, k, |x, i| block_probe(index, in_block, x, i)));
+        Ok(())
     }
 }
 

@@ -1,9 +1,10 @@
 //! What the blocked structures share: bits in blocks, and the Poisson mixture over block loads.
 
 use crate::error::{Error, Result};
-use crate::filter::{MAX_BITS, popcount, zeroed_words};
+use crate::filter::{GROUP, MAX_BITS, popcount};
 use crate::hash::{HashFamily, HashScheme};
 use crate::theory;
+use crate::words::{LINE_WORDS, Words, prefetch, prefetch_pays};
 
 /// m rounded up to whole blocks of `block` bits, within [`MAX_BITS`].
 pub(super) fn whole_blocks(m: u64, block: u64) -> Result<u64> {
@@ -55,10 +56,11 @@ pub(super) fn poisson_mixture(n: u64, m: u64, block: u64, rate: impl Fn(u64) -> 
 
 /// Bits as u64 words in blocks, with the arithmetic the blocked structures share: one hash
 /// picks a key's block, once per key; each structure says which word of the block, and which
-/// bit of it, its j-th probe sets.
-#[derive(Clone, Debug)]
+/// bit of it, its j-th probe of a key sets (`probe(key, j)` = (word within the block, mask)).
+/// The words start on a cache line, so a block of 512 bits or a divisor of it lies in one.
+#[derive(Debug)]
 pub(super) struct Blocks {
-    pub(super) words: Vec<u64>,
+    pub(super) words: Words,
     pub(super) words_per_block: usize,
     /// Picks the block: one hash over the number of blocks.
     chooser: HashFamily,
@@ -67,7 +69,7 @@ pub(super) struct Blocks {
 impl Blocks {
     pub(super) fn new(m: u64, block_bits: u64, scheme: HashScheme, hash_seed: u64) -> Result<Self> {
         Ok(Blocks {
-            words: zeroed_words(m)?,
+            words: Words::zeroed(m)?,
             words_per_block: (block_bits / 64) as usize,
             chooser: HashFamily::new(scheme, 1, m / block_bits, hash_seed ^ BLOCK_SEED),
         })
@@ -79,32 +81,107 @@ impl Blocks {
         self.chooser.index(0, key) as usize * self.words_per_block
     }
 
-    /// Sets probes `0..probes` of the key; `probe(j)` is (word within the block, bit mask).
+    /// Sets probes `0..probes` of the key.
     #[inline]
-    pub(super) fn set(&mut self, key: u64, probes: usize, probe: impl Fn(usize) -> (usize, u64)) {
-        let base = self.base(key);
+    pub(super) fn set(
+        &mut self,
+        key: u64,
+        probes: usize,
+        probe: impl Fn(u64, usize) -> (usize, u64),
+    ) {
+        self.set_at(self.base(key), key, probes, &probe)
+    }
+
+    #[inline(always)]
+    fn set_at(
+        &mut self,
+        base: usize,
+        key: u64,
+        probes: usize,
+        probe: &impl Fn(u64, usize) -> (usize, u64),
+    ) {
         for j in 0..probes {
-            let (word, mask) = probe(j);
+            let (word, mask) = probe(key, j);
             self.words[base + word] |= mask;
         }
     }
 
-    /// True when every probe of the key is set. Every probe is read (all lie in one cache
-    /// line) and the missing bits are OR-ed together, so an absent key costs no mispredicted
-    /// early exit.
+    /// True when every probe of the key is set.
     #[inline]
     pub(super) fn all_set(
         &self,
         key: u64,
         probes: usize,
-        probe: impl Fn(usize) -> (usize, u64),
+        probe: impl Fn(u64, usize) -> (usize, u64),
     ) -> bool {
-        let block = &self.words[self.base(key)..][..self.words_per_block];
+        self.all_set_at(self.base(key), key, probes, &probe)
+    }
+
+    /// Every probe is read (all lie in one block) and the missing bits are OR-ed together,
+    /// so an absent key costs no mispredicted early exit.
+    #[inline(always)]
+    fn all_set_at(
+        &self,
+        base: usize,
+        key: u64,
+        probes: usize,
+        probe: &impl Fn(u64, usize) -> (usize, u64),
+    ) -> bool {
+        let block = &self.words[base..][..self.words_per_block];
         let missing = (0..probes).fold(0u64, |missing, j| {
-            let (word, mask) = probe(j);
+            let (word, mask) = probe(key, j);
             missing | (mask & !block[word])
         });
         missing == 0
+    }
+
+    /// The first words of the blocks of `keys` (at most [`GROUP`]), each block's lines
+    /// prefetched when that pays ([`prefetch_pays`]).
+    #[inline(always)]
+    fn bases(&self, keys: &[u64], bases: &mut [usize; GROUP]) {
+        let fetch = prefetch_pays(&self.words);
+        for (base, &key) in bases.iter_mut().zip(keys) {
+            *base = self.base(key);
+            if fetch {
+                for line in (0..self.words_per_block).step_by(LINE_WORDS) {
+                    prefetch(&self.words[*base + line]);
+                }
+            }
+        }
+    }
+
+    /// Inserts the keys a group at a time: the group's blocks are found and prefetched,
+    /// then set. The same bits as inserting one by one.
+    pub(super) fn set_many(
+        &mut self,
+        keys: &[u64],
+        probes: usize,
+        probe: impl Fn(u64, usize) -> (usize, u64),
+    ) {
+        let mut bases = [0usize; GROUP];
+        for group in keys.chunks(GROUP) {
+            self.bases(group, &mut bases);
+            for (&base, &key) in bases.iter().zip(group) {
+                self.set_at(base, key, probes, &probe);
+            }
+        }
+    }
+
+    /// `answers[j] = all_set(keys[j])`, a group at a time as in [`Blocks::set_many`].
+    pub(super) fn all_set_many(
+        &self,
+        keys: &[u64],
+        answers: &mut [bool],
+        probes: usize,
+        probe: impl Fn(u64, usize) -> (usize, u64),
+    ) {
+        let mut bases = [0usize; GROUP];
+        for (group, answers) in keys.chunks(GROUP).zip(answers.chunks_mut(GROUP)) {
+            self.bases(group, &mut bases);
+            for ((answer, &base), &key) in answers.iter_mut().zip(&bases).zip(group) {
+                *answer = self.all_set_at(base, key, probes, &probe);
+            }
+        }
     }
 
     pub(super) fn memory_bits(&self) -> u64 {

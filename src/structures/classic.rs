@@ -1,6 +1,8 @@
 //! The classic filter ([`BloomFilter`], the core bit array) behind the filter interface.
 
-use super::interface::{Filter, FilterKind, Membership, Origin, Shape, Structure, Target};
+use super::interface::{
+    Filter, FilterKind, Membership, Origin, Shape, Structure, Target, check_answers,
+};
 use crate::error::Result;
 use crate::filter::BloomFilter;
 use crate::hash::HashScheme;
@@ -45,6 +47,15 @@ impl Membership for BloomFilter {
     }
     fn contains(&self, key: u64) -> bool {
         BloomFilter::contains(self, key)
+    }
+    fn insert_many(&mut self, keys: &[u64]) -> Result<()> {
+        self.insert_batch(keys);
+        Ok(())
+    }
+    fn contains_many(&self, keys: &[u64], answers: &mut [bool]) -> Result<()> {
+        check_answers(keys, answers)?;
+        self.contains_batch(keys, answers);
+        Ok(())
     }
 }
 

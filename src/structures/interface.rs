@@ -25,19 +25,25 @@ pub trait Membership {
     }
     /// `answers[i] = contains(keys[i])`; refuses slices of different lengths.
     fn contains_many(&self, keys: &[u64], answers: &mut [bool]) -> Result<()> {
-        if keys.len() != answers.len() {
-            return Err(Error::invalid(
-                "answers",
-                answers.len(),
-                "one answer per key",
-                keys.len().to_string(),
-            ));
-        }
+        check_answers(keys, answers)?;
         for (answer, &key) in answers.iter_mut().zip(keys) {
             *answer = self.contains(key);
         }
         Ok(())
     }
+}
+
+/// Refuses an `answers` slice not as long as `keys` (every `contains_many` checks it).
+pub fn check_answers(keys: &[u64], answers: &[bool]) -> Result<()> {
+    if keys.len() != answers.len() {
+        return Err(Error::invalid(
+            "answers",
+            answers.len(),
+            "one answer per key",
+            keys.len().to_string(),
+        ));
+    }
+    Ok(())
 }
 
 /// Keys per batch in the measurement loops ([`for_each_batch`]).

@@ -2,7 +2,7 @@
 //! each word, so k is always 8.
 
 use super::blocks::{Blocks, Index, poisson_mixture, smallest_size, whole_blocks};
-use super::interface::{Filter, FilterKind, Membership, Origin, Structure};
+use super::interface::{Filter, FilterKind, Membership, Origin, Structure, check_answers};
 use crate::error::{Error, Result};
 use crate::hash::{HashFamily, HashScheme, with_index};
 
@@ -62,7 +62,7 @@ fn fpr_exact(n: u64, m: u64, _k: u32) -> f64 {
 }
 
 /// A split-block filter: 256-bit blocks of eight 32-bit words, one bit set in each word.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct SplitBlockFilter {
     blocks: Blocks,
     in_word: HashFamily,
@@ -91,13 +91,31 @@ impl Membership for SplitBlockFilter {
         let in_word = &self.in_word;
         with_index!(in_word, index => self
             .blocks
-            .set(key, SPLIT_WORDS as usize, |j| split_probe(index, in_word, key, j)))
+            .set(key, SPLIT_WORDS as usize, |x, j| split_probe(index, in_word, x, j)))
     }
     fn contains(&self, key: u64) -> bool {
         let in_word = &self.in_word;
         with_index!(in_word, index => self
             .blocks
-            .all_set(key, SPLIT_WORDS as usize, |j| split_probe(index, in_word, key, j)))
+            .all_set(key, SPLIT_WORDS as usize, |x, j| split_probe(index, in_word, x, j)))
+    }
+    fn insert_many(&mut self, keys: &[u64]) -> Result<()> {
+        let in_word = &self.in_word;
+        with_index!(in_word, index => self
+            .blocks
+            .set_many(keys, SPLIT_WORDS as usize, |x, j| split_probe(index, in_word, x, j)));
+        Ok(())
+    }
+    fn contains_many(&self, keys: &[u64], answers: &mut [bool]) -> Result<()> {
+        check_answers(keys, answers)?;
+        let in_word = &self.in_word;
+        with_index!(in_word, index => self.blocks.all_set_many(
+            keys,
+            answers,
+            SPLIT_WORDS as usize,
+            |x, j| split_probe(index, in_word, x, j)
+        ));
+        Ok(())
     }
 }
 

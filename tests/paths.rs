@@ -1,0 +1,88 @@
+//! The batched, parallel and one-key-at-a-time paths build the same bits and give the same
+//! answers, at a size where the batched paths prefetch (2^24 bits, above the 1 MiB below
+//! which they do not) and at small odd sizes. Speed is reported by `bloomlab bench`, never
+//! asserted here.
+
+use bloomlab::structures::FilterKind;
+use bloomlab::{BloomFilter, HashScheme, KeySource};
+
+const LARGE: u64 = 1 << 24;
+
+fn schemes() -> [HashScheme; 3] {
+    [
+        HashScheme::MultiplyShift,
+        HashScheme::LowBits,
+        HashScheme::DoubleHashing,
+    ]
+}
+
+/// Present keys, then absent ones, in a count that is no multiple of any group size.
+fn queries(keys: &KeySource, n: u64) -> Vec<u64> {
+    let present = keys.inserted(n).step_by(7);
+    present.chain(keys.absent(n, 20_011)).collect()
+}
+
+#[test]
+fn every_blocked_and_classic_structure_batches_as_it_goes_one_key_at_a_time() {
+    let keys = KeySource::new(11);
+    for (name, k) in [
+        ("classic", 7),
+        ("blocked", 7),
+        ("blocked-1024", 6),
+        ("split-block", 8),
+    ] {
+        let kind = FilterKind::named(name).unwrap();
+        for m in [LARGE, 10_007] {
+            let n = m / 10;
+            let build = || kind.build(n, m, k, HashScheme::MultiplyShift, 4).unwrap();
+            let (mut single, mut batched) = (build(), build());
+            let inserted: Vec<u64> = keys.inserted(n).collect();
+            inserted.iter().for_each(|&key| single.insert(key));
+            batched.insert_many(&inserted).unwrap();
+            assert_eq!(single.set_bits(), batched.set_bits(), "{name} m={m}");
+            let asked = queries(&keys, n);
+            let one_by_one: Vec<bool> = asked.iter().map(|&key| single.contains(key)).collect();
+            let mut answers = vec![false; asked.len()];
+            batched.contains_many(&asked, &mut answers).unwrap();
+            assert_eq!(one_by_one, answers, "{name} m={m}");
+            assert!(answers[..(n as usize).div_ceil(7)].iter().all(|&a| a));
+            let absent_answers = &answers[(n as usize).div_ceil(7)..];
+            assert!(
+                absent_answers.iter().any(|&a| !a),
+                "{name}: absent keys answered"
+            );
+        }
+    }
+}
+
+#[test]
+fn parallel_batched_and_sequential_insertion_set_the_same_bits() {
+    let keys = KeySource::new(12);
+    for hash in schemes() {
+        for (m, k) in [(LARGE + 3, 7), (1_000, 3), (64, 1), (200_000, 13)] {
+            let n = (m / 10).max(5);
+            let build = || BloomFilter::new(m, k, hash, 6).unwrap();
+            let (mut sequential, mut batched, mut parallel) = (build(), build(), build());
+            keys.inserted(n).for_each(|key| sequential.insert(key));
+            let inserted: Vec<u64> = keys.inserted(n).collect();
+            batched.insert_batch(&inserted);
+            parallel.insert_parallel(0..n, |c| keys.key(c));
+            assert_eq!(sequential.words(), batched.words(), "{hash} m={m} k={k}");
+            assert_eq!(sequential.words(), parallel.words(), "{hash} m={m} k={k}");
+            let asked = queries(&keys, n);
+            let mut answers = vec![false; asked.len()];
+            parallel.contains_batch(&asked, &mut answers);
+            let one_by_one: Vec<bool> = asked.iter().map(|&key| sequential.contains(key)).collect();
+            assert_eq!(one_by_one, answers, "{hash} m={m} k={k}");
+        }
+    }
+}
+
+#[test]
+fn bit_arrays_start_on_a_cache_line() {
+    for m in [64, 512, 10_007, LARGE] {
+        let filter = BloomFilter::new(m, 3, HashScheme::MultiplyShift, 1).unwrap();
+        assert_eq!(filter.words().as_ptr() as usize % 64, 0, "m={m}");
+        assert_eq!(filter.words().len() as u64, m.div_ceil(64));
+    }
+}
