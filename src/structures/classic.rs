@@ -46,6 +46,15 @@ impl Membership for BloomFilter {
     fn contains(&self, key: u64) -> bool {
         BloomFilter::contains(self, key)
     }
+    fn insert_bytes(&mut self, key: &[u8]) {
+        BloomFilter::insert_bytes(self, key)
+    }
+    fn contains_bytes(&self, key: &[u8]) -> bool {
+        BloomFilter::contains_bytes(self, key)
+    }
+    fn hashes_bytes(&self) -> bool {
+        self.scheme().hashes_bytes()
+    }
 }
 
 impl Filter for BloomFilter {
@@ -60,6 +69,9 @@ impl Filter for BloomFilter {
     }
     fn kind(&self) -> FilterKind {
         FilterKind::of(&STRUCTURE)
+    }
+    fn addressable_bits(&self) -> u64 {
+        self.family().addressable_bits()
     }
     fn hash_name(&self) -> String {
         self.scheme().to_string()
