@@ -145,6 +145,7 @@ pub fn compare(
                     hash_seed,
                     hash: HashScheme::MultiplyShift,
                     filter: kind,
+                    keying: Default::default(),
                 },
             ));
         }

@@ -5,7 +5,7 @@ use std::ops::Range;
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::hash::{HashFamily, HashScheme, with_index};
+use crate::hash::{HashFamily, HashScheme, IndexMath, with_index};
 use crate::words::{Words, prefetch, prefetch_pays};
 
 /// Keys per group of the batched paths: enough probe lines in flight to cover a memory
@@ -81,13 +81,29 @@ impl BloomFilter {
     /// An empty filter of `m` bits and `k` hashes drawn from `hash_seed`.
     /// Fails (rather than aborting) when the bit array cannot be allocated.
     pub fn new(m: u64, k: u32, scheme: HashScheme, hash_seed: u64) -> Result<Self> {
+        Self::with_math(m, k, scheme, scheme.default_math(), hash_seed)
+    }
+
+    /// [`BloomFilter::new`] with another index arithmetic (probes, reduction, width).
+    pub fn with_math(
+        m: u64,
+        k: u32,
+        scheme: HashScheme,
+        math: IndexMath,
+        hash_seed: u64,
+    ) -> Result<Self> {
         check_shape(m, k)?;
         Ok(BloomFilter {
             words: Words::zeroed(m)?,
             m,
             k,
-            hashes: HashFamily::new(scheme, k, m, hash_seed),
+            hashes: HashFamily::with_math(scheme, math, k, m, hash_seed),
         })
+    }
+
+    /// The hash functions.
+    pub fn family(&self) -> &HashFamily {
+        &self.hashes
     }
 
     /// Number of bits m.
@@ -147,6 +163,23 @@ impl BloomFilter {
             start = end;
         }
         true
+    }
+
+    /// Sets the k bits of a byte key, hashed by the family itself ([`HashFamily::for_each_index_bytes`]).
+    pub fn insert_bytes(&mut self, key: &[u8]) {
+        let words = &mut self.words;
+        self.hashes.for_each_index_bytes(self.k, key, |bit| {
+            words[(bit >> 6) as usize] |= 1u64 << (bit & 63)
+        });
+    }
+
+    /// True only if all k bits of a byte key are set.
+    pub fn contains_bytes(&self, key: &[u8]) -> bool {
+        let mut all = true;
+        self.hashes.for_each_index_bytes(self.k, key, |bit| {
+            all &= self.words[(bit >> 6) as usize] >> (bit & 63) & 1 == 1
+        });
+        all
     }
 
     /// Inserts every key of `keys`, [`GROUP`] at a time: each round hashes probe i of the

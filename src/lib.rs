@@ -51,6 +51,7 @@ pub mod suite;
 pub mod theory;
 pub mod timing;
 pub mod words;
+pub mod workload;
 
 pub use error::{Error, Result};
 pub use filter::BloomFilter;

@@ -6,9 +6,8 @@ use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use crate::error::Result;
-use crate::filter::BloomFilter;
 use crate::hash::HashScheme;
-use crate::keys::KeySource;
+use crate::keys::{KeySource, KeySpec};
 use crate::stats::{
     averaged_rate_variance, binomial_se, binomial_two_sided_p, clopper_pearson, z_averaged, z_score,
 };
@@ -16,6 +15,7 @@ use crate::structures::{
     Filter, FilterKind, count_present_counters, count_present_parallel, insert_counters,
 };
 use crate::theory;
+pub use crate::workload::Keying;
 
 /// The "filter matches its bits" bound: a row fails the bits check when the exact two-sided
 /// binomial p-value of its count against `fpr_from_fill` ([`Measurement::bits_p`]) is below
@@ -30,7 +30,7 @@ pub const BITS_CHECK_Z: f64 = 4.0;
 pub const CONFIDENCE: f64 = 0.95;
 
 /// Everything that determines one measurement.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Setup {
     pub n: u64,
     pub m: u64,
@@ -40,6 +40,8 @@ pub struct Setup {
     pub hash_seed: u64,
     pub hash: HashScheme,
     pub filter: FilterKind,
+    /// The key sources and index arithmetic; bloomlab's own by default.
+    pub keying: Keying,
 }
 
 /// The raw outcome: how many bits ended up set and how many absent queries said "present".
@@ -57,6 +59,10 @@ pub struct Trial {
     pub hash: String,
     /// Inserts the structure refused ([`Filter::failed_inserts`]).
     pub failed_inserts: Option<u64>,
+    /// Bit positions the structure's indexes can reach ([`Filter::addressable_bits`]).
+    pub addressable_bits: u64,
+    /// Query keys that had been inserted: left out of the count and of the queries.
+    pub query_overlap: u64,
 }
 
 impl Trial {
@@ -70,6 +76,8 @@ impl Trial {
             memory_bits: filter.memory_bits(),
             hash: filter.hash_name(),
             failed_inserts: filter.failed_inserts(),
+            addressable_bits: filter.addressable_bits(),
+            query_overlap: 0,
         }
     }
 }
@@ -93,42 +101,46 @@ pub fn run_trial(setup: &Setup) -> Result<Trial> {
 }
 
 /// [`run_trial`] with a choice of threading. Only the classic filter has a parallel path;
-/// every structure, the classic one included, shares the sequential one.
+/// every structure, the classic one included, shares the sequential one. Byte keys, and
+/// query keys that may repeat inserted ones, go through [`crate::workload`].
 pub fn run_trial_with(setup: &Setup, threads: Threads) -> Result<Trial> {
-    let keys = KeySource::new(setup.seed);
-    if setup.filter != FilterKind::CLASSIC {
-        let mut filter =
-            setup
-                .filter
-                .build(setup.n, setup.m, setup.k, setup.hash, setup.hash_seed)?;
-        return sequential_trial(&mut *filter, &keys, setup);
+    let keying = &setup.keying;
+    if keying.keys == KeySpec::Random && keying.query_keys() == KeySpec::Random {
+        let keys = KeySource::new(setup.seed);
+        return run_int_trial(setup, threads, |c| keys.key(c), |c| keys.key(c));
     }
-    let mut filter = BloomFilter::new(setup.m, setup.k, setup.hash, setup.hash_seed)?;
+    crate::workload::keyed_trial(setup, threads)
+}
+
+/// Inserts `key_of(0..n)`, then counts the reports on `query_of(n..n+q)`, which must hold
+/// no inserted key.
+pub(crate) fn run_int_trial(
+    setup: &Setup,
+    threads: Threads,
+    key_of: impl Fn(u64) -> u64 + Sync,
+    query_of: impl Fn(u64) -> u64 + Sync,
+) -> Result<Trial> {
+    let absent = setup.n..setup.n + setup.queries;
+    if setup.filter != FilterKind::CLASSIC {
+        let mut filter = crate::workload::build(setup)?;
+        insert_counters(&mut *filter, 0..setup.n, &key_of)?;
+        let false_positives = count_present_counters(&*filter, absent, &query_of)?;
+        return Ok(Trial::of(&*filter, setup.n, false_positives));
+    }
+    let mut filter = crate::workload::classic(setup)?;
     let parallel = match threads {
         Threads::Auto => setup.n.saturating_add(setup.queries) >= PARALLEL_THRESHOLD,
         Threads::Sequential => false,
         Threads::Parallel => true,
     };
-    if !parallel {
-        return sequential_trial(&mut filter, &keys, setup);
-    }
-    filter.insert_parallel(0..setup.n, |c| keys.key(c));
-    let false_positives =
-        count_present_parallel(&filter, setup.n..setup.n + setup.queries, |c| keys.key(c))?;
+    let false_positives = if parallel {
+        filter.insert_parallel(0..setup.n, &key_of);
+        count_present_parallel(&filter, absent, &query_of)?
+    } else {
+        insert_counters(&mut filter, 0..setup.n, &key_of)?;
+        count_present_counters(&filter, absent, &query_of)?
+    };
     Ok(Trial::of(&filter, setup.n, false_positives))
-}
-
-/// Inserts `key(0..n)` into `filter`, then counts the absent keys `key(n..n+q)` it reports,
-/// a batch at a time.
-fn sequential_trial<F: Filter + ?Sized>(
-    filter: &mut F,
-    keys: &KeySource,
-    setup: &Setup,
-) -> Result<Trial> {
-    insert_counters(filter, 0..setup.n, |c| keys.key(c))?;
-    let absent = setup.n..setup.n + setup.queries;
-    let false_positives = count_present_counters(filter, absent, |c| keys.key(c))?;
-    Ok(Trial::of(filter, setup.n, false_positives))
 }
 
 /// A measured rate beside every prediction, with its interval and z-scores.
@@ -149,11 +161,28 @@ pub struct Measurement {
     /// The hash the structure applies to keys: bloomlab's scheme for its own structures, a
     /// peer crate's own hash for the crates.
     pub hash: String,
+    /// Source of the inserted keys (`--keys`): `random`, `sequential`, `strided:STEP`,
+    /// `strings:FORMAT`, `file:PATH`.
+    pub keys: String,
+    /// Source of the query keys (`--query-keys`).
+    pub query_keys: String,
+    /// How the k probe values of a key are drawn (`--probes`), for bloomlab's own
+    /// structures: `independent`, `double`, `enhanced-double`.
+    pub probes: String,
+    /// How a probe value becomes an index (`--reduce`): `multiply-high`, `modulo`, `mask`.
+    pub reduce: String,
+    /// Width W of the index arithmetic (`--index-bits`).
+    pub index_bits: u32,
     /// Keys inserted.
     pub n: u64,
     /// Size of the table in cells: bits of a bit array, 4-bit counters of a counting filter,
     /// slots times fingerprint bits of a cuckoo filter.
     pub m: u64,
+    /// The m asked for, before `--m-round` rounded it to `m` (k was chosen for this one).
+    pub m_requested: u64,
+    /// Bit positions the indexes can reach: `min(m, 2^index_bits)` for the classic filter.
+    /// Below m, the rest of the array is never set, whatever the predictions say.
+    pub addressable_bits: u64,
     /// Hashes (probes) per key; the fingerprint bits for cuckoo and binary fuse.
     pub k: u32,
     /// `m / n`.
@@ -168,8 +197,11 @@ pub struct Measurement {
     /// Inserts the structure refused because it was full (a cuckoo filter's); empty for the
     /// structures that never refuse a key. Those keys are not in the filter.
     pub failed_inserts: Option<u64>,
-    /// Absent keys queried.
+    /// Absent keys queried: the query keys less `query_overlap`.
     pub queries: u64,
+    /// Query keys that had been inserted (a key file's overlap, sources that collide): left
+    /// out of `queries` and of the count, never counted as false positives.
+    pub query_overlap: u64,
     /// Absent keys the filter reported present.
     pub false_positives: u64,
     /// The measured false-positive rate: `false_positives / queries`.
@@ -224,7 +256,8 @@ impl Measurement {
     /// Sets a trial beside the predictions for its setup. A static structure is sized by its
     /// keys, so its m is the table it built, not the one planned.
     pub fn new(experiment: &str, setup: &Setup, trial: Trial) -> Self {
-        let Setup { n, k, queries, .. } = *setup;
+        let Setup { n, k, .. } = *setup;
+        let queries = setup.queries - trial.query_overlap;
         let m = if setup.filter.is_static() {
             trial.memory_bits
         } else {
@@ -245,12 +278,20 @@ impl Measurement {
         } else {
             binomial_two_sided_p(count, queries, fpr_from_fill)
         };
+        let math = setup.keying.math.unwrap_or(setup.hash.default_math());
         Measurement {
             experiment: experiment.to_string(),
             filter: setup.filter,
             hash: trial.hash,
+            keys: setup.keying.keys.to_string(),
+            query_keys: setup.keying.query_keys().to_string(),
+            probes: math.probes.to_string(),
+            reduce: math.reduce.to_string(),
+            index_bits: math.index_bits,
             n,
             m,
+            m_requested: setup.keying.m_requested.unwrap_or(m),
+            addressable_bits: trial.addressable_bits,
             k,
             bits_per_key: m as f64 / n as f64,
             memory_bits: trial.memory_bits,
@@ -258,6 +299,7 @@ impl Measurement {
             hash_seed: setup.hash_seed,
             failed_inserts: trial.failed_inserts,
             queries,
+            query_overlap: trial.query_overlap,
             false_positives: count,
             fpr_measured,
             ci_low,

@@ -101,6 +101,7 @@ fn measured_rows_carry_the_between_filter_variance() {
                 hash_seed,
                 hash: HashScheme::MultiplyShift,
                 filter: FilterKind::CLASSIC,
+                keying: Default::default(),
             };
             measure("calibration", &setup).expect("a valid setup")
         })
@@ -478,6 +479,7 @@ fn the_trials_interval_covers_the_rate_averaged_over_filters() {
                     hash_seed: group * 10 + t,
                     hash: HashScheme::MultiplyShift,
                     filter: FilterKind::CLASSIC,
+                    keying: Default::default(),
                 };
                 measure("calibration", &setup).expect("a valid setup")
             })

@@ -62,6 +62,7 @@ fn setup(filter: FilterKind, n: u64, bits_per_key: u64, k: u32, hash_seed: u64) 
         hash_seed,
         hash: HashScheme::MultiplyShift,
         filter,
+        keying: Default::default(),
     }
 }
 

@@ -17,6 +17,7 @@ fn setup(n: u64, m: u64, k: u32, hash: HashScheme) -> Setup {
         hash_seed: 12,
         hash,
         filter: FilterKind::CLASSIC,
+        keying: Default::default(),
     }
 }
 

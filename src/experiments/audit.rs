@@ -304,6 +304,7 @@ pub fn run(plan: &AuditPlan, progress: &ProgressBar) -> Result<Vec<AuditRow>> {
                     hash_seed: seeds.hash_seed(),
                     hash: HashScheme::MultiplyShift,
                     filter: kind,
+                    keying: Default::default(),
                 };
                 let trial = Trial::of(&*filter, inserted, false_positives);
                 let measurement = Measurement::new("audit", &setup, trial);

@@ -137,7 +137,7 @@ Exit status 1 when either check fails.";
                 "a filter that accepts a seed",
             ));
         }
-        let n = params.shape.n_or(DEFAULT_N)?;
+        let n = params.measure.n_or(&params.shape, DEFAULT_N)?;
         let k = params.shape.k_or(DEFAULT_K)?;
         let m = params.shape.size_or(n, &DEFAULT_BITS_PER_KEY)?;
         let scales = positive_list("scales", params.scales.as_ref(), &DEFAULT_SCALES, 1000.0)?;

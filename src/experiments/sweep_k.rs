@@ -136,7 +136,7 @@ impl Experiment for SweepK {
   bloomlab sweep-k --bits-per-key 8,12 --k 1..20 --replicates 16";
 
     fn plan(params: &SweepKParams) -> Result<Self::Plan> {
-        let n = params.shape.n_or(DEFAULT_N)?;
+        let n = params.measure.n_or(&params.shape, DEFAULT_N)?;
         let ks = params.shape.k_list_or(&DEFAULT_K)?;
         let replicates = check_count(
             "replicates",

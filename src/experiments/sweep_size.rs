@@ -44,7 +44,7 @@ impl Experiment for SweepSize {
 
     /// The setups, k-major; `--m` replaces the bits-per-key list with one size.
     fn plan(params: &SweepSizeParams) -> Result<Self::Plan> {
-        let n = params.shape.n_or(DEFAULT_N)?;
+        let n = params.measure.n_or(&params.shape, DEFAULT_N)?;
         let sizes = params.shape.sizes_or(n, &DEFAULT_BITS_PER_KEY)?;
         let mut setups = Vec::new();
         for k in params.shape.k_list_or(&DEFAULT_K)? {

@@ -57,6 +57,15 @@ impl Membership for BloomFilter {
         self.contains_batch(keys, answers);
         Ok(())
     }
+    fn insert_bytes(&mut self, key: &[u8]) {
+        BloomFilter::insert_bytes(self, key)
+    }
+    fn contains_bytes(&self, key: &[u8]) -> bool {
+        BloomFilter::contains_bytes(self, key)
+    }
+    fn hashes_bytes(&self) -> bool {
+        self.scheme().hashes_bytes()
+    }
 }
 
 impl Filter for BloomFilter {
@@ -71,6 +80,9 @@ impl Filter for BloomFilter {
     }
     fn kind(&self) -> FilterKind {
         FilterKind::of(&STRUCTURE)
+    }
+    fn addressable_bits(&self) -> u64 {
+        self.family().addressable_bits()
     }
     fn hash_name(&self) -> String {
         self.scheme().to_string()

@@ -17,6 +17,21 @@ pub trait Membership {
     fn insert(&mut self, key: u64);
     /// "Probably present".
     fn contains(&self, key: u64) -> bool;
+    /// Adds a byte key (a line of a key file, a formatted string). By default as the u64
+    /// [`prehash`](crate::hash::prehash) of the bytes, which the row's hash names; a
+    /// structure whose hash takes bytes overrides it (and [`Membership::hashes_bytes`]).
+    fn insert_bytes(&mut self, key: &[u8]) {
+        self.insert(crate::hash::prehash(key))
+    }
+    /// "Probably present", for a byte key hashed as [`Membership::insert_bytes`] hashes it.
+    fn contains_bytes(&self, key: &[u8]) -> bool {
+        self.contains(crate::hash::prehash(key))
+    }
+    /// True when byte keys reach the structure's own hash unchanged, false when they are
+    /// pre-hashed to a u64 first.
+    fn hashes_bytes(&self) -> bool {
+        false
+    }
     /// Inserts the keys in order: the same filter as inserting them one at a time. A
     /// structure that crosses a boundary per call (a process, a device) answers per batch.
     fn insert_many(&mut self, keys: &[u64]) -> Result<()> {
@@ -149,6 +164,11 @@ pub trait Filter: Membership + Send + Sync {
     /// of `memory_bits` bits and `hashes` probes, `E[(X/m)^k]` ([`theory::fpr_exact`]).
     fn fpr_exact(&self, n: u64) -> f64 {
         theory::fpr_exact(n, self.memory_bits(), self.hashes())
+    }
+    /// Bit positions the structure's indexes can reach: all of `memory_bits` unless its
+    /// index arithmetic is narrower (`--index-bits`).
+    fn addressable_bits(&self) -> u64 {
+        self.memory_bits()
     }
     /// Bits of memory the table holds: m for bit arrays, 4m for 4-bit counters, every
     /// sub-filter of a growing filter.

@@ -2,6 +2,8 @@
 //! (`clap::Args`) and a set of experiment-file keys (`serde::Deserialize`), with the flag and
 //! the key named by the same field, and every range check in one accessor.
 
+mod keys;
+
 use std::str::FromStr;
 
 use clap::Args;
@@ -12,6 +14,7 @@ use crate::filter::{MAX_BITS, MAX_K};
 use crate::hash::HashScheme;
 use crate::measure::Setup;
 use crate::structures::FilterKind;
+pub use keys::{KeyParams, MRound};
 
 /// Largest number of keys or queries accepted.
 pub const MAX_COUNT: u64 = 10_000_000_000;
@@ -317,7 +320,8 @@ pub struct MeasureParams {
     /// Absent-key queries per row [1..=10^10, default 60000]
     #[arg(long, allow_hyphen_values = true)]
     pub queries: Option<Count>,
-    /// Hash family: multiply-shift (default), low-bits (flawed), double-hashing
+    /// Hash family: multiply-shift (default), low-bits (flawed), double-hashing, or a
+    /// shipped library's: siphash, xxh3, fnv1a, murmur3, foldhash
     #[arg(long)]
     pub hash: Option<HashScheme>,
     /// Structure measured (classic by default); `bloomlab <command> --help` lists them all
@@ -329,6 +333,9 @@ pub struct MeasureParams {
     #[command(flatten)]
     #[serde(flatten)]
     pub seeds: SeedParams,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub keying: KeyParams,
 }
 
 impl MeasureParams {
@@ -397,16 +404,28 @@ impl MeasureParams {
                 "no --hash with a peer crate's --filter",
             ));
         }
+        let queries = self.queries()?;
+        let (table, keying) = self.keying.keying(filter, self.hash(), (n, m, queries))?;
         Ok(Setup {
             n,
-            m: filter.layout(m, k)?,
+            m: filter.layout(table, k)?,
             k,
             filter,
-            queries: self.queries()?,
+            queries,
             seed: self.seeds.seed(),
             hash_seed: self.seeds.hash_seed(),
             hash: self.hash(),
+            keying,
         })
+    }
+
+    /// n: `--n`, else the lines of a key file (`--keys file:PATH`), else `default`.
+    pub fn n_or(&self, shape: &ShapeParams, default: u64) -> Result<u64> {
+        let n = shape
+            .n
+            .map(|n| check_count("n", n.0, 1, MAX_COUNT))
+            .transpose()?;
+        check_count("n", self.keying.n_or(n, default)?, 1, MAX_COUNT)
     }
 
     /// The common part of every title: the hash, queries and seeds.

@@ -1,4 +1,4 @@
-//! Reproducible u64 keys: inserted and absent keys from disjoint counter ranges.
+//! `random`: reproducible pseudo-random u64 keys, a keyed bijection of a counter (the default).
 
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;

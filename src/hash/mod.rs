@@ -1,0 +1,408 @@
+//! Hash families: k index functions from a u64 key to a bit position in `[0, m)`.
+
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64;
+use serde::{Deserialize, Serialize};
+
+pub mod fnv1a;
+pub mod foldhash;
+mod index;
+pub mod murmur3;
+pub mod siphash;
+pub mod xxh3;
+
+pub use index::{INDEX_BITS, IndexMath, Probes, Reduce, Reducer, addressable_bits};
+
+/// A hash of bytes with a 64-bit seed, as a shipped library applies it to a key. An integer
+/// key is hashed as its 8 little-endian bytes.
+pub trait ByteHash {
+    /// The 64-bit hash of `bytes` under `seed`.
+    fn hash(seed: u64, bytes: &[u8]) -> u64;
+    /// The pair `(a, b)` double hashing starts from: by default both from one 64-bit hash
+    /// h, `(h, h rotated by 32)`, so that with a 32-bit index `g_i = lo(h) + i·hi(h)` as in
+    /// Guava's `MURMUR128_MITZ_32`.
+    #[inline(always)]
+    fn pair(seed: u64, bytes: &[u8]) -> (u64, u64) {
+        let h = Self::hash(seed, bytes);
+        (h, h.rotate_left(32))
+    }
+}
+
+/// Which family of index functions a filter uses: bloomlab's own (the first three) or the
+/// hash of a shipped library (the rest, one file each in this folder).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "kebab-case")]
+pub enum HashScheme {
+    /// `h_i = a_i·x + b_i` (wrapping, `a_i` odd), index `= (h_i · m) >> 64`: the high bits
+    /// of the product, uniform for any m.
+    #[default]
+    MultiplyShift,
+    /// `h_i = a_i·x + b_i`, index `= h_i mod m`. Deliberately flawed: with a power-of-two m
+    /// the index depends only on the low bits of the key, so the k probes are correlated.
+    LowBits,
+    /// Kirsch–Mitzenmacher double hashing: `g_i = h_0 + i·h_1` (h_1 forced odd), index by
+    /// the high bits of `g_i · m`. Two multiplications per key instead of k.
+    DoubleHashing,
+    /// SipHash-1-3 ([`siphash`]), Rust's `DefaultHasher`.
+    Siphash,
+    /// XXH3-64 ([`xxh3`]).
+    Xxh3,
+    /// FNV-1a 64 ([`fnv1a`]).
+    Fnv1a,
+    /// MurmurHash3 x64-128 ([`murmur3`]).
+    Murmur3,
+    /// foldhash ([`foldhash`]), hashbrown's default.
+    Foldhash,
+}
+
+impl HashScheme {
+    /// Every scheme, by its command-line name.
+    pub const ALL: [HashScheme; 8] = [
+        HashScheme::MultiplyShift,
+        HashScheme::LowBits,
+        HashScheme::DoubleHashing,
+        HashScheme::Siphash,
+        HashScheme::Xxh3,
+        HashScheme::Fnv1a,
+        HashScheme::Murmur3,
+        HashScheme::Foldhash,
+    ];
+
+    /// The command-line and file name of the scheme.
+    pub fn name(self) -> &'static str {
+        match self {
+            HashScheme::MultiplyShift => "multiply-shift",
+            HashScheme::LowBits => "low-bits",
+            HashScheme::DoubleHashing => "double-hashing",
+            HashScheme::Siphash => "siphash",
+            HashScheme::Xxh3 => "xxh3",
+            HashScheme::Fnv1a => "fnv1a",
+            HashScheme::Murmur3 => "murmur3",
+            HashScheme::Foldhash => "foldhash",
+        }
+    }
+
+    /// The index arithmetic the family's users meet: the probe scheme and reduction of the
+    /// libraries that ship it (SipHash: `bloomfilter`, double hashing mod m; murmur3: Guava
+    /// and bits-and-blooms, double hashing mod m; xxh3 and foldhash: double hashing with
+    /// multiply-high, as fastbloom; FNV-1a: double hashing mod m), 64 bits wide.
+    pub fn default_math(self) -> IndexMath {
+        let (probes, reduce) = match self {
+            HashScheme::MultiplyShift => (Probes::Independent, Reduce::MultiplyHigh),
+            HashScheme::LowBits => (Probes::Independent, Reduce::Modulo),
+            HashScheme::DoubleHashing | HashScheme::Xxh3 | HashScheme::Foldhash => {
+                (Probes::Double, Reduce::MultiplyHigh)
+            }
+            HashScheme::Siphash | HashScheme::Fnv1a | HashScheme::Murmur3 => {
+                (Probes::Double, Reduce::Modulo)
+            }
+        };
+        IndexMath {
+            probes,
+            reduce,
+            index_bits: 64,
+        }
+    }
+
+    /// Whether the family hashes bytes (a shipped library's hash) rather than taking the u64.
+    pub fn hashes_bytes(self) -> bool {
+        !matches!(
+            self,
+            HashScheme::MultiplyShift | HashScheme::LowBits | HashScheme::DoubleHashing
+        )
+    }
+}
+
+named_enum!(HashScheme, "hash");
+
+/// bloomlab's affine family as a [`KeyHash`]: it takes the u64 directly, and a byte key
+/// through its XXH3-64 pre-hash (seed 0), [`prehash`].
+pub struct Affine;
+
+/// The u64 a byte key becomes for a hash that takes integers: `xxh3_64(bytes)`, seed 0.
+#[inline]
+pub fn prehash(bytes: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(bytes)
+}
+
+/// The 64-bit values a family draws for a key, `j` numbering the seeded functions.
+pub trait KeyHash {
+    fn of_u64(family: &HashFamily, j: usize, x: u64) -> u64;
+    fn of_bytes(family: &HashFamily, j: usize, bytes: &[u8]) -> u64;
+    /// The pair double hashing starts from, `b` not yet forced odd.
+    fn pair_u64(family: &HashFamily, x: u64) -> (u64, u64);
+    fn pair_bytes(family: &HashFamily, bytes: &[u8]) -> (u64, u64);
+}
+
+impl KeyHash for Affine {
+    #[inline(always)]
+    fn of_u64(family: &HashFamily, j: usize, x: u64) -> u64 {
+        family.affine(j, x)
+    }
+    #[inline(always)]
+    fn of_bytes(family: &HashFamily, j: usize, bytes: &[u8]) -> u64 {
+        family.affine(j, prehash(bytes))
+    }
+    /// `(h_0(x), h_1(x))`, as [`HashScheme::DoubleHashing`] has always drawn it.
+    #[inline(always)]
+    fn pair_u64(family: &HashFamily, x: u64) -> (u64, u64) {
+        (family.affine(0, x), family.affine(1, x))
+    }
+    #[inline(always)]
+    fn pair_bytes(family: &HashFamily, bytes: &[u8]) -> (u64, u64) {
+        Self::pair_u64(family, prehash(bytes))
+    }
+}
+
+impl<H: ByteHash> KeyHash for H {
+    #[inline(always)]
+    fn of_u64(family: &HashFamily, j: usize, x: u64) -> u64 {
+        H::hash(family.multipliers[j], &x.to_le_bytes())
+    }
+    #[inline(always)]
+    fn of_bytes(family: &HashFamily, j: usize, bytes: &[u8]) -> u64 {
+        H::hash(family.multipliers[j], bytes)
+    }
+    #[inline(always)]
+    fn pair_u64(family: &HashFamily, x: u64) -> (u64, u64) {
+        H::pair(family.multipliers[0], &x.to_le_bytes())
+    }
+    #[inline(always)]
+    fn pair_bytes(family: &HashFamily, bytes: &[u8]) -> (u64, u64) {
+        H::pair(family.multipliers[0], bytes)
+    }
+}
+
+/// k seeded index functions over `[0, m)`.
+///
+/// Invariant: `index(i, x) < m` for every `i < k` and every `x` (below `min(m, 2^W)`, W the
+/// index width); the parameters are a pure function of `(scheme, math, k, m, seed)`.
+#[derive(Clone, Debug)]
+pub struct HashFamily {
+    scheme: HashScheme,
+    m: u64,
+    multipliers: Vec<u64>,
+    offsets: Vec<u64>,
+    math: IndexMath,
+    reducer: Reducer,
+    path: IndexPath,
+}
+
+/// `(h · m) >> 64`: maps a uniform u64 to a uniform index in `[0, m)`.
+#[inline]
+fn high_bits(h: u64, m: u64) -> u64 {
+    ((h as u128 * m as u128) >> 64) as u64
+}
+
+/// Which code computes the indexes: one of the three original loops, kept as they were for
+/// bloomlab's own schemes with their own arithmetic, or the general one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IndexPath {
+    MultiplyShift,
+    LowBits,
+    DoubleHashing,
+    General,
+}
+
+impl HashFamily {
+    /// Draws k odd multipliers `a_i` and k offsets `b_i` from `Pcg64::seed_from_u64(seed)`
+    /// (the byte hashes take `a_j` as the seed of function j), with the scheme's own index
+    /// arithmetic ([`HashScheme::default_math`]).
+    pub fn new(scheme: HashScheme, k: u32, m: u64, seed: u64) -> Self {
+        Self::with_math(scheme, scheme.default_math(), k, m, seed)
+    }
+
+    /// [`HashFamily::new`] with another index arithmetic.
+    pub fn with_math(scheme: HashScheme, math: IndexMath, k: u32, m: u64, seed: u64) -> Self {
+        let mut rng = Pcg64::seed_from_u64(seed);
+        let mut multipliers = Vec::with_capacity(k as usize);
+        let mut offsets = Vec::with_capacity(k as usize);
+        for _ in 0..k.max(2) {
+            multipliers.push(rng.next_u64() | 1);
+            offsets.push(rng.next_u64());
+        }
+        HashFamily {
+            scheme,
+            m,
+            multipliers,
+            offsets,
+            math,
+            reducer: Reducer::new(math.reduce, m, math.index_bits),
+            path: Self::path_of(scheme, math),
+        }
+    }
+
+    /// The scheme these functions implement.
+    pub fn scheme(&self) -> HashScheme {
+        self.scheme
+    }
+
+    /// The probe scheme, reduction and width.
+    pub fn math(&self) -> IndexMath {
+        self.math
+    }
+
+    /// How many bit positions the indexes can reach, `min(m, 2^W)`.
+    pub fn addressable_bits(&self) -> u64 {
+        self.reducer.addressable()
+    }
+
+    /// Which code computes the indexes, fixed at construction.
+    #[inline(always)]
+    pub fn path(&self) -> IndexPath {
+        self.path
+    }
+
+    /// The original loop when the scheme runs with its own arithmetic, else the general one.
+    fn path_of(scheme: HashScheme, math: IndexMath) -> IndexPath {
+        if math != scheme.default_math() {
+            return IndexPath::General;
+        }
+        match scheme {
+            HashScheme::MultiplyShift => IndexPath::MultiplyShift,
+            HashScheme::LowBits => IndexPath::LowBits,
+            HashScheme::DoubleHashing => IndexPath::DoubleHashing,
+            _ => IndexPath::General,
+        }
+    }
+
+    /// Index of key `x` under hash function `i`.
+    #[inline]
+    pub fn index(&self, i: usize, x: u64) -> u64 {
+        match self.path() {
+            IndexPath::MultiplyShift => self.multiply_shift(i, x),
+            IndexPath::LowBits => self.low_bits(i, x),
+            IndexPath::DoubleHashing => self.double_hashing(i, x),
+            IndexPath::General => with_key_hash!(self.scheme, H => self.general::<H>(i, x)),
+        }
+    }
+
+    #[inline(always)]
+    fn affine(&self, i: usize, x: u64) -> u64 {
+        self.multipliers[i]
+            .wrapping_mul(x)
+            .wrapping_add(self.offsets[i])
+    }
+
+    /// `(a_i·x + b_i) · m >> 64`.
+    #[inline(always)]
+    pub fn multiply_shift(&self, i: usize, x: u64) -> u64 {
+        high_bits(self.affine(i, x), self.m)
+    }
+
+    /// `(a_i·x + b_i) mod m`.
+    #[inline(always)]
+    pub fn low_bits(&self, i: usize, x: u64) -> u64 {
+        self.affine(i, x) % self.m
+    }
+
+    /// `(h_0 + i·h_1) · m >> 64`, `h_1` forced odd.
+    #[inline(always)]
+    pub fn double_hashing(&self, i: usize, x: u64) -> u64 {
+        let h0 = self.affine(0, x);
+        let h1 = self.affine(1, x) | 1;
+        high_bits(h0.wrapping_add((i as u64).wrapping_mul(h1)), self.m)
+    }
+
+    /// Any family with any arithmetic: probe value `g_i` by the probe scheme, then reduced
+    /// in W bits ([`Reducer::index`]).
+    #[inline(always)]
+    pub fn general<H: KeyHash>(&self, i: usize, x: u64) -> u64 {
+        let g = match self.math.probes {
+            Probes::Independent => H::of_u64(self, i, x),
+            probes => {
+                let (a, b) = H::pair_u64(self, x);
+                probes.from_pair(i as u64, a, b | 1)
+            }
+        };
+        self.reducer.index(g)
+    }
+
+    /// Calls `each` with the k indexes of a byte key, hashing it once for the double schemes.
+    /// A family that takes integers hashes the bytes' pre-hash ([`prehash`]).
+    #[inline]
+    pub fn for_each_index_bytes(&self, k: u32, bytes: &[u8], each: impl FnMut(u64)) {
+        with_key_hash!(self.scheme, H => self.indexes_bytes::<H>(k, bytes, each))
+    }
+
+    #[inline(always)]
+    fn indexes_bytes<H: KeyHash>(&self, k: u32, bytes: &[u8], mut each: impl FnMut(u64)) {
+        match self.math.probes {
+            Probes::Independent => {
+                (0..k as usize).for_each(|i| each(self.reducer.index(H::of_bytes(self, i, bytes))))
+            }
+            probes => {
+                let (a, b) = H::pair_bytes(self, bytes);
+                (0..k as u64).for_each(|i| each(self.reducer.index(probes.from_pair(i, a, b | 1))))
+            }
+        }
+    }
+}
+
+/// Evaluates `$body` with the type `$hash` bound to the [`KeyHash`] of `$scheme`: one arm
+/// per family, each compiled for its hash.
+macro_rules! with_key_hash {
+    ($scheme:expr, $hash:ident => $body:expr) => {
+        match $scheme {
+            $crate::hash::HashScheme::MultiplyShift
+            | $crate::hash::HashScheme::LowBits
+            | $crate::hash::HashScheme::DoubleHashing => {
+                type $hash = $crate::hash::Affine;
+                $body
+            }
+            $crate::hash::HashScheme::Siphash => {
+                type $hash = $crate::hash::siphash::Siphash;
+                $body
+            }
+            $crate::hash::HashScheme::Xxh3 => {
+                type $hash = $crate::hash::xxh3::Xxh3;
+                $body
+            }
+            $crate::hash::HashScheme::Fnv1a => {
+                type $hash = $crate::hash::fnv1a::Fnv1a;
+                $body
+            }
+            $crate::hash::HashScheme::Murmur3 => {
+                type $hash = $crate::hash::murmur3::Murmur3;
+                $body
+            }
+            $crate::hash::HashScheme::Foldhash => {
+                type $hash = $crate::hash::foldhash::Foldhash;
+                $body
+            }
+        }
+    };
+}
+pub(crate) use with_key_hash;
+
+/// Evaluates `$body` with `$index` bound to `$family`'s index function
+/// (`fn(&HashFamily, usize, u64) -> u64`), chosen once: each arm is compiled for one scheme
+/// and arithmetic, so a loop of probes inside `$body` has no per-probe dispatch on the
+/// family (the general arm matches on the probe scheme and reduction, both fixed per filter).
+macro_rules! with_index {
+    ($family:expr, $index:ident => $body:expr) => {
+        match $family.path() {
+            $crate::hash::IndexPath::MultiplyShift => {
+                let $index = $crate::hash::HashFamily::multiply_shift;
+                $body
+            }
+            $crate::hash::IndexPath::LowBits => {
+                let $index = $crate::hash::HashFamily::low_bits;
+                $body
+            }
+            $crate::hash::IndexPath::DoubleHashing => {
+                let $index = $crate::hash::HashFamily::double_hashing;
+                $body
+            }
+            $crate::hash::IndexPath::General => {
+                $crate::hash::with_key_hash!($family.scheme(), H => {
+                    let $index = $crate::hash::HashFamily::general::<H>;
+                    $body
+                })
+            }
+        }
+    };
+}
+pub(crate) use with_index;

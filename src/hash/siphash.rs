@@ -1,0 +1,19 @@
+//! SipHash-1-3, the hash of Rust's `std` `DefaultHasher` and of the `bloomfilter` crate.
+
+use std::hash::Hasher;
+
+use siphasher::sip::SipHasher13;
+
+use super::ByteHash;
+
+/// SipHash-1-3 keyed by `(seed, !seed)`.
+pub struct Siphash;
+
+impl ByteHash for Siphash {
+    #[inline]
+    fn hash(seed: u64, bytes: &[u8]) -> u64 {
+        let mut hasher = SipHasher13::new_with_keys(seed, !seed);
+        hasher.write(bytes);
+        hasher.finish()
+    }
+}

@@ -1,0 +1,177 @@
+//! The keys and index arithmetic of a measurement: `--keys`, `--query-keys`, `--probes`,
+//! `--reduce`, `--index-bits`, `--m-round`, flags and experiment-file keys alike.
+
+use clap::{Args, ValueEnum};
+use serde::Deserialize;
+
+use crate::error::{Error, Result};
+use crate::filter::MAX_BITS;
+use crate::hash::{HashScheme, INDEX_BITS, IndexMath, Probes, Reduce};
+use crate::keys::{self, KeySpec};
+use crate::structures::FilterKind;
+use crate::workload::Keying;
+
+/// How the size is rounded before the filter is built, as some libraries do; k stays the
+/// one chosen for the requested m.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize, ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum MRound {
+    /// m as asked.
+    #[default]
+    None,
+    /// The largest power of two at most m.
+    Pow2Down,
+    /// The smallest power of two at least m.
+    Pow2Up,
+}
+
+impl MRound {
+    /// The rounded size, refused above 2^36 bits.
+    pub fn apply(self, m: u64) -> Result<u64> {
+        let rounded = match self {
+            MRound::None => m,
+            MRound::Pow2Down => 1u64 << (63 - m.leading_zeros()),
+            MRound::Pow2Up => m.next_power_of_two(),
+        };
+        if rounded > MAX_BITS {
+            return Err(Error::invalid(
+                "m_round",
+                "pow2-up",
+                format!("m = {m} rounds up to {rounded} bits"),
+                format!("a size that rounds to at most {MAX_BITS} bits"),
+            ));
+        }
+        Ok(rounded)
+    }
+}
+
+/// The keys and the index arithmetic.
+#[derive(Args, Clone, Debug, Default, PartialEq, Deserialize)]
+pub struct KeyParams {
+    /// Inserted keys [default random]
+    #[arg(long, value_name = "SOURCE", long_help = source_help("Inserted keys [default random]:"))]
+    pub keys: Option<KeySpec>,
+    /// Query keys [default: the inserted source past the n inserted keys; random for a file]
+    #[arg(long, value_name = "SOURCE")]
+    pub query_keys: Option<KeySpec>,
+    /// Probe scheme: independent, double, enhanced-double [default: the hash's own]
+    #[arg(long)]
+    pub probes: Option<Probes>,
+    /// Index reduction: multiply-high, modulo, mask (power-of-two m) [default: the hash's own]
+    #[arg(long)]
+    pub reduce: Option<Reduce>,
+    /// Width W of the index arithmetic: at most 2^W bits are addressed [8..=64, default 64]
+    #[arg(long, allow_hyphen_values = true)]
+    pub index_bits: Option<i64>,
+    /// Size rounding before the build, k kept for the requested m [default none]
+    #[arg(long, value_enum)]
+    pub m_round: Option<MRound>,
+}
+
+fn source_help(first: &str) -> String {
+    format!("{first}{}", keys::help())
+}
+
+impl KeyParams {
+    /// The inserted source.
+    pub fn keys(&self) -> KeySpec {
+        self.keys.unwrap_or_default()
+    }
+
+    /// n: `--n` when given (refused above a key file's lines), else the key file's lines,
+    /// else `default`.
+    pub fn n_or(&self, given: Option<u64>, default: u64) -> Result<u64> {
+        let lines = self.keys().available("keys")?;
+        match (given, lines) {
+            (Some(n), Some(lines)) if n > lines => Err(Error::invalid(
+                "n",
+                n,
+                format!("the key file {} has {lines} lines", self.keys()),
+                format!("1..={lines}"),
+            )),
+            (Some(n), _) => Ok(n),
+            (None, Some(lines)) => Ok(lines),
+            (None, None) => Ok(default),
+        }
+    }
+
+    /// The index arithmetic, when any of its flags is given: the hash's own for the others.
+    fn math(&self, hash: HashScheme) -> Result<Option<IndexMath>> {
+        if self.probes.is_none() && self.reduce.is_none() && self.index_bits.is_none() {
+            return Ok(None);
+        }
+        let own = hash.default_math();
+        let index_bits = match self.index_bits {
+            None => own.index_bits,
+            Some(w) if (8..=64).contains(&w) => w as u32,
+            Some(w) => {
+                return Err(Error::invalid(
+                    "index_bits",
+                    w,
+                    "index width out of range",
+                    format!("{}..={}", INDEX_BITS.start(), INDEX_BITS.end()),
+                ));
+            }
+        };
+        Ok(Some(IndexMath {
+            probes: self.probes.unwrap_or(own.probes),
+            reduce: self.reduce.unwrap_or(own.reduce),
+            index_bits,
+        }))
+    }
+
+    /// The table size and keying of one measurement of n keys, `queries` queries, in m
+    /// bits: every refusal (a key file shorter than n or than the queries, index options on
+    /// a structure other than classic, `--reduce mask` with a size that is not a power of
+    /// two) comes here, before any work.
+    pub fn keying(
+        &self,
+        filter: FilterKind,
+        hash: HashScheme,
+        (n, m, queries): (u64, u64, u64),
+    ) -> Result<(u64, Keying)> {
+        self.n_or(Some(n), n)?;
+        let query_keys = self.query_keys;
+        if let Some(lines) = query_keys
+            .map(|q| q.available("query_keys"))
+            .transpose()?
+            .flatten()
+            && lines < queries
+        {
+            return Err(Error::invalid(
+                "queries",
+                queries,
+                format!("the query file has {lines} lines"),
+                format!("1..={lines}"),
+            ));
+        }
+        let math = self.math(hash)?;
+        if math.is_some() && filter != FilterKind::CLASSIC {
+            return Err(Error::invalid(
+                "filter",
+                filter,
+                "--probes, --reduce and --index-bits set the classic filter's index arithmetic",
+                "classic, or none of those flags",
+            ));
+        }
+        let table = self.m_round.unwrap_or_default().apply(m)?;
+        let reduce = math.map_or(hash.default_math().reduce, |math| math.reduce);
+        if reduce == Reduce::Mask && !table.is_power_of_two() {
+            return Err(Error::invalid(
+                "reduce",
+                "mask",
+                format!("m = {table} is not a power of two, so m - 1 is not a mask"),
+                "a power-of-two m (or --m-round pow2-down/pow2-up), or --reduce multiply-high/modulo",
+            ));
+        }
+        Ok((
+            table,
+            Keying {
+                keys: self.keys(),
+                query_keys,
+                math,
+                m_requested: (table != m).then_some(m),
+            },
+        ))
+    }
+}
