@@ -11,9 +11,9 @@
 //! - "within a few per cent" (k = 6 and 8 of the optimum's rate; the classic formula of the
 //!   measured rate) and "1.44 times the information floor": within ±5%.
 //! - "the rate falls exponentially in the space" (at fixed k = 4 the rate is
-//!   `(1 - e^{-kn/m})^k`, not exactly exponential): one exponential in m/n, fitted by
-//!   weighted least squares on the log rates, falls, and describes every row to within a
-//!   factor of 1.25.
+//!   `(1 - e^{-kn/m})^k`, not exactly exponential): one exponential in m/n, fitted by least
+//!   squares on the log rates (rows weighted equally), falls, and describes every row to
+//!   within a factor of 1.25.
 //! - "the minimum is at k = 7 = round((m/n) ln 2)": the 95% set of k that may have the
 //!   smallest rate (sweep-k's replicates) is exactly that k.
 //!

@@ -92,8 +92,12 @@ fn exponential_fall(runs: &[Run]) -> ClaimRow {
     judge("the rate falls exponentially in the space", band, measured)
 }
 
-/// Weighted least squares of `ln p̂` on m/n, and the largest departure of a row from it as a
-/// factor, with simultaneous (Bonferroni) 95% bounds over the rows.
+/// Least squares of `ln p̂` on m/n, each row weighted equally (so that the fitted curve, and
+/// whether it is "one exponential", is a property of the rates, not of how precisely each
+/// was measured), and the largest departure of a row from it as a factor. The residuals
+/// `r = (I - H) y`, `H_ij = 1/N + (x_i - x̄)(x_j - x̄)/S_xx`, have variances
+/// `Σ_j (δ_ij - H_ij)² v_j` (v the rows' log-rate variances); the bounds are simultaneous
+/// over the rows (Bonferroni).
 fn exponential_fit(rows: &[&Measurement]) -> Estimate {
     let points: Vec<(f64, f64, f64)> = rows
         .iter()
@@ -102,20 +106,32 @@ fn exponential_fit(rows: &[&Measurement]) -> Estimate {
             (m.bits_per_key, y, v)
         })
         .collect();
-    let w: f64 = points.iter().map(|p| 1.0 / p.2).sum();
-    let x_bar = points.iter().map(|p| p.0 / p.2).sum::<f64>() / w;
-    let y_bar = points.iter().map(|p| p.1 / p.2).sum::<f64>() / w;
-    let sxx: f64 = points.iter().map(|p| (p.0 - x_bar).powi(2) / p.2).sum();
+    let count = points.len() as f64;
+    let x_bar = points.iter().map(|p| p.0).sum::<f64>() / count;
+    let y_bar = points.iter().map(|p| p.1).sum::<f64>() / count;
+    let sxx: f64 = points.iter().map(|p| (p.0 - x_bar).powi(2)).sum();
     let slope = points
         .iter()
-        .map(|p| (p.0 - x_bar) * (p.1 - y_bar) / p.2)
+        .map(|p| (p.0 - x_bar) * (p.1 - y_bar))
         .sum::<f64>()
         / sxx;
-    let slope_high = slope + Z95 / sxx.sqrt();
-    let z = bonferroni_z(1.0 - CONFIDENCE, rows.len());
-    let departures: Vec<(f64, f64)> = points
+    let slope_var = points
         .iter()
-        .map(|p| ((p.1 - y_bar - slope * (p.0 - x_bar)).abs(), z * p.2.sqrt()))
+        .map(|p| (p.0 - x_bar).powi(2) * p.2)
+        .sum::<f64>()
+        / sxx.powi(2);
+    let slope_high = slope + Z95 * slope_var.sqrt();
+    let hat =
+        |i: usize, j: usize| 1.0 / count + (points[i].0 - x_bar) * (points[j].0 - x_bar) / sxx;
+    let z = bonferroni_z(1.0 - CONFIDENCE, rows.len());
+    let departures: Vec<(f64, f64)> = (0..points.len())
+        .map(|i| {
+            let p = points[i];
+            let var: f64 = (0..points.len())
+                .map(|j| (f64::from(u8::from(i == j)) - hat(i, j)).powi(2) * points[j].2)
+                .sum();
+            ((p.1 - y_bar - slope * (p.0 - x_bar)).abs(), z * var.sqrt())
+        })
         .collect();
     let worst = departures.iter().map(|d| d.0).fold(0.0, f64::max);
     let low = departures
