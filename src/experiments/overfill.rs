@@ -83,12 +83,12 @@ impl Record for OverfillRow {
         columns.extend([
             col("fill 1-2^-s", Cell::Percent("fill_closed_form")).wide_only(),
             col("(1-2^-s)^k", Cell::Percent("fpr_closed_form")).wide_only(),
-            col("× design", Cell::Fixed("ratio_to_design", 2)),
+            col("× design", Cell::Times("ratio_to_design")),
             col(
                 "× design 95%",
                 Cell::TimesInterval("ratio_to_design_low", "ratio_to_design_high"),
             ),
-            col("× closed", Cell::Fixed("ratio_closed_form", 2)).wide_only(),
+            col("× closed", Cell::Times("ratio_closed_form")).wide_only(),
         ]);
         columns
     }

@@ -79,8 +79,8 @@ pub fn ratio_to_constant(count: u64, queries: u64, constant: f64, confidence: f6
 /// Interval for a measured rate over a constant ε as a statement about the design (the rate
 /// averaged over filters, not this filter's): `ln(p̃/ε) ± z·sqrt((1-p̃)/c̃ + V/p̃²)`,
 /// `c̃ = max(c, 1/2)`, `p̃ = c̃/q`, V the rate's between-filter variance, by the delta method
-/// on the log rate as in [`ratio_interval`]. With V = 0 it is a normal-theory version of
-/// [`ratio_to_constant`].
+/// on the log rate as in [`ratio_interval`]; the lower end is 0 at a zero count. With V = 0
+/// it is a normal-theory version of [`ratio_to_constant`].
 pub fn averaged_ratio_to_constant(
     count: u64,
     queries: u64,
@@ -90,9 +90,14 @@ pub fn averaged_ratio_to_constant(
 ) -> Ratio {
     let (log_p, var) = log_rate(count, queries, var_between);
     let half = normal_quantile(0.5 + confidence / 2.0) * var.sqrt();
+    let low = if count == 0 {
+        0.0
+    } else {
+        (log_p - half).exp() / constant
+    };
     Ratio {
         value: count as f64 / queries as f64 / constant,
-        low: (log_p - half).exp() / constant,
+        low,
         high: (log_p + half).exp() / constant,
     }
 }
