@@ -11,7 +11,7 @@ use crate::experiments::overfill::OverfillRow;
 use crate::experiments::sweep_k::SweepKRow;
 use crate::measure::{CONFIDENCE, Measurement};
 use crate::report::{self, significant};
-use crate::stats::{Z95, averaged_ratio_to_constant, bonferroni_z, ratio_to_constant};
+use crate::stats::{self, Z95, averaged_ratio_to_constant, bonferroni_z, ratio_to_constant};
 use crate::suite::summary::Run;
 use crate::theory;
 
@@ -55,19 +55,9 @@ fn is_classic(m: &Measurement) -> bool {
     m.filter == crate::structures::FilterKind::CLASSIC && m.hash == "multiply-shift"
 }
 
-/// `(ln p̃, Var ln p̂)` of a row as an estimate of its design's rate: `p̃ = max(c, 1/2)/q`,
-/// `Var = (1-p̃)/c̃ + V/p̃²` (as in [`averaged_ratio_to_constant`]).
+/// `(ln p̃, Var ln p̂)` of a row as an estimate of its design's rate ([`stats::log_rate`]).
 fn log_rate(m: &Measurement) -> (f64, f64) {
-    let r = averaged_ratio_to_constant(
-        m.false_positives,
-        m.queries,
-        m.fpr_between_filter_variance,
-        1.0,
-        CONFIDENCE,
-    );
-    let centre = (r.low * r.high).sqrt().ln();
-    let se = (r.high / r.low).ln() / (2.0 * Z95);
-    (centre, se * se)
+    stats::log_rate(m.false_positives, m.queries, m.fpr_between_filter_variance)
 }
 
 /// "The rate falls exponentially in the space": sweep-size's k = 4 rows.
