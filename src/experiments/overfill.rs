@@ -89,7 +89,7 @@ impl Record for OverfillRow {
                 "× design 95%",
                 Cell::TimesInterval("ratio_to_design_low", "ratio_to_design_high"),
             ),
-            col("× closed", Cell::Fixed("ratio_closed_form", 2)).wide_only(),
+            col("× closed", Cell::Times("ratio_closed_form")).wide_only(),
         ]);
         columns
     }

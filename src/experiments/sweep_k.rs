@@ -269,9 +269,8 @@ impl KReplicates {
             .zip(&self.rates[lowest])
             .map(|(a, b)| a - b)
             .collect();
-        let t = diffs.len() as f64;
-        let mean = diffs.iter().sum::<f64>() / t;
-        let sd = (diffs.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / (t - 1.0)).sqrt();
+        let (mean, var) = mean_and_variance(&diffs);
+        let sd = var.sqrt();
         let level = 1.0 - (1.0 - CONFIDENCE) / (self.ks.len().max(2) - 1) as f64;
         replicates_to_order(mean, sd, level, DETECTION_POWER)
     }
@@ -291,15 +290,23 @@ impl KReplicates {
         if rates.len() < 2 {
             return 0.0;
         }
-        let t = rates.len() as f64;
-        let mean = rates.iter().sum::<f64>() / t;
-        let var = rates.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / (t - 1.0);
+        let (mean, var) = mean_and_variance(rates);
         (var - mean * (1.0 - mean) / row.queries as f64).max(0.0)
     }
 
     fn in_min_set(&self, k: u32) -> bool {
         self.index(k).is_some_and(|i| self.in_set[i])
     }
+}
+
+/// The mean and the sample variance (divisor T - 1; NaN below two values) of `xs`.
+fn mean_and_variance(xs: &[f64]) -> (f64, f64) {
+    let t = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / t;
+    (
+        mean,
+        xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (t - 1.0),
+    )
 }
 
 /// One table row: the measurement against the measured minimum of its size.

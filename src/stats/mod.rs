@@ -22,7 +22,8 @@ pub use power::{
     DETECTION_LEVEL, DETECTION_POWER, detectable_excess, queries_to_detect, sample_factor_to_decide,
 };
 pub use ratio::{
-    Ratio, averaged_ratio_to_constant, paired_ratio_interval, ratio_interval, ratio_to_constant,
+    Ratio, averaged_ratio_to_constant, log_rate, paired_ratio_interval, ratio_interval,
+    ratio_to_constant,
 };
 
 use statrs::distribution::{ChiSquared, ContinuousCDF, Normal};

@@ -57,8 +57,10 @@ pub fn ratio_interval(
     }
 }
 
-/// `(ln p̃, Var(ln p̂))` with `p̃ = max(c, 1/2)/q` and `Var = (1-p̃)/max(c, 1/2) + V/p̃²`.
-fn log_rate(count: u64, queries: u64, var_between: f64) -> (f64, f64) {
+/// `(ln p̃, Var(ln p̂))` of a rate from `count` in `queries` as an estimate of its design's
+/// rate, with `p̃ = max(c, 1/2)/q` and `Var = (1-p̃)/max(c, 1/2) + V/p̃²`, V the rate's
+/// between-filter variance (the delta method; a zero count taken as 1/2, Haldane).
+pub fn log_rate(count: u64, queries: u64, var_between: f64) -> (f64, f64) {
     let c = (count as f64).max(0.5);
     let p = c / queries as f64;
     (p.ln(), (1.0 - p) / c + var_between.max(0.0) / (p * p))
@@ -79,8 +81,8 @@ pub fn ratio_to_constant(count: u64, queries: u64, constant: f64, confidence: f6
 /// Interval for a measured rate over a constant ε as a statement about the design (the rate
 /// averaged over filters, not this filter's): `ln(p̃/ε) ± z·sqrt((1-p̃)/c̃ + V/p̃²)`,
 /// `c̃ = max(c, 1/2)`, `p̃ = c̃/q`, V the rate's between-filter variance, by the delta method
-/// on the log rate as in [`ratio_interval`]. With V = 0 it is a normal-theory version of
-/// [`ratio_to_constant`].
+/// on the log rate as in [`ratio_interval`]; the lower end is 0 at a zero count. With V = 0
+/// it is a normal-theory version of [`ratio_to_constant`].
 pub fn averaged_ratio_to_constant(
     count: u64,
     queries: u64,
@@ -90,9 +92,14 @@ pub fn averaged_ratio_to_constant(
 ) -> Ratio {
     let (log_p, var) = log_rate(count, queries, var_between);
     let half = normal_quantile(0.5 + confidence / 2.0) * var.sqrt();
+    let low = if count == 0 {
+        0.0
+    } else {
+        (log_p - half).exp() / constant
+    };
     Ratio {
         value: count as f64 / queries as f64 / constant,
-        low: (log_p - half).exp() / constant,
+        low,
         high: (log_p + half).exp() / constant,
     }
 }
@@ -133,5 +140,30 @@ pub fn paired_ratio_interval(a: &[f64], b: &[f64], confidence: f64) -> Ratio {
         value,
         low: value * (-half).exp(),
         high: value * half.exp(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_zero_count_gives_a_finite_log_rate_and_an_interval_from_zero() {
+        let (centre, var) = log_rate(0, 60_000, 0.0);
+        assert!((centre - (0.5f64 / 60_000.0).ln()).abs() < 1e-12);
+        assert!((var - (1.0 - 0.5 / 60_000.0) / 0.5).abs() < 1e-12);
+        let r = averaged_ratio_to_constant(0, 60_000, 0.0, 1e-4, 0.95);
+        assert_eq!((r.value, r.low), (0.0, 0.0));
+        assert!(r.high.is_finite() && r.high > 0.0);
+    }
+
+    #[test]
+    fn the_paired_ratio_of_proportional_replicates_has_no_width() {
+        let b = [0.01, 0.02, 0.015];
+        let a: Vec<f64> = b.iter().map(|x| 3.0 * x).collect();
+        let r = paired_ratio_interval(&a, &b, 0.95);
+        assert!((r.value - 3.0).abs() < 1e-12);
+        assert!((r.low - 3.0).abs() < 1e-9 && (r.high - 3.0).abs() < 1e-9);
+        assert!(paired_ratio_interval(&a[..1], &b[..1], 0.95).low.is_nan());
     }
 }
