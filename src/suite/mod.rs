@@ -4,6 +4,7 @@
 mod check;
 mod definition;
 mod family;
+mod html;
 mod reproduce;
 mod summary;
 
@@ -13,6 +14,7 @@ pub use family::{
     Comparison, DEFAULT_FAMILY_ALPHA, Family, bits_check_p_value, holm_rejections,
     normal_two_sided_p,
 };
+pub use html::{HtmlReport, command_line};
 pub use reproduce::reproduce;
 pub use summary::{Run, SUMMARIES, Summary};
 
