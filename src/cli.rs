@@ -233,16 +233,34 @@ fn parse_format(s: &str) -> std::result::Result<Format, String> {
     s.parse()
 }
 
-/// A progress bar on stderr, drawn only when stderr is a terminal and not `--quiet`.
-pub fn progress_bar(quiet: bool) -> ProgressBar {
+/// A progress bar on stderr, drawn only when stderr is a terminal and not `--quiet`:
+/// `unit`s done of those known, their rate and the time left, redrawn every 200 ms even
+/// while no count moves.
+pub fn progress_bar(quiet: bool, unit: &str) -> ProgressBar {
     if quiet {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::new(0);
-    if let Ok(style) = ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {pos}/{len} rows") {
-        bar.set_style(style.progress_chars("=> "));
+    let template = format!(
+        "{{spinner}} {{msg}} [{{bar:30}}] {{human_pos}}/{{human_len}} {unit}, {{rate}} {unit}/s, ETA {{eta}}"
+    );
+    if let Ok(style) = ProgressStyle::with_template(&template) {
+        let rate = |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+            let _ = w.write_str(&per_second(state.per_sec()));
+        };
+        bar.set_style(style.with_key("rate", rate).progress_chars("=> "));
     }
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
     bar
+}
+
+/// A rate with three significant figures and an SI prefix: `17.3M`, `912k`, `40.0`.
+fn per_second(rate: f64) -> String {
+    let (scale, prefix) = [(1e9, "G"), (1e6, "M"), (1e3, "k")]
+        .into_iter()
+        .find(|(scale, _)| rate >= *scale)
+        .unwrap_or((1.0, ""));
+    format!("{}{prefix}", report::significant(rate / scale))
 }
 
 /// Prints or writes a table; notes go to stderr beside machine formats.
@@ -280,7 +298,7 @@ fn run_experiment(experiment: &dyn Registered, matches: &ArgMatches) -> Result<E
         preflight::check_output("plot", path)?;
     }
     prepared.cost().check(args.yes)?;
-    let bar = progress_bar(args.output.quiet);
+    let bar = progress_bar(args.output.quiet, "keys");
     bar.set_message(experiment.name());
     let outcome = prepared.run(&bar)?;
     bar.finish_and_clear();
@@ -357,7 +375,7 @@ fn run_conform(args: &ConformArgs) -> Result<ExitCode> {
 fn run_reproduce(args: &SuiteArgs) -> Result<ExitCode> {
     let definitions = suite::load_definitions(&args.experiments)?;
     preflight::check_folder("results", &args.results)?;
-    let bar = progress_bar(args.quiet);
+    let bar = progress_bar(args.quiet, "keys");
     let started = std::time::Instant::now();
     let unmet = suite::reproduce(
         &definitions,
@@ -398,7 +416,7 @@ fn run_reproduce(args: &SuiteArgs) -> Result<ExitCode> {
 
 fn run_check(args: &CheckArgs) -> Result<ExitCode> {
     let definitions = suite::load_definitions(&args.suite.experiments)?;
-    let bar = progress_bar(args.suite.quiet);
+    let bar = progress_bar(args.suite.quiet, "keys");
     let reseed = args.reseed.then(|| suite::Reseed {
         seed: args.reseed_seed.unwrap_or_else(|| rand::rng().next_u64()),
         family_alpha: args.family_alpha,
@@ -463,7 +481,7 @@ fn run_bench(args: &BenchArgs) -> Result<ExitCode> {
         repeats: args.repeats,
         seed: 1,
     };
-    let bar = progress_bar(args.output.quiet);
+    let bar = progress_bar(args.output.quiet, "timings");
     bar.set_message("bench");
     let table = if args.sweep_k {
         let rows = bench::time_versus_rate(&config, &bar)?;

@@ -13,7 +13,7 @@ use crate::stats::{
     averaged_rate_variance, binomial_se, binomial_two_sided_p, clopper_pearson, z_averaged, z_score,
 };
 use crate::structures::{
-    Filter, FilterKind, count_present_counters, count_present_parallel, insert_counters,
+    Filter, FilterKind, count_present, count_present_parallel, for_each_batch,
 };
 use crate::theory;
 
@@ -95,13 +95,22 @@ pub fn run_trial(setup: &Setup) -> Result<Trial> {
 /// [`run_trial`] with a choice of threading. Only the classic filter has a parallel path;
 /// every structure, the classic one included, shares the sequential one.
 pub fn run_trial_with(setup: &Setup, threads: Threads) -> Result<Trial> {
+    run_trial_counted(setup, threads, &|_| {})
+}
+
+/// Keys per progress report of the parallel path.
+const PARALLEL_CHUNK: u64 = 1 << 20;
+
+/// [`run_trial_with`], calling `on_keys(count)` after each batch of keys inserted or
+/// queried (for progress); the trial is the same.
+pub fn run_trial_counted(setup: &Setup, threads: Threads, on_keys: &OnKeys<'_>) -> Result<Trial> {
     let keys = KeySource::new(setup.seed);
     if setup.filter != FilterKind::CLASSIC {
         let mut filter =
             setup
                 .filter
                 .build(setup.n, setup.m, setup.k, setup.hash, setup.hash_seed)?;
-        return sequential_trial(&mut *filter, &keys, setup);
+        return sequential_trial(&mut *filter, &keys, setup, on_keys);
     }
     let mut filter = BloomFilter::new(setup.m, setup.k, setup.hash, setup.hash_seed)?;
     let parallel = match threads {
@@ -110,12 +119,28 @@ pub fn run_trial_with(setup: &Setup, threads: Threads) -> Result<Trial> {
         Threads::Parallel => true,
     };
     if !parallel {
-        return sequential_trial(&mut filter, &keys, setup);
+        return sequential_trial(&mut filter, &keys, setup, on_keys);
     }
-    filter.insert_parallel(0..setup.n, |c| keys.key(c));
-    let false_positives =
-        count_present_parallel(&filter, setup.n..setup.n + setup.queries, |c| keys.key(c))?;
+    for chunk in chunks(0..setup.n) {
+        on_keys(chunk.end - chunk.start);
+        filter.insert_parallel(chunk, |c| keys.key(c));
+    }
+    let mut false_positives = 0;
+    for chunk in chunks(setup.n..setup.n + setup.queries) {
+        on_keys(chunk.end - chunk.start);
+        false_positives += count_present_parallel(&filter, chunk, |c| keys.key(c))?;
+    }
     Ok(Trial::of(&filter, setup.n, false_positives))
+}
+
+/// A progress callback: told how many keys were just inserted or queried.
+pub type OnKeys<'a> = dyn Fn(u64) + Sync + 'a;
+
+/// `range` in consecutive pieces of [`PARALLEL_CHUNK`].
+fn chunks(range: std::ops::Range<u64>) -> impl Iterator<Item = std::ops::Range<u64>> {
+    (range.start..range.end)
+        .step_by(PARALLEL_CHUNK as usize)
+        .map(move |start| start..range.end.min(start + PARALLEL_CHUNK))
 }
 
 /// Inserts `key(0..n)` into `filter`, then counts the absent keys `key(n..n+q)` it reports,
@@ -124,10 +149,27 @@ fn sequential_trial<F: Filter + ?Sized>(
     filter: &mut F,
     keys: &KeySource,
     setup: &Setup,
+    on_keys: &OnKeys<'_>,
 ) -> Result<Trial> {
-    insert_counters(filter, 0..setup.n, |c| keys.key(c))?;
+    for_each_batch(
+        0..setup.n,
+        |c| keys.key(c),
+        |batch| {
+            on_keys(batch.len() as u64);
+            filter.insert_many(batch)
+        },
+    )?;
     let absent = setup.n..setup.n + setup.queries;
-    let false_positives = count_present_counters(filter, absent, |c| keys.key(c))?;
+    let mut false_positives = 0;
+    for_each_batch(
+        absent,
+        |c| keys.key(c),
+        |batch| {
+            on_keys(batch.len() as u64);
+            false_positives += count_present(filter, batch)?;
+            Ok(())
+        },
+    )?;
     Ok(Trial::of(filter, setup.n, false_positives))
 }
 
@@ -380,5 +422,15 @@ impl Spread {
 
 /// Runs one setup and reports it.
 pub fn measure(experiment: &str, setup: &Setup) -> Result<Measurement> {
-    Ok(Measurement::new(experiment, setup, run_trial(setup)?))
+    measure_counted(experiment, setup, &|_| {})
+}
+
+/// [`measure`], calling `on_keys` as keys are inserted and queried ([`run_trial_counted`]).
+pub fn measure_counted(
+    experiment: &str,
+    setup: &Setup,
+    on_keys: &OnKeys<'_>,
+) -> Result<Measurement> {
+    let trial = run_trial_counted(setup, Threads::Auto, on_keys)?;
+    Ok(Measurement::new(experiment, setup, trial))
 }
