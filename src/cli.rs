@@ -39,7 +39,7 @@ pub struct Cli {
 enum Command {
     /// Size a filter: the rate first, then space, then k, then the warning about n.
     #[command(
-        after_help = "Give exactly two of --n, --fpr, --bits-per-key, --m (not --fpr with --bits-per-key).\n\nExamples:\n  bloomlab size --n 4000 --fpr 0.01\n  bloomlab size --n 1000000 --bits-per-key 10\n  bloomlab size --m 8388608 --fpr 0.001 --format json"
+        after_help = "Give exactly two of --n, --fpr, --bits-per-key, --m (not --fpr with --bits-per-key).\nWith --n and --fpr, every structure is sized for them too (--measure checks each).\n\nExamples:\n  bloomlab size --n 4000 --fpr 0.01\n  bloomlab size --n 1000000 --fpr 0.001 --measure\n  bloomlab size --n 1000000 --bits-per-key 10\n  bloomlab size --m 8388608 --fpr 0.001 --format json"
     )]
     Size(SizeArgs),
     /// Run every experiment in --experiments and write results/<name>.csv, .md and .svg.
@@ -193,6 +193,19 @@ struct SizeArgs {
     /// Bits in the filter [1..=2^36]
     #[arg(long, allow_hyphen_values = true)]
     m: Option<u64>,
+    /// With --n and --fpr: only the table of every structure sized for them (CSV and JSON
+    /// show the plan otherwise; the terminal shows both)
+    #[arg(long)]
+    structures: bool,
+    /// With --n and --fpr: build every structure, insert n keys and measure its rate
+    #[arg(long)]
+    measure: bool,
+    /// Absent keys --measure queries per structure [1..=10^9, default 1000/ε within 10^5..10^7]
+    #[arg(long, requires = "measure")]
+    queries: Option<u64>,
+    /// Run even when the estimate says the run exceeds 10 minutes or the memory available
+    #[arg(long)]
+    yes: bool,
     #[command(flatten)]
     output: OutputArgs,
 }
@@ -233,16 +246,34 @@ fn parse_format(s: &str) -> std::result::Result<Format, String> {
     s.parse()
 }
 
-/// A progress bar on stderr, drawn only when stderr is a terminal and not `--quiet`.
-pub fn progress_bar(quiet: bool) -> ProgressBar {
+/// A progress bar on stderr, drawn only when stderr is a terminal and not `--quiet`:
+/// `unit`s done of those known, their rate and the time left, redrawn every 200 ms even
+/// while no count moves.
+pub fn progress_bar(quiet: bool, unit: &str) -> ProgressBar {
     if quiet {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::new(0);
-    if let Ok(style) = ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {pos}/{len} rows") {
-        bar.set_style(style.progress_chars("=> "));
+    let template = format!(
+        "{{spinner}} {{msg}} [{{bar:30}}] {{human_pos}}/{{human_len}} {unit}, {{rate}} {unit}/s, ETA {{eta}}"
+    );
+    if let Ok(style) = ProgressStyle::with_template(&template) {
+        let rate = |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+            let _ = w.write_str(&per_second(state.per_sec()));
+        };
+        bar.set_style(style.with_key("rate", rate).progress_chars("=> "));
     }
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
     bar
+}
+
+/// A rate with three significant figures and an SI prefix: `17.3M`, `912k`, `40.0`.
+fn per_second(rate: f64) -> String {
+    let (scale, prefix) = [(1e9, "G"), (1e6, "M"), (1e3, "k")]
+        .into_iter()
+        .find(|(scale, _)| rate >= *scale)
+        .unwrap_or((1.0, ""));
+    format!("{}{prefix}", report::significant(rate / scale))
 }
 
 /// Prints or writes a table; notes go to stderr beside machine formats.
@@ -280,7 +311,7 @@ fn run_experiment(experiment: &dyn Registered, matches: &ArgMatches) -> Result<E
         preflight::check_output("plot", path)?;
     }
     prepared.cost().check(args.yes)?;
-    let bar = progress_bar(args.output.quiet);
+    let bar = progress_bar(args.output.quiet, "keys");
     bar.set_message(experiment.name());
     let outcome = prepared.run(&bar)?;
     bar.finish_and_clear();
@@ -319,8 +350,41 @@ fn run_size(args: &SizeArgs) -> Result<ExitCode> {
         m: args.m,
     };
     let rows = sizing::plan(&request)?;
-    let mut table = Table::from_rows("size: the essay's sizing order", &rows)?;
-    table.preamble = sizing::plan_notes(&rows);
+    let mut plan = Table::from_rows("size: the essay's sizing order", &rows)?;
+    plan.preamble = sizing::plan_notes(&rows);
+    let (Some(n), Some(fpr)) = (args.n, args.fpr) else {
+        if args.structures || args.measure {
+            return Err(bloomlab::Error::invalid(
+                "structures",
+                "without --n and --fpr",
+                "every structure is sized for n keys at a rate",
+                "--n N --fpr E",
+            ));
+        }
+        emit(&plan, &args.output)?;
+        return Ok(ExitCode::SUCCESS);
+    };
+    let measuring = args.measure.then(|| sizing::Measuring {
+        queries: args.queries.unwrap_or_else(|| sizing::default_queries(fpr)),
+        seed: 1,
+    });
+    if let Some(how) = measuring {
+        bloomlab::params::check_count("queries", how.queries, 1, 1_000_000_000)?;
+    }
+    sizing::structures_cost(n, fpr, measuring).check(args.yes)?;
+    let (structures, notes) = sizing::structures(n, fpr, measuring)?;
+    let mut table = sizing::structures_table(n, fpr, &structures)?;
+    table.notes = notes;
+    let machine = args.output.format.is_machine() || args.output.out.is_some();
+    if machine && !(args.structures || args.measure) {
+        emit(&plan, &args.output)?;
+        eprintln!("(the table of every structure sized for n and ε: add --structures)");
+        return Ok(ExitCode::SUCCESS);
+    }
+    if !machine && !args.structures {
+        emit(&plan, &args.output)?;
+        println!();
+    }
     emit(&table, &args.output)?;
     Ok(ExitCode::SUCCESS)
 }
@@ -357,7 +421,7 @@ fn run_conform(args: &ConformArgs) -> Result<ExitCode> {
 fn run_reproduce(args: &SuiteArgs) -> Result<ExitCode> {
     let definitions = suite::load_definitions(&args.experiments)?;
     preflight::check_folder("results", &args.results)?;
-    let bar = progress_bar(args.quiet);
+    let bar = progress_bar(args.quiet, "keys");
     let started = std::time::Instant::now();
     let unmet = suite::reproduce(
         &definitions,
@@ -398,7 +462,7 @@ fn run_reproduce(args: &SuiteArgs) -> Result<ExitCode> {
 
 fn run_check(args: &CheckArgs) -> Result<ExitCode> {
     let definitions = suite::load_definitions(&args.suite.experiments)?;
-    let bar = progress_bar(args.suite.quiet);
+    let bar = progress_bar(args.suite.quiet, "keys");
     let reseed = args.reseed.then(|| suite::Reseed {
         seed: args.reseed_seed.unwrap_or_else(|| rand::rng().next_u64()),
         family_alpha: args.family_alpha,
@@ -463,7 +527,7 @@ fn run_bench(args: &BenchArgs) -> Result<ExitCode> {
         repeats: args.repeats,
         seed: 1,
     };
-    let bar = progress_bar(args.output.quiet);
+    let bar = progress_bar(args.output.quiet, "timings");
     bar.set_message("bench");
     let table = if args.sweep_k {
         let rows = bench::time_versus_rate(&config, &bar)?;

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::hash::HashScheme;
-use crate::measure::{Measurement, Setup, measure};
+use crate::measure::{Measurement, Setup, measure_counted};
 use crate::report::{Cell, Column, Record, col};
 use crate::structures::FilterKind;
 use crate::theory;
@@ -150,11 +150,11 @@ pub fn compare(
             ));
         }
     }
-    progress.inc_length(plans.len() as u64);
+    progress.inc_length(plans.iter().map(|(_, setup)| setup.n + setup.queries).sum());
     plans
         .into_iter()
         .map(|(fpr, setup)| {
-            let measurement = measure("compare", &setup)?;
+            let measurement = measure_counted("compare", &setup, &|keys| progress.inc(keys))?;
             let bits_per_key_spent = measurement.memory_bits as f64 / n as f64;
             // The same design for as many keys as fill `memory` bits.
             let time_at = |memory: u64, repeats: u32| -> Result<(f64, f64)> {
@@ -178,7 +178,6 @@ pub fn compare(
                 None => (None, None),
             };
             let floor = theory::information_floor(fpr);
-            progress.inc(1);
             Ok(CompareRow {
                 measurement,
                 fpr_target: fpr,

@@ -112,6 +112,20 @@ impl Staging {
         self.folder.join(name)
     }
 
+    /// The names staged so far, in the order they were first named.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// The contents of the staged file `name`, if one was staged and written.
+    pub fn read(&self, name: &str) -> Option<Vec<u8>> {
+        self.names
+            .iter()
+            .any(|n| n == name)
+            .then(|| fs::read(self.folder.join(name)).ok())
+            .flatten()
+    }
+
     /// Writes the staged file `name`.
     pub fn write(&mut self, name: &str, contents: &[u8]) -> Result<()> {
         let path = self.path(name);

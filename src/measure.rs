@@ -12,7 +12,7 @@ use crate::stats::{
     averaged_rate_variance, binomial_se, binomial_two_sided_p, clopper_pearson, z_averaged, z_score,
 };
 use crate::structures::{
-    Filter, FilterKind, count_present_counters, count_present_parallel, insert_counters,
+    Filter, FilterKind, count_present, count_present_parallel, for_each_batch,
 };
 use crate::theory;
 pub use crate::workload::Keying;
@@ -104,12 +104,24 @@ pub fn run_trial(setup: &Setup) -> Result<Trial> {
 /// every structure, the classic one included, shares the sequential one. Byte keys, and
 /// query keys that may repeat inserted ones, go through [`crate::workload`].
 pub fn run_trial_with(setup: &Setup, threads: Threads) -> Result<Trial> {
+    run_trial_counted(setup, threads, &|_| {})
+}
+
+/// Keys per progress report of the parallel path.
+const PARALLEL_CHUNK: u64 = 1 << 20;
+
+/// A progress callback: told how many keys were just inserted or queried.
+pub type OnKeys<'a> = dyn Fn(u64) + Sync + 'a;
+
+/// [`run_trial_with`], calling `on_keys(count)` after each batch of keys inserted or
+/// queried (for progress); the trial is the same.
+pub fn run_trial_counted(setup: &Setup, threads: Threads, on_keys: &OnKeys<'_>) -> Result<Trial> {
     let keying = &setup.keying;
     if keying.keys == KeySpec::Random && keying.query_keys() == KeySpec::Random {
         let keys = KeySource::new(setup.seed);
-        return run_int_trial(setup, threads, |c| keys.key(c), |c| keys.key(c));
+        return run_int_trial(setup, threads, on_keys, |c| keys.key(c), |c| keys.key(c));
     }
-    crate::workload::keyed_trial(setup, threads)
+    crate::workload::keyed_trial(setup, threads, on_keys)
 }
 
 /// Inserts `key_of(0..n)`, then counts the reports on `query_of(n..n+q)`, which must hold
@@ -117,15 +129,13 @@ pub fn run_trial_with(setup: &Setup, threads: Threads) -> Result<Trial> {
 pub(crate) fn run_int_trial(
     setup: &Setup,
     threads: Threads,
+    on_keys: &OnKeys<'_>,
     key_of: impl Fn(u64) -> u64 + Sync,
     query_of: impl Fn(u64) -> u64 + Sync,
 ) -> Result<Trial> {
-    let absent = setup.n..setup.n + setup.queries;
     if setup.filter != FilterKind::CLASSIC {
         let mut filter = crate::workload::build(setup)?;
-        insert_counters(&mut *filter, 0..setup.n, &key_of)?;
-        let false_positives = count_present_counters(&*filter, absent, &query_of)?;
-        return Ok(Trial::of(&*filter, setup.n, false_positives));
+        return sequential_trial(&mut *filter, setup, on_keys, key_of, query_of);
     }
     let mut filter = crate::workload::classic(setup)?;
     let parallel = match threads {
@@ -133,14 +143,49 @@ pub(crate) fn run_int_trial(
         Threads::Sequential => false,
         Threads::Parallel => true,
     };
-    let false_positives = if parallel {
-        filter.insert_parallel(0..setup.n, &key_of);
-        count_present_parallel(&filter, absent, &query_of)?
-    } else {
-        insert_counters(&mut filter, 0..setup.n, &key_of)?;
-        count_present_counters(&filter, absent, &query_of)?
-    };
+    if !parallel {
+        return sequential_trial(&mut filter, setup, on_keys, key_of, query_of);
+    }
+    for chunk in chunks(0..setup.n) {
+        on_keys(chunk.end - chunk.start);
+        filter.insert_parallel(chunk, &key_of);
+    }
+    let mut false_positives = 0;
+    for chunk in chunks(setup.n..setup.n + setup.queries) {
+        on_keys(chunk.end - chunk.start);
+        false_positives += count_present_parallel(&filter, chunk, &query_of)?;
+    }
     Ok(Trial::of(&filter, setup.n, false_positives))
+}
+
+/// `range` in consecutive pieces of [`PARALLEL_CHUNK`].
+fn chunks(range: std::ops::Range<u64>) -> impl Iterator<Item = std::ops::Range<u64>> {
+    (range.start..range.end)
+        .step_by(PARALLEL_CHUNK as usize)
+        .map(move |start| start..range.end.min(start + PARALLEL_CHUNK))
+}
+
+/// Inserts `key_of(0..n)` into `filter`, then counts the absent keys `query_of(n..n+q)` it
+/// reports, a batch at a time.
+fn sequential_trial<F: Filter + ?Sized>(
+    filter: &mut F,
+    setup: &Setup,
+    on_keys: &OnKeys<'_>,
+    key_of: impl Fn(u64) -> u64,
+    query_of: impl Fn(u64) -> u64,
+) -> Result<Trial> {
+    for_each_batch(0..setup.n, key_of, |batch| {
+        on_keys(batch.len() as u64);
+        filter.insert_many(batch)
+    })?;
+    let absent = setup.n..setup.n + setup.queries;
+    let mut false_positives = 0;
+    for_each_batch(absent, query_of, |batch| {
+        on_keys(batch.len() as u64);
+        false_positives += count_present(filter, batch)?;
+        Ok(())
+    })?;
+    Ok(Trial::of(filter, setup.n, false_positives))
 }
 
 /// A measured rate beside every prediction, with its interval and z-scores.
@@ -422,5 +467,15 @@ impl Spread {
 
 /// Runs one setup and reports it.
 pub fn measure(experiment: &str, setup: &Setup) -> Result<Measurement> {
-    Ok(Measurement::new(experiment, setup, run_trial(setup)?))
+    measure_counted(experiment, setup, &|_| {})
+}
+
+/// [`measure`], calling `on_keys` as keys are inserted and queried ([`run_trial_counted`]).
+pub fn measure_counted(
+    experiment: &str,
+    setup: &Setup,
+    on_keys: &OnKeys<'_>,
+) -> Result<Measurement> {
+    let trial = run_trial_counted(setup, Threads::Auto, on_keys)?;
+    Ok(Measurement::new(experiment, setup, trial))
 }

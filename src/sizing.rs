@@ -1,5 +1,5 @@
 //! The essay's sizing order as a plan: the rate first, then the space, then k, then the
-//! warning about n.
+//! warning about n; and every structure sized for the same n and rate ([`structures`]).
 
 use bytesize::ByteSize;
 use schemars::JsonSchema;
@@ -7,8 +7,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::filter::MAX_BITS;
+use crate::hash::HashScheme;
+use crate::keys::KeySource;
+use crate::measure::CONFIDENCE;
 use crate::params::{MAX_COUNT, check_count};
-use crate::report::{Cell, Column, Record, col, percent};
+use crate::report::{Cell, Column, Record, Table, col, percent};
+use crate::stats::clopper_pearson;
+use crate::structures::{Filter, FilterKind, count_present_parallel, insert_counters};
 use crate::theory;
 
 /// Load factors of the overfill table, as multiples of the planned n.
@@ -264,4 +269,222 @@ pub fn plan_notes(rows: &[SizeRow]) -> Vec<String> {
             r.n_design, r.sensitivity, r.sensitivity
         ),
     ]
+}
+
+/// One structure sized for n keys at rate ε: what it spends and what it promises, and with
+/// `--measure` what it does.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct StructureSize {
+    /// The structure (`--filter`).
+    pub structure: String,
+    /// How it was sized: "design" (bloomlab's sizing of the structure for ε) or "crate"
+    /// (the crate's own constructor for n and ε).
+    pub sized_by: String,
+    /// Keys it is sized for.
+    pub n: u64,
+    /// The target rate ε.
+    pub fpr_target: f64,
+    /// Bits of memory it holds: `memory_bits / n` per key. A static structure's is nominal
+    /// before it is built (`1.125 n` fingerprints for binary fuse).
+    pub memory_bits: u64,
+    /// `memory_bits / n`.
+    pub bits_per_key: f64,
+    /// Hashes per key; the fingerprint bits of cuckoo and binary fuse.
+    pub k: u32,
+    /// The memory in binary units (`1.14 MiB`).
+    pub memory: String,
+    /// Cache lines (64 bytes) a query reads at most; empty where unknown.
+    pub lines_per_query: Option<u32>,
+    /// `log2(1/ε)`: the fewest bits per key any structure answering at rate ε can spend.
+    pub information_floor: f64,
+    /// `bits_per_key / information_floor`.
+    pub ratio_to_floor: f64,
+    /// The structure's exact expected rate at n keys ([`crate::structures::Filter::fpr_exact`]).
+    pub fpr_design: f64,
+    /// `--measure`: absent keys queried after inserting n.
+    pub queries: Option<u64>,
+    /// `--measure`: the measured false-positive rate.
+    pub fpr_measured: Option<f64>,
+    /// `--measure`: lower end of the 95% Clopper–Pearson interval of `fpr_measured`.
+    pub ci_low: Option<f64>,
+    /// `--measure`: upper end of that interval.
+    pub ci_high: Option<f64>,
+    /// `--measure`: z of `fpr_measured` against `fpr_design`, binomial.
+    pub z_design: Option<f64>,
+}
+
+impl Record for StructureSize {
+    fn columns() -> Vec<Column> {
+        vec![
+            col("structure", Cell::Plain("structure")),
+            col("bits/key", Cell::Fixed("bits_per_key", 2)),
+            col("k", Cell::Plain("k")),
+            col("memory", Cell::Plain("memory")),
+            col("lines", Cell::Plain("lines_per_query")),
+            col("× floor", Cell::Times("ratio_to_floor")),
+            col("design", Cell::Percent("fpr_design")),
+            col("measured", Cell::Percent("fpr_measured")).wide_only(),
+            col("95% CI", Cell::Interval("ci_low", "ci_high")).wide_only(),
+            col("z", Cell::Fixed("z_design", 2)).wide_only(),
+        ]
+    }
+}
+
+/// What `size --measure` asks of each structure.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Measuring {
+    pub queries: u64,
+    pub seed: u64,
+}
+
+/// The narrow columns with measurements: the rate beside the design's, within 100 columns.
+const MEASURED_NARROW: [&str; 7] = [
+    "structure",
+    "bits/key",
+    "k",
+    "design",
+    "measured",
+    "95% CI",
+    "z",
+];
+
+/// Every registered structure that sizes itself for n keys at ε, by bloomlab's design of it
+/// or by its crate's constructor; each measured when `measuring` is given. A structure that
+/// cannot reach ε (a cuckoo filter below 2^-16 · 8) is left out with a note.
+pub fn structures(
+    n: u64,
+    fpr: f64,
+    measuring: Option<Measuring>,
+) -> Result<(Vec<StructureSize>, Vec<String>)> {
+    check_count("n", n, 1, MAX_COUNT)?;
+    check_fpr(fpr)?;
+    let mut rows = Vec::new();
+    let mut notes = Vec::new();
+    for kind in FilterKind::all() {
+        if kind.require_built().is_err() {
+            continue;
+        }
+        match size_one(kind, n, fpr, measuring) {
+            Ok(Some(row)) => rows.push(row),
+            Ok(None) => {}
+            Err(e) => notes.push(format!("not sized: {kind}: {e}")),
+        }
+    }
+    Ok((rows, notes))
+}
+
+/// The empty filter of `kind` for n keys at ε and how it was sized; `None` for a structure
+/// that sizes itself neither way.
+fn sized_filter(kind: FilterKind, n: u64, fpr: f64) -> Result<Option<(Box<dyn Filter>, u64)>> {
+    let structure = kind.structure();
+    if structure.design.is_some() {
+        let (m, k) = kind.design(n, fpr)?;
+        let filter = kind.build(n, m, k, HashScheme::MultiplyShift, HASH_SEED)?;
+        return Ok(Some((filter, m)));
+    }
+    if structure.for_rate.is_some() {
+        let filter = kind.for_rate(n, fpr, HASH_SEED)?;
+        let m = filter.memory_bits();
+        return Ok(Some((filter, m)));
+    }
+    Ok(None)
+}
+
+/// Hash seed of every sized filter.
+const HASH_SEED: u64 = 2;
+
+fn size_one(
+    kind: FilterKind,
+    n: u64,
+    fpr: f64,
+    measuring: Option<Measuring>,
+) -> Result<Option<StructureSize>> {
+    let Some((mut filter, m)) = sized_filter(kind, n, fpr)? else {
+        return Ok(None);
+    };
+    let k = filter.hashes();
+    let measured = measuring
+        .map(|how| measure_filter(&mut *filter, n, how))
+        .transpose()?;
+    // A static structure holds nothing before its keys: its nominal m stands in until built.
+    let memory_bits = if kind.is_static() && measured.is_none() {
+        m
+    } else {
+        filter.memory_bits()
+    };
+    let bits_per_key = memory_bits as f64 / n as f64;
+    let floor = theory::information_floor(fpr);
+    let fpr_design = filter.fpr_exact(n);
+    let sized_by = if kind.structure().design.is_some() {
+        "design"
+    } else {
+        "crate"
+    };
+    Ok(Some(StructureSize {
+        structure: kind.to_string(),
+        sized_by: sized_by.into(),
+        n,
+        fpr_target: fpr,
+        memory_bits,
+        bits_per_key,
+        k,
+        memory: ByteSize::b(memory_bits.div_ceil(8))
+            .display()
+            .iec()
+            .to_string(),
+        lines_per_query: kind.structure().lines_per_query.map(|lines| lines(k)),
+        information_floor: floor,
+        ratio_to_floor: bits_per_key / floor,
+        fpr_design,
+        queries: measured.map(|_| measuring.map_or(0, |m| m.queries)),
+        fpr_measured: measured.map(|(rate, _, _)| rate),
+        ci_low: measured.map(|(_, low, _)| low),
+        ci_high: measured.map(|(_, _, high)| high),
+        z_design: measured.map(|(rate, _, _)| {
+            crate::stats::z_score(rate, fpr_design, measuring.map_or(1, |m| m.queries))
+        }),
+    }))
+}
+
+/// Inserts keys `0..n`, queries `n..n+queries`: the measured rate with its 95% interval.
+fn measure_filter(filter: &mut dyn Filter, n: u64, how: Measuring) -> Result<(f64, f64, f64)> {
+    let keys = KeySource::new(how.seed);
+    insert_counters(filter, 0..n, |c| keys.key(c))?;
+    let false_positives = count_present_parallel(filter, n..n + how.queries, |c| keys.key(c))?;
+    let (low, high) = clopper_pearson(false_positives, how.queries, CONFIDENCE);
+    Ok((false_positives as f64 / how.queries as f64, low, high))
+}
+
+/// The table of [`structures`]: measured columns in the narrow view only when measured.
+pub fn structures_table(n: u64, fpr: f64, rows: &[StructureSize]) -> Result<Table> {
+    let measured = rows.iter().any(|r| r.fpr_measured.is_some());
+    let title = format!(
+        "every structure sized for n = {n} at {}: information floor log2(1/ε) = {:.2} bits per key",
+        percent(fpr),
+        theory::information_floor(fpr)
+    );
+    let mut table = Table::from_rows(title, rows)?;
+    if measured {
+        for column in &mut table.columns {
+            column.narrow = MEASURED_NARROW.contains(&column.header);
+        }
+    }
+    Ok(table)
+}
+
+/// Absent keys `--measure` queries per structure: enough for about 1000 false positives at
+/// ε, within 10^5 and 10^7.
+pub fn default_queries(fpr: f64) -> u64 {
+    (1000.0 / fpr).clamp(1e5, 1e7).round() as u64
+}
+
+/// What sizing (and measuring) every structure costs: the keys inserted and queried, and
+/// the largest table (a counting filter's 4 bits per cell of the classic design).
+pub fn structures_cost(n: u64, fpr: f64, measuring: Option<Measuring>) -> crate::preflight::Cost {
+    let (m, _) = theory::classic_design(n, fpr);
+    let structures = FilterKind::all().len() as f64;
+    crate::preflight::Cost {
+        key_operations: measuring.map_or(0.0, |how| structures * (n + how.queries) as f64),
+        peak_bytes: 4.0 * m as f64 / 8.0,
+    }
 }

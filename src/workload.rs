@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::filter::BloomFilter;
 use crate::hash::{IndexMath, prehash};
 use crate::keys::{Key, KeySpec};
-use crate::measure::{Setup, Threads, Trial, run_int_trial};
+use crate::measure::{OnKeys, Setup, Threads, Trial, run_int_trial};
 use crate::structures::{Filter, FilterKind};
 
 /// Largest set of keys the overlap check holds: `min(n, queries)` keys.
@@ -61,14 +61,18 @@ pub fn build(setup: &Setup) -> Result<Box<dyn Filter>> {
 
 /// A trial whose keys are not both the default random ones: integer keys through the
 /// default loops, byte keys one at a time; then the overlap is taken out of the count.
-pub fn keyed_trial(setup: &Setup, threads: Threads) -> Result<Trial> {
+pub fn keyed_trial(setup: &Setup, threads: Threads, on_keys: &OnKeys<'_>) -> Result<Trial> {
     let keying = &setup.keying;
     let queried = keying.query_keys();
     let mut trial = match (keying.keys.ints(setup.seed), queried.ints(setup.seed)) {
-        (Some(inserted), Some(queries)) => {
-            run_int_trial(setup, threads, |c| inserted.key(c), |c| queries.key(c))?
-        }
-        _ => byte_trial(setup)?,
+        (Some(inserted), Some(queries)) => run_int_trial(
+            setup,
+            threads,
+            on_keys,
+            |c| inserted.key(c),
+            |c| queries.key(c),
+        )?,
+        _ => byte_trial(setup, on_keys)?,
     };
     let overlap = overlap(setup)?;
     if overlap >= setup.queries {
@@ -100,7 +104,7 @@ fn contains(filter: &dyn Filter, key: Key<'_>) -> bool {
 
 /// Inserts and queries a key at a time; the hash is named with its pre-hash when the
 /// structure does not take bytes.
-fn byte_trial(setup: &Setup) -> Result<Trial> {
+fn byte_trial(setup: &Setup, on_keys: &OnKeys<'_>) -> Result<Trial> {
     let keying = &setup.keying;
     let mut filter = build(setup)?;
     keying
@@ -109,6 +113,7 @@ fn byte_trial(setup: &Setup) -> Result<Trial> {
             insert(&mut *filter, key);
             Ok(())
         })?;
+    on_keys(setup.n);
     let mut positives = 0u64;
     keying
         .query_keys()
@@ -116,6 +121,7 @@ fn byte_trial(setup: &Setup) -> Result<Trial> {
             positives += u64::from(contains(&*filter, key));
             Ok(())
         })?;
+    on_keys(setup.queries);
     let mut trial = Trial::of(&*filter, setup.n, positives);
     if !filter.hashes_bytes() {
         trial.hash = format!("{} (xxh3 pre-hash of byte keys)", trial.hash);

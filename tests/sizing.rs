@@ -66,3 +66,47 @@ fn plan_from_each_consistent_pair() {
     assert_eq!(by_space[0].n_design, 4000);
     assert!(plan(&SizeRequest::default()).is_err());
 }
+
+#[test]
+fn every_structure_that_sizes_itself_is_listed_above_the_floor() {
+    use bloomlab::sizing::structures;
+    use bloomlab::structures::FilterKind;
+    let (rows, notes) = structures(100_000, 0.001, None).unwrap();
+    let sizes_itself = FilterKind::all().into_iter().filter(|kind| {
+        let s = kind.structure();
+        kind.require_built().is_ok() && (s.design.is_some() || s.for_rate.is_some())
+    });
+    assert_eq!(rows.len() + notes.len(), sizes_itself.count(), "{notes:?}");
+    for row in &rows {
+        // log2(1/ε) bits per key is a lower bound for any structure at rate ε.
+        assert!(
+            row.ratio_to_floor >= 1.0,
+            "{} below the floor",
+            row.structure
+        );
+        assert!(row.fpr_design <= 0.001 * 1.05, "{} misses ε", row.structure);
+        assert!(row.k > 0 && row.memory_bits > 0);
+    }
+    // A cuckoo filter cannot reach 1e-6 with 16-bit fingerprints: left out, with a note.
+    let (rows, notes) = structures(10_000, 1e-6, None).unwrap();
+    assert!(rows.iter().all(|r| r.structure != "cuckoo"));
+    assert!(notes.iter().any(|n| n.contains("cuckoo")), "{notes:?}");
+}
+
+#[test]
+fn measured_structures_match_their_design_rates() {
+    use bloomlab::sizing::{Measuring, structures};
+    // Fixed seeds; 200,000 queries at ε = 1% (2,000 expected false positives): each z within
+    // 4 binomial standard errors of the design rate.
+    let how = Measuring {
+        queries: 200_000,
+        seed: 5,
+    };
+    let (rows, _) = structures(20_000, 0.01, Some(how)).unwrap();
+    for row in &rows {
+        let z = row.z_design.unwrap();
+        assert!(z.abs() <= 4.0, "{}: z {z}", row.structure);
+        let (low, high) = (row.ci_low.unwrap(), row.ci_high.unwrap());
+        assert!(low <= row.fpr_measured.unwrap() && row.fpr_measured.unwrap() <= high);
+    }
+}

@@ -53,3 +53,22 @@ fn the_sizing_table_fits_in_100_columns() {
     let table = bloomlab::report::Table::from_rows("size", &rows).unwrap();
     assert!(table.width(View::Narrow) <= NARROW_LIMIT);
 }
+
+#[test]
+fn the_table_of_every_structure_fits_in_100_columns_measured_or_not() {
+    use bloomlab::sizing::{Measuring, structures, structures_table};
+    let how = Measuring {
+        queries: 100_000,
+        seed: 1,
+    };
+    for measuring in [None, Some(how)] {
+        let (rows, _) = structures(20_000, 0.0001, measuring).unwrap();
+        let table = structures_table(20_000, 0.0001, &rows).unwrap();
+        let width = table.width(View::Narrow);
+        assert!(
+            width <= NARROW_LIMIT,
+            "{width} columns, measured: {}",
+            measuring.is_some()
+        );
+    }
+}

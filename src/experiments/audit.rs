@@ -269,10 +269,11 @@ pub fn run(plan: &AuditPlan, progress: &ProgressBar) -> Result<Vec<AuditRow>> {
         .map(|&load| (plan.n as f64 * load).round() as u64)
         .max()
         .unwrap_or(plan.n);
-    progress.inc_length((plan.filters.len() * plan.rates.len() * plan.loads.len()) as u64);
     let mut rows = Vec::new();
     for &fpr in &plan.rates {
         let queries = queries_for(plan.queries, fpr)?;
+        let loads = plan.loads.len() as u64;
+        progress.inc_length(plan.filters.len() as u64 * (top + loads * queries));
         // The absent keys timed, the same for every crate and load.
         let timed_keys: Vec<u64> = if plan.timed {
             keys.absent(top, queries.min(TIMED_QUERIES)).collect()
@@ -285,6 +286,7 @@ pub fn run(plan: &AuditPlan, progress: &ProgressBar) -> Result<Vec<AuditRow>> {
             for &load in &plan.loads {
                 let target = ((plan.n as f64 * load).round() as u64).max(inserted);
                 insert_counters(&mut *filter, inserted..target, |c| keys.key(c))?;
+                progress.inc(target - inserted);
                 inserted = target;
                 let false_positives =
                     count_present_parallel(&*filter, top..top + queries, |c| keys.key(c))?;
@@ -323,7 +325,7 @@ pub fn run(plan: &AuditPlan, progress: &ProgressBar) -> Result<Vec<AuditRow>> {
                     ns_query,
                     measurement,
                 });
-                progress.inc(1);
+                progress.inc(queries);
             }
         }
     }

@@ -20,7 +20,7 @@ use rayon::prelude::*;
 use serde::de::DeserializeOwned;
 
 use crate::error::{Error, Result};
-use crate::measure::{Measurement, Setup, measure};
+use crate::measure::{Measurement, Setup, measure_counted};
 use crate::params::MeasureParams;
 use crate::plot::Plate;
 use crate::preflight::Cost;
@@ -67,7 +67,7 @@ pub trait Experiment: Sync + 'static {
 
     /// Validates the parameters: every refusal (exit 2) happens here, before any work.
     fn plan(params: &Self::Params) -> Result<Self::Plan>;
-    /// Measures; `progress` advances by one per measured row.
+    /// Measures; `progress` counts the keys inserted and queried.
     fn run(plan: &Self::Plan, progress: &ProgressBar) -> Result<Outcome>;
     /// What running the plan is expected to spend, checked before it runs.
     fn cost(plan: &Self::Plan) -> Cost;
@@ -282,8 +282,14 @@ impl Outcome {
     }
 }
 
+/// Keys a setup inserts and queries: what progress counts.
+pub fn keys_of_setup(setup: &Setup) -> u64 {
+    setup.n.saturating_add(setup.queries)
+}
+
 /// Measures every setup `trials` times (hash seeds `hash_seed + t`), in parallel, keeping
-/// their order: the trials of a setup are consecutive rows.
+/// their order: the trials of a setup are consecutive rows. `progress` counts the keys
+/// inserted and queried.
 pub fn measure_all(
     experiment: &str,
     trials: u64,
@@ -299,14 +305,10 @@ pub fn measure_all(
             })
         })
         .collect();
-    progress.inc_length(setups.len() as u64);
+    progress.inc_length(setups.iter().map(keys_of_setup).sum());
     setups
         .par_iter()
-        .map(|setup| {
-            let row = measure(experiment, setup);
-            progress.inc(1);
-            row
-        })
+        .map(|setup| measure_counted(experiment, setup, &|keys| progress.inc(keys)))
         .collect()
 }
 
@@ -427,5 +429,34 @@ pub fn measurement_columns_narrow(narrow: &[&str]) -> Vec<Column> {
 impl Record for Measurement {
     fn columns() -> Vec<Column> {
         measurement_columns()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::structures::FilterKind;
+
+    #[test]
+    fn progress_counts_every_key_inserted_and_queried() {
+        let setup = |n, queries| Setup {
+            n,
+            m: 10 * n,
+            k: 4,
+            queries,
+            seed: 1,
+            hash_seed: 2,
+            hash: crate::hash::HashScheme::MultiplyShift,
+            filter: FilterKind::CLASSIC,
+            keying: Default::default(),
+        };
+        // The second setup takes the parallel path, in chunks.
+        let setups = [setup(1_000, 5_000), setup(300_000, 1_200_000)];
+        let hidden = indicatif::ProgressDrawTarget::hidden();
+        let progress = ProgressBar::with_draw_target(Some(0), hidden);
+        measure_all("test", 2, &setups, &progress).unwrap();
+        let keys = 2 * (6_000 + 1_500_000);
+        assert_eq!(progress.length(), Some(keys));
+        assert_eq!(progress.position(), keys);
     }
 }

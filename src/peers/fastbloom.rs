@@ -17,6 +17,7 @@ pub static STRUCTURE: Structure = Structure {
     build: adapter::build,
     for_rate: Some(adapter::for_rate),
     design: None,
+    lines_per_query: Some(|k| k),
     // A plain bit array of m bits and k probes: `E[(X/m)^k]`.
     fpr_exact: theory::fpr_exact,
 };

@@ -19,6 +19,7 @@ pub static STRUCTURE: Structure = Structure {
     build: adapter::build,
     for_rate: Some(adapter::for_rate),
     design: None,
+    lines_per_query: Some(|k| k),
     fpr_exact: adapter::fpr_exact,
 };
 

@@ -16,6 +16,7 @@ pub static STRUCTURE: Structure = Structure {
     build: |shape| Ok(Box::new(BinaryFuseFilter::new(shape.k)?)),
     for_rate: None,
     design: Some(design),
+    lines_per_query: Some(|_| 3),
     // `2^-k`, the chance that the XOR of an absent key's three k-bit fingerprints matches its
     // own.
     fpr_exact: |_, _, k| 0.5f64.powi(k as i32),

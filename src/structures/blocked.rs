@@ -2,7 +2,9 @@
 //! B bits, chosen by a further hash. [`descriptor`] registers one for any block size.
 
 use super::blocks::{Blocks, Index, poisson_mixture, smallest_size, whole_blocks};
-use super::interface::{Filter, FilterKind, Membership, Origin, Shape, Structure, check_answers};
+use super::interface::{
+    CACHE_LINE_BITS, Filter, FilterKind, Membership, Origin, Shape, Structure, check_answers,
+};
 use crate::error::Result;
 use crate::filter::popcount;
 use crate::hash::{HashFamily, with_index};
@@ -30,6 +32,7 @@ pub const fn descriptor<const B: u64>(name: &'static str, help: &'static str) ->
         build: build::<B>,
         for_rate: None,
         design: Some(design::<B>),
+        lines_per_query: Some(|_| B.div_ceil(CACHE_LINE_BITS) as u32),
         fpr_exact: fpr_exact::<B>,
     }
 }

@@ -20,6 +20,7 @@ pub static STRUCTURE: Structure = Structure {
     build,
     for_rate: Some(for_rate),
     design: Some(|n, fpr| Ok(theory::classic_design(n, fpr))),
+    lines_per_query: Some(|k| k),
     // `E[(X/m)^k]` ([`theory::fpr_exact`]).
     fpr_exact: theory::fpr_exact,
 };

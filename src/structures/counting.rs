@@ -27,6 +27,7 @@ pub static STRUCTURE: Structure = Structure {
     for_rate: None,
     // The classic design: its counters are nonzero where the classic filter's bits are set.
     design: Some(|n, fpr| Ok(theory::classic_design(n, fpr))),
+    lines_per_query: Some(|k| k),
     // As the classic filter of m bits, `E[(X/m)^k]`: a counter is nonzero exactly when that
     // bit would be set.
     fpr_exact: theory::fpr_exact,

@@ -24,6 +24,7 @@ pub static STRUCTURE: Structure = Structure {
     },
     for_rate: None,
     design: Some(design),
+    lines_per_query: Some(|_| 2),
     fpr_exact,
 };
 

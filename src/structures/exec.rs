@@ -40,6 +40,7 @@ pub static STRUCTURE: Structure = Structure {
     build,
     for_rate: Some(for_rate),
     design: None,
+    lines_per_query: None,
     // The program's structure is unknown to bloomlab.
     fpr_exact: |_, _, _| f64::NAN,
 };

@@ -243,7 +243,14 @@ pub struct Structure {
     pub design: Option<Design>,
     /// The exact expected rate for n keys in m bits with k hashes.
     pub fpr_exact: fn(n: u64, m: u64, k: u32) -> f64,
+    /// Cache lines ([`CACHE_LINE_BITS`]) a query reads at most, for k hashes: k for a bit
+    /// array, one block's lines for a blocked one, two buckets, three fuse slots; `None`
+    /// where unknown (a program behind `exec:`).
+    pub lines_per_query: Option<fn(k: u32) -> u32>,
 }
+
+/// Bits of a cache line: 64 bytes.
+pub const CACHE_LINE_BITS: u64 = 512;
 
 /// A filter asked for by its size: n keys planned into m bits (already laid out) with k hashes.
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -29,6 +29,7 @@ pub static STRUCTURE: Structure = Structure {
     },
     for_rate: None,
     design: Some(design),
+    lines_per_query: Some(|_| 1),
     fpr_exact,
 };
 

@@ -5,6 +5,7 @@ mod check;
 mod claims;
 mod definition;
 mod family;
+mod html;
 mod reproduce;
 mod summary;
 
@@ -15,6 +16,7 @@ pub use family::{
     Comparison, DEFAULT_FAMILY_ALPHA, Family, bits_check_p_value, holm_rejections,
     normal_two_sided_p,
 };
+pub use html::{HtmlReport, command_line};
 pub use reproduce::reproduce;
 pub use summary::{Run, SUMMARIES, Summary};
 

@@ -29,5 +29,6 @@ pub trait Summary: Sync {
     fn write(&self, runs: &[Run], staging: &mut Staging) -> Result<Vec<String>>;
 }
 
-/// Every summary `reproduce` writes, in order.
-pub static SUMMARIES: &[&dyn Summary] = &[&super::claims::Claims];
+/// Every summary `reproduce` writes, in order. The HTML report stays last: it shows the CSV
+/// files the summaries before it staged.
+pub static SUMMARIES: &[&dyn Summary] = &[&super::claims::Claims, &super::html::HtmlReport];
