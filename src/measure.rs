@@ -175,11 +175,6 @@ pub struct Measurement {
     /// Size of the table in cells: bits of a bit array, 4-bit counters of a counting filter,
     /// slots times fingerprint bits of a cuckoo filter.
     pub m: u64,
-    /// The m asked for, before `--m-round` rounded it to `m` (k was chosen for this one).
-    pub m_requested: u64,
-    /// Bit positions the indexes can reach: `min(m, 2^index_bits)` for the classic filter.
-    /// Below m, the rest of the array is never set, whatever the predictions say.
-    pub addressable_bits: u64,
     /// Hashes (probes) per key; the fingerprint bits for cuckoo and binary fuse.
     pub k: u32,
     /// `m / n`.
@@ -187,6 +182,11 @@ pub struct Measurement {
     /// Bits of memory the structure holds: m for a bit array, 4m for 4-bit counters, all
     /// sub-filters of a growing one, the built table of a static one.
     pub memory_bits: u64,
+    /// The m asked for, before `--m-round` rounded it to `m` (k was chosen for this one).
+    pub m_requested: u64,
+    /// Bit positions the indexes can reach: `min(m, 2^index_bits)` for the classic filter.
+    /// Below m, the rest of the array is never set, whatever the predictions say.
+    pub addressable_bits: u64,
     /// Seed of the key source: keys `0..n` are inserted, keys `n..n+queries` are queried.
     pub seed: u64,
     /// Seed of the hash functions.
@@ -221,6 +221,10 @@ pub struct Measurement {
     /// The structure's exact expected rate for n keys (`E[(X/m)^k]` for the classic
     /// filter, X the set bits).
     pub fpr_exact: f64,
+    /// The exact rate of the filter as configured: `m_requested` bits, every one
+    /// addressable (the structure's exact rate at `m_requested`). It differs from
+    /// `fpr_exact` when `--m-round` resized the array or `--index-bits` cannot reach all of it.
+    pub fpr_configured: f64,
     /// Variance V of the rate between filters of this setup (over the draw of the hashes):
     /// `E[(X/m)^{2k}] - E[(X/m)^k]²` ([`theory::fpr_between_filter_variance`]) for the
     /// structures whose exact rate is the plain bit array's `E[(X/m)^k]` (classic, counting,
@@ -273,6 +277,12 @@ impl Measurement {
             binomial_two_sided_p(count, queries, fpr_from_fill)
         };
         let math = setup.keying.math.unwrap_or(setup.hash.default_math());
+        let m_requested = setup.keying.m_requested.unwrap_or(m);
+        let fpr_configured = if m_requested == m && trial.addressable_bits == m {
+            fpr_exact
+        } else {
+            setup.filter.fpr_exact(n, m_requested, k)
+        };
         Measurement {
             experiment: experiment.to_string(),
             filter: setup.filter,
@@ -284,11 +294,11 @@ impl Measurement {
             index_bits: math.index_bits,
             n,
             m,
-            m_requested: setup.keying.m_requested.unwrap_or(m),
-            addressable_bits: trial.addressable_bits,
             k,
             bits_per_key: m as f64 / n as f64,
             memory_bits: trial.memory_bits,
+            m_requested,
+            addressable_bits: trial.addressable_bits,
             seed: setup.seed,
             hash_seed: setup.hash_seed,
             queries,
@@ -303,6 +313,7 @@ impl Measurement {
             fpr_fill_expected,
             fpr_from_fill,
             fpr_exact,
+            fpr_configured,
             fpr_between_filter_variance: var_between,
             z_classic: averaged(fpr_classic),
             z_fill_expected: averaged(fpr_fill_expected),
