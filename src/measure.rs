@@ -7,7 +7,7 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use crate::error::Result;
 use crate::hash::HashScheme;
-use crate::keys::{KeySource, KeySpec};
+use crate::keys::{Key, KeySource, KeySpec};
 use crate::stats::{
     averaged_rate_variance, binomial_se, binomial_two_sided_p, clopper_pearson, z_averaged, z_score,
 };
@@ -15,6 +15,7 @@ use crate::structures::{
     Filter, FilterKind, count_present_counters, count_present_parallel, insert_counters,
 };
 use crate::theory;
+use crate::uniformity::{ProbePairs, SAMPLE_KEYS};
 pub use crate::workload::Keying;
 
 /// The "filter matches its bits" bound: a row fails the bits check when the exact two-sided
@@ -61,6 +62,8 @@ pub struct Trial {
     pub addressable_bits: u64,
     /// Query keys that had been inserted: left out of the count and of the queries.
     pub query_overlap: u64,
+    /// The uniformity diagnostic ([`crate::uniformity`]); NaN where it is not taken.
+    pub uniformity_p: f64,
 }
 
 impl Trial {
@@ -75,6 +78,7 @@ impl Trial {
             hash: filter.hash_name(),
             addressable_bits: filter.addressable_bits(),
             query_overlap: 0,
+            uniformity_p: f64::NAN,
         }
     }
 }
@@ -137,7 +141,13 @@ pub(crate) fn run_int_trial(
         insert_counters(&mut filter, 0..setup.n, &key_of)?;
         count_present_counters(&filter, absent, &query_of)?
     };
-    Ok(Trial::of(&filter, setup.n, false_positives))
+    let mut sample = ProbePairs::default();
+    for c in 0..setup.n.min(SAMPLE_KEYS) {
+        sample.add(filter.family(), Key::Int(key_of(c)));
+    }
+    let mut trial = Trial::of(&filter, setup.n, false_positives);
+    trial.uniformity_p = sample.uniformity_p(&filter);
+    Ok(trial)
 }
 
 /// A measured rate beside every prediction, with its interval and z-scores.
@@ -248,6 +258,14 @@ pub struct Measurement {
     /// "fail" when `bits_p < 6.334e-5` ([`BITS_CHECK_ALPHA`]), "n/a" when there is no rate
     /// from the bits, else "pass".
     pub bits_check: String,
+    /// The uniformity diagnostic of the classic filter ([`crate::uniformity`]): the
+    /// Bonferroni-combined p-value of a chi-square test of the set bits over regions of the
+    /// array and a test of shared (probe 0, probe 1) pairs among up to 8192 inserted keys.
+    /// NaN for the other structures.
+    pub uniformity_p: f64,
+    /// "fail" when `uniformity_p < 6.334e-5` (the bits check's false-alarm rate), "n/a"
+    /// without a p-value, else "pass": the bits are not spread as a uniform hash spreads them.
+    pub uniformity: String,
 }
 
 impl Measurement {
@@ -321,6 +339,8 @@ impl Measurement {
             z_exact: averaged(fpr_exact),
             bits_p,
             bits_check: bits_verdict(bits_p).to_string(),
+            uniformity_p: trial.uniformity_p,
+            uniformity: crate::uniformity::verdict(trial.uniformity_p).to_string(),
         }
     }
 

@@ -221,3 +221,31 @@ fn bad_inputs_exit_2_naming_the_flag() {
     refused(&["--keys", "strided:0"], "--keys");
     refused(&["--probes", "double", "--filter", "blocked"], "--filter");
 }
+
+#[test]
+fn the_uniformity_diagnostic_fails_the_flawed_arithmetic_and_passes_the_sound() {
+    let mut flawed = params();
+    flawed.hash = Some(HashScheme::LowBits);
+    // 4000 random keys, m = 2^15: probes depend on x mod m only, so about
+    // C(4000, 2)/m = 244 key pairs share (probe 0, probe 1) against 0.007 expected.
+    assert_eq!(row(&flawed, 4_000, 1 << 15, 4).uniformity, "fail");
+    let mut narrow = params();
+    narrow.keying.index_bits = Some(16);
+    // Every region past 2^16 bits is empty.
+    assert_eq!(row(&narrow, 4_000, 1 << 18, 4).uniformity, "fail");
+    // Sound filters: at the diagnostic's false-alarm rate 6.3e-5, 8 rows all pass with
+    // probability above 0.999.
+    for seed in 0..4 {
+        for hash in [HashScheme::MultiplyShift, HashScheme::Xxh3] {
+            let mut sound = params();
+            sound.hash = Some(hash);
+            sound.seeds.hash_seed = Some(seed);
+            let row = row(&sound, 20_000, 200_000, 7);
+            assert_eq!(
+                row.uniformity, "pass",
+                "{hash} seed {seed}: {}",
+                row.uniformity_p
+            );
+        }
+    }
+}

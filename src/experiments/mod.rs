@@ -409,6 +409,7 @@ pub fn measurement_columns() -> Vec<Column> {
         col("z fill^k", Cell::Fixed("z_from_fill", 2)).wide_only(),
         col("z exact", Cell::Fixed("z_exact", 2)),
         col("bits", Cell::Plain("bits_check")),
+        col("uniform", Cell::Plain("uniformity")),
     ]
 }
 
