@@ -141,7 +141,7 @@ pub(crate) fn run_int_trial(
         insert_counters(&mut filter, 0..setup.n, &key_of)?;
         count_present_counters(&filter, absent, &query_of)?
     };
-    let mut sample = ProbePairs::default();
+    let mut sample = ProbePairs::new(!setup.keying.keys.injective_below(setup.n));
     for c in 0..setup.n.min(SAMPLE_KEYS) {
         sample.add(filter.family(), Key::Int(key_of(c)));
     }

@@ -16,7 +16,7 @@
 //! `uniformity` is "fail" below [`UNIFORMITY_ALPHA`], "pass" otherwise, "n/a" for
 //! structures other than the classic filter or a filter with one probe and one region.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use statrs::function::gamma::gamma_lr;
 
@@ -59,11 +59,15 @@ pub fn pairs_p(pairs: &[(u64, u64)], m: u64) -> f64 {
     if pairs.len() < 2 {
         return f64::NAN;
     }
-    let mut counts: HashMap<(u64, u64), u64> = HashMap::with_capacity(pairs.len());
-    for &pair in pairs {
-        *counts.entry(pair).or_default() += 1;
-    }
-    let shared: u64 = counts.values().map(|&c| c * (c - 1) / 2).sum();
+    let mut sorted = pairs.to_vec();
+    sorted.sort_unstable();
+    let shared: u64 = sorted
+        .chunk_by(|a, b| a == b)
+        .map(|run| {
+            let c = run.len() as u64;
+            c * (c - 1) / 2
+        })
+        .sum();
     let lambda = keys * (keys - 1.0) / 2.0 / (m as f64 * m as f64);
     if shared == 0 {
         1.0
@@ -96,24 +100,35 @@ pub fn verdict(p: f64) -> &'static str {
 }
 
 /// The probe pairs of up to [`SAMPLE_KEYS`] distinct keys, repeats left out.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct ProbePairs {
-    seen: HashSet<Vec<u8>>,
+    /// The keys seen, for a source that may repeat one; None for one that cannot.
+    seen: Option<HashSet<Vec<u8>>>,
     pairs: Vec<(u64, u64)>,
 }
 
 impl ProbePairs {
+    /// An empty sample; `may_repeat` for a source whose keys may repeat (a file).
+    pub fn new(may_repeat: bool) -> Self {
+        ProbePairs {
+            seen: may_repeat.then(HashSet::new),
+            pairs: Vec::with_capacity(SAMPLE_KEYS as usize),
+        }
+    }
+
     /// Adds the pair (probe 0, probe 1) of a key, unless it was seen or the sample is full.
     pub fn add(&mut self, family: &HashFamily, key: Key<'_>) {
         if self.pairs.len() as u64 >= SAMPLE_KEYS {
             return;
         }
-        let identity = match key {
-            Key::Int(x) => x.to_le_bytes().to_vec(),
-            Key::Bytes(bytes) => bytes.to_vec(),
-        };
-        if !self.seen.insert(identity) {
-            return;
+        if let Some(seen) = &mut self.seen {
+            let identity = match key {
+                Key::Int(x) => x.to_le_bytes().to_vec(),
+                Key::Bytes(bytes) => bytes.to_vec(),
+            };
+            if !seen.insert(identity) {
+                return;
+            }
         }
         let pair = match key {
             Key::Int(x) => (family.index(0, x), family.index(1, x)),

@@ -107,7 +107,7 @@ fn byte_trial(setup: &Setup) -> Result<Trial> {
     }
     let mut filter = classic(setup)?;
     let mut trial = byte_trial_on(&mut filter, setup)?;
-    let mut sample = ProbePairs::default();
+    let mut sample = ProbePairs::new(!setup.keying.keys.injective_below(setup.n));
     let count = setup.n.min(SAMPLE_KEYS);
     setup
         .keying
