@@ -418,7 +418,28 @@ fn run_conform(args: &ConformArgs) -> Result<ExitCode> {
     }
 }
 
+/// Runs `each` on the suite and on each of its sub-suites ([`suite::suite_folders`]):
+/// failure if any fails.
+fn each_suite(args: &SuiteArgs, each: impl Fn(&SuiteArgs) -> Result<ExitCode>) -> Result<ExitCode> {
+    let mut status = ExitCode::SUCCESS;
+    for (experiments, results) in suite::suite_folders(&args.experiments, &args.results) {
+        let folder = SuiteArgs {
+            experiments,
+            results,
+            quiet: args.quiet,
+        };
+        if each(&folder)? != ExitCode::SUCCESS {
+            status = ExitCode::FAILURE;
+        }
+    }
+    Ok(status)
+}
+
 fn run_reproduce(args: &SuiteArgs) -> Result<ExitCode> {
+    each_suite(args, reproduce_folder)
+}
+
+fn reproduce_folder(args: &SuiteArgs) -> Result<ExitCode> {
     let definitions = suite::load_definitions(&args.experiments)?;
     preflight::check_folder("results", &args.results)?;
     let bar = progress_bar(args.quiet, "keys");
@@ -461,19 +482,23 @@ fn run_reproduce(args: &SuiteArgs) -> Result<ExitCode> {
 }
 
 fn run_check(args: &CheckArgs) -> Result<ExitCode> {
-    let definitions = suite::load_definitions(&args.suite.experiments)?;
-    let bar = progress_bar(args.suite.quiet, "keys");
+    each_suite(&args.suite, |suite| check_folder(args, suite))
+}
+
+fn check_folder(args: &CheckArgs, suite: &SuiteArgs) -> Result<ExitCode> {
+    let definitions = suite::load_definitions(&suite.experiments)?;
+    let bar = progress_bar(suite.quiet, "keys");
     let reseed = args.reseed.then(|| suite::Reseed {
         seed: args.reseed_seed.unwrap_or_else(|| rand::rng().next_u64()),
         family_alpha: args.family_alpha,
     });
-    let report = suite::check(&definitions, &args.suite.results, reseed, &bar)?;
+    let report = suite::check(&definitions, &suite.results, reseed, &bar)?;
     bar.finish_and_clear();
     let mut table = Table::from_rows(
         format!(
             "check: {} against {} ({})",
-            args.suite.experiments.display(),
-            args.suite.results.display(),
+            suite.experiments.display(),
+            suite.results.display(),
             report.method
         ),
         &report.rows,
@@ -489,7 +514,7 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode> {
         out: None,
         wide: false,
         legend: false,
-        quiet: args.suite.quiet,
+        quiet: suite.quiet,
     };
     emit(&table, &output)?;
     for line in &report.failures {

@@ -317,6 +317,21 @@ impl BloomFilter {
         self.words.par_chunks(1 << 12).map(popcount).sum()
     }
 
+    /// `(bits, set bits)` of each of at most `regions` runs of whole words, in order: equal
+    /// runs of `ceil(words / regions)` words, the last one holding the bits up to m.
+    pub fn set_bits_by_region(&self, regions: usize) -> Vec<(u64, u64)> {
+        let per_region = self.words.len().div_ceil(regions.max(1)).max(1);
+        self.words
+            .chunks(per_region)
+            .enumerate()
+            .map(|(r, chunk)| {
+                let start = (r * per_region * 64) as u64;
+                let bits = (chunk.len() as u64 * 64).min(self.m - start);
+                (bits, popcount(chunk))
+            })
+            .collect()
+    }
+
     /// Fraction of bits set, `set_bits / m`.
     pub fn fill(&self) -> f64 {
         self.set_bits() as f64 / self.m as f64

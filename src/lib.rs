@@ -50,6 +50,7 @@ pub mod structures;
 pub mod suite;
 pub mod theory;
 pub mod timing;
+pub mod uniformity;
 pub mod words;
 pub mod workload;
 

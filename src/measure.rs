@@ -7,7 +7,7 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use crate::error::Result;
 use crate::hash::HashScheme;
-use crate::keys::{KeySource, KeySpec};
+use crate::keys::{Key, KeySource, KeySpec};
 use crate::stats::{
     averaged_rate_variance, binomial_se, binomial_two_sided_p, clopper_pearson, z_averaged, z_score,
 };
@@ -15,6 +15,7 @@ use crate::structures::{
     Filter, FilterKind, count_present, count_present_parallel, for_each_batch,
 };
 use crate::theory;
+use crate::uniformity::{ProbePairs, SAMPLE_KEYS};
 pub use crate::workload::Keying;
 
 /// The "filter matches its bits" bound: a row fails the bits check when the exact two-sided
@@ -63,6 +64,8 @@ pub struct Trial {
     pub addressable_bits: u64,
     /// Query keys that had been inserted: left out of the count and of the queries.
     pub query_overlap: u64,
+    /// The uniformity diagnostic ([`crate::uniformity`]); NaN where it is not taken.
+    pub uniformity_p: f64,
 }
 
 impl Trial {
@@ -78,6 +81,7 @@ impl Trial {
             failed_inserts: filter.failed_inserts(),
             addressable_bits: filter.addressable_bits(),
             query_overlap: 0,
+            uniformity_p: f64::NAN,
         }
     }
 }
@@ -143,19 +147,26 @@ pub(crate) fn run_int_trial(
         Threads::Sequential => false,
         Threads::Parallel => true,
     };
-    if !parallel {
-        return sequential_trial(&mut filter, setup, on_keys, key_of, query_of);
+    let mut trial = if parallel {
+        for chunk in chunks(0..setup.n) {
+            on_keys(chunk.end - chunk.start);
+            filter.insert_parallel(chunk, &key_of);
+        }
+        let mut false_positives = 0;
+        for chunk in chunks(setup.n..setup.n + setup.queries) {
+            on_keys(chunk.end - chunk.start);
+            false_positives += count_present_parallel(&filter, chunk, &query_of)?;
+        }
+        Trial::of(&filter, setup.n, false_positives)
+    } else {
+        sequential_trial(&mut filter, setup, on_keys, &key_of, &query_of)?
+    };
+    let mut sample = ProbePairs::new(!setup.keying.keys.injective_below(setup.n));
+    for c in 0..setup.n.min(SAMPLE_KEYS) {
+        sample.add(filter.family(), Key::Int(key_of(c)));
     }
-    for chunk in chunks(0..setup.n) {
-        on_keys(chunk.end - chunk.start);
-        filter.insert_parallel(chunk, &key_of);
-    }
-    let mut false_positives = 0;
-    for chunk in chunks(setup.n..setup.n + setup.queries) {
-        on_keys(chunk.end - chunk.start);
-        false_positives += count_present_parallel(&filter, chunk, &query_of)?;
-    }
-    Ok(Trial::of(&filter, setup.n, false_positives))
+    trial.uniformity_p = sample.uniformity_p(&filter);
+    Ok(trial)
 }
 
 /// `range` in consecutive pieces of [`PARALLEL_CHUNK`].
@@ -223,11 +234,6 @@ pub struct Measurement {
     /// Size of the table in cells: bits of a bit array, 4-bit counters of a counting filter,
     /// slots times fingerprint bits of a cuckoo filter.
     pub m: u64,
-    /// The m asked for, before `--m-round` rounded it to `m` (k was chosen for this one).
-    pub m_requested: u64,
-    /// Bit positions the indexes can reach: `min(m, 2^index_bits)` for the classic filter.
-    /// Below m, the rest of the array is never set, whatever the predictions say.
-    pub addressable_bits: u64,
     /// Hashes (probes) per key; the fingerprint bits for cuckoo and binary fuse.
     pub k: u32,
     /// `m / n`.
@@ -235,6 +241,11 @@ pub struct Measurement {
     /// Bits of memory the structure holds: m for a bit array, 4m for 4-bit counters, all
     /// sub-filters of a growing one, the built table of a static one.
     pub memory_bits: u64,
+    /// The m asked for, before `--m-round` rounded it to `m` (k was chosen for this one).
+    pub m_requested: u64,
+    /// Bit positions the indexes can reach: `min(m, 2^index_bits)` for the classic filter.
+    /// Below m, the rest of the array is never set, whatever the predictions say.
+    pub addressable_bits: u64,
     /// Seed of the key source: keys `0..n` are inserted, keys `n..n+queries` are queried.
     pub seed: u64,
     /// Seed of the hash functions.
@@ -272,6 +283,10 @@ pub struct Measurement {
     /// The structure's exact expected rate for n keys (`E[(X/m)^k]` for the classic
     /// filter, X the set bits).
     pub fpr_exact: f64,
+    /// The exact rate of the filter as configured: `m_requested` bits, every one
+    /// addressable (the structure's exact rate at `m_requested`). It differs from
+    /// `fpr_exact` when `--m-round` resized the array or `--index-bits` cannot reach all of it.
+    pub fpr_configured: f64,
     /// Variance V of the rate between filters of this setup (over the draw of the hashes):
     /// `E[(X/m)^{2k}] - E[(X/m)^k]²` ([`theory::fpr_between_filter_variance`]) for the
     /// structures whose exact rate is the plain bit array's `E[(X/m)^k]` (classic, counting,
@@ -295,6 +310,14 @@ pub struct Measurement {
     /// "fail" when `bits_p < 6.334e-5` ([`BITS_CHECK_ALPHA`]), "n/a" when there is no rate
     /// from the bits, else "pass".
     pub bits_check: String,
+    /// The uniformity diagnostic of the classic filter ([`crate::uniformity`]): the
+    /// Bonferroni-combined p-value of a chi-square test of the set bits over regions of the
+    /// array and a test of shared (probe 0, probe 1) pairs among up to 8192 inserted keys.
+    /// NaN for the other structures.
+    pub uniformity_p: f64,
+    /// "fail" when `uniformity_p < 6.334e-5` (the bits check's false-alarm rate), "n/a"
+    /// without a p-value, else "pass": the bits are not spread as a uniform hash spreads them.
+    pub uniformity: String,
 }
 
 impl Measurement {
@@ -324,6 +347,12 @@ impl Measurement {
             binomial_two_sided_p(count, queries, fpr_from_fill)
         };
         let math = setup.keying.math.unwrap_or(setup.hash.default_math());
+        let m_requested = setup.keying.m_requested.unwrap_or(m);
+        let fpr_configured = if m_requested == m && trial.addressable_bits == m {
+            fpr_exact
+        } else {
+            setup.filter.fpr_exact(n, m_requested, k)
+        };
         Measurement {
             experiment: experiment.to_string(),
             filter: setup.filter,
@@ -335,11 +364,11 @@ impl Measurement {
             index_bits: math.index_bits,
             n,
             m,
-            m_requested: setup.keying.m_requested.unwrap_or(m),
-            addressable_bits: trial.addressable_bits,
             k,
             bits_per_key: m as f64 / n as f64,
             memory_bits: trial.memory_bits,
+            m_requested,
+            addressable_bits: trial.addressable_bits,
             seed: setup.seed,
             hash_seed: setup.hash_seed,
             failed_inserts: trial.failed_inserts,
@@ -355,6 +384,7 @@ impl Measurement {
             fpr_fill_expected,
             fpr_from_fill,
             fpr_exact,
+            fpr_configured,
             fpr_between_filter_variance: var_between,
             z_classic: averaged(fpr_classic),
             z_fill_expected: averaged(fpr_fill_expected),
@@ -362,6 +392,8 @@ impl Measurement {
             z_exact: averaged(fpr_exact),
             bits_p,
             bits_check: bits_verdict(bits_p).to_string(),
+            uniformity_p: trial.uniformity_p,
+            uniformity: crate::uniformity::verdict(trial.uniformity_p).to_string(),
         }
     }
 

@@ -10,6 +10,7 @@ use crate::hash::{IndexMath, prehash};
 use crate::keys::{Key, KeySpec};
 use crate::measure::{OnKeys, Setup, Threads, Trial, run_int_trial};
 use crate::structures::{Filter, FilterKind};
+use crate::uniformity::{ProbePairs, SAMPLE_KEYS};
 
 /// Largest set of keys the overlap check holds: `min(n, queries)` keys.
 pub const MAX_OVERLAP_KEYS: u64 = 50_000_000;
@@ -88,29 +89,53 @@ pub fn keyed_trial(setup: &Setup, threads: Threads, on_keys: &OnKeys<'_>) -> Res
     Ok(trial)
 }
 
-fn insert(filter: &mut dyn Filter, key: Key<'_>) {
+fn insert<F: Filter + ?Sized>(filter: &mut F, key: Key<'_>) {
     match key {
         Key::Int(x) => filter.insert(x),
         Key::Bytes(bytes) => filter.insert_bytes(bytes),
     }
 }
 
-fn contains(filter: &dyn Filter, key: Key<'_>) -> bool {
+fn contains<F: Filter + ?Sized>(filter: &F, key: Key<'_>) -> bool {
     match key {
         Key::Int(x) => filter.contains(x),
         Key::Bytes(bytes) => filter.contains_bytes(bytes),
     }
 }
 
-/// Inserts and queries a key at a time; the hash is named with its pre-hash when the
-/// structure does not take bytes.
+/// Inserts and queries a key at a time; the classic filter also gets its uniformity
+/// diagnostic.
 fn byte_trial(setup: &Setup, on_keys: &OnKeys<'_>) -> Result<Trial> {
+    if setup.filter != FilterKind::CLASSIC {
+        return byte_trial_on(&mut *build(setup)?, setup, on_keys);
+    }
+    let mut filter = classic(setup)?;
+    let mut trial = byte_trial_on(&mut filter, setup, on_keys)?;
+    let mut sample = ProbePairs::new(!setup.keying.keys.injective_below(setup.n));
+    let count = setup.n.min(SAMPLE_KEYS);
+    setup
+        .keying
+        .keys
+        .for_each("keys", setup.seed, 0, count, |key| {
+            sample.add(filter.family(), key);
+            Ok(())
+        })?;
+    trial.uniformity_p = sample.uniformity_p(&filter);
+    Ok(trial)
+}
+
+/// The trial of one filter; the hash is named with its pre-hash when the structure does not
+/// take bytes.
+fn byte_trial_on<F: Filter + ?Sized>(
+    filter: &mut F,
+    setup: &Setup,
+    on_keys: &OnKeys<'_>,
+) -> Result<Trial> {
     let keying = &setup.keying;
-    let mut filter = build(setup)?;
     keying
         .keys
         .for_each("keys", setup.seed, 0, setup.n, |key| {
-            insert(&mut *filter, key);
+            insert(filter, key);
             Ok(())
         })?;
     on_keys(setup.n);
@@ -118,11 +143,11 @@ fn byte_trial(setup: &Setup, on_keys: &OnKeys<'_>) -> Result<Trial> {
     keying
         .query_keys()
         .for_each("query_keys", setup.seed, setup.n, setup.queries, |key| {
-            positives += u64::from(contains(&*filter, key));
+            positives += u64::from(contains(filter, key));
             Ok(())
         })?;
     on_keys(setup.queries);
-    let mut trial = Trial::of(&*filter, setup.n, positives);
+    let mut trial = Trial::of(filter, setup.n, positives);
     if !filter.hashes_bytes() {
         trial.hash = format!("{} (xxh3 pre-hash of byte keys)", trial.hash);
     }

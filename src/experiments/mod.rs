@@ -407,10 +407,12 @@ pub fn measurement_columns() -> Vec<Column> {
         col("classic", Cell::Percent("fpr_classic")).wide_only(),
         col("fill^k", Cell::Percent("fpr_from_fill")).wide_only(),
         col("exact", Cell::Percent("fpr_exact")),
+        col("configured", Cell::Percent("fpr_configured")).wide_only(),
         col("z classic", Cell::Fixed("z_classic", 2)).wide_only(),
         col("z fill^k", Cell::Fixed("z_from_fill", 2)).wide_only(),
         col("z exact", Cell::Fixed("z_exact", 2)),
         col("bits", Cell::Plain("bits_check")),
+        col("uniform", Cell::Plain("uniformity")),
     ]
 }
 

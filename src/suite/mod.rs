@@ -20,6 +20,26 @@ pub use html::{HtmlReport, command_line};
 pub use reproduce::reproduce;
 pub use summary::{Run, SUMMARIES, Summary};
 
+/// Sub-folders of the experiments folder that are suites of their own, each with its results
+/// in the same sub-folder of the results folder: `experiments/wild/` → `results/wild/`.
+pub const SUB_SUITES: [&str; 1] = ["wild"];
+
+/// The `(experiments, results)` folder pairs of a suite: the folders given, then each of
+/// [`SUB_SUITES`] that the experiments folder has.
+pub fn suite_folders(
+    experiments: &std::path::Path,
+    results: &std::path::Path,
+) -> Vec<(std::path::PathBuf, std::path::PathBuf)> {
+    let mut folders = vec![(experiments.to_path_buf(), results.to_path_buf())];
+    folders.extend(
+        SUB_SUITES
+            .iter()
+            .filter(|sub| experiments.join(sub).is_dir())
+            .map(|sub| (experiments.join(sub), results.join(sub))),
+    );
+    folders
+}
+
 /// The files `reproduce` writes for a definition, by extension.
 pub const RESULT_EXTENSIONS: [&str; 3] = ["csv", "md", "svg"];
 

@@ -1,0 +1,251 @@
+//! Key sources, hash families and index arithmetic: each option changes the measured
+//! behaviour the way its mechanism says, and each bad input is refused before any work.
+//! Fixed seeds; statistical bounds are stated where they are used.
+
+use std::io::Write;
+
+use assert_cmd::Command;
+use bloomlab::hash::{Affine, HashFamily, HashScheme, IndexMath, Probes, Reduce};
+use bloomlab::keys::KeySpec;
+use bloomlab::measure::{Measurement, measure};
+use bloomlab::params::{Count, MRound, MeasureParams};
+use bloomlab::{BloomFilter, Error};
+
+/// The z bound of the bits check: two-sided 6.3e-5 per row.
+const Z_BOUND: f64 = 4.0;
+
+fn params() -> MeasureParams {
+    MeasureParams {
+        queries: Some(Count(100_000)),
+        ..MeasureParams::default()
+    }
+}
+
+fn row(params: &MeasureParams, n: u64, m: u64, k: u32) -> Measurement {
+    measure("keys", &params.setup(n, m, k).unwrap()).unwrap()
+}
+
+#[test]
+fn a_16_bit_index_into_2_to_the_20_bits_saturates_the_first_2_to_the_16() {
+    let mut narrow = params();
+    narrow.keying.index_bits = Some(16);
+    let row = row(&narrow, 20_000, 1 << 20, 4);
+    assert_eq!(row.addressable_bits, 1 << 16);
+    // No index reaches past 2^16, so at most 2^16 bits can be set.
+    assert!(row.fill_measured * row.m as f64 <= (1u64 << 16) as f64);
+    // 80000 probes into 65536 bits: the addressed part is about 1 - e^{-1.22} = 70% full,
+    // a rate near 0.70^4 = 0.25, against an exact rate of 2.9e-5 for the whole array.
+    assert!(row.fpr_measured > 0.2, "{}", row.fpr_measured);
+    assert!(row.fpr_exact < 1e-4);
+    assert_eq!(row.bits_check, "fail");
+}
+
+#[test]
+fn the_general_path_equals_the_original_loops_at_their_own_arithmetic() {
+    for scheme in [
+        HashScheme::MultiplyShift,
+        HashScheme::LowBits,
+        HashScheme::DoubleHashing,
+    ] {
+        let family = HashFamily::new(scheme, 7, 40_000, 3);
+        for x in [0u64, 1, 2, 12345, u64::MAX, 0xdead_beef_cafe] {
+            for i in 0..7 {
+                assert_eq!(
+                    family.index(i, x),
+                    family.general::<Affine>(i, x),
+                    "{scheme}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_sound_hashes_on_sequential_keys_agree_with_the_exact_prediction() {
+    for hash in [
+        HashScheme::Siphash,
+        HashScheme::Xxh3,
+        HashScheme::Murmur3,
+        HashScheme::Foldhash,
+    ] {
+        for probes in [Probes::Independent, Probes::Double, Probes::EnhancedDouble] {
+            let mut sequential = params();
+            sequential.hash = Some(hash);
+            sequential.keying.keys = Some(KeySpec::Sequential);
+            sequential.keying.probes = Some(probes);
+            let row = row(&sequential, 4_000, 40_000, 7);
+            assert!(
+                row.z_exact.abs() < Z_BOUND,
+                "{hash} {probes}: z = {}",
+                row.z_exact
+            );
+            assert_eq!(row.bits_check, "pass", "{hash} {probes}");
+        }
+    }
+}
+
+#[test]
+fn integer_keys_reach_a_byte_hash_as_their_8_little_endian_bytes() {
+    let mut filter = BloomFilter::new(10_000, 5, HashScheme::Xxh3, 9).unwrap();
+    for x in 0..500u64 {
+        filter.insert(x * 977);
+    }
+    for x in 0..500u64 {
+        assert!(filter.contains_bytes(&(x * 977).to_le_bytes()));
+    }
+}
+
+#[test]
+fn query_keys_that_were_inserted_are_counted_apart() {
+    let mut colliding = params();
+    colliding.queries = Some(Count(5_000));
+    colliding.keying.keys = Some(KeySpec::Strided(2));
+    colliding.keying.query_keys = Some(KeySpec::Sequential);
+    colliding.hash = Some(HashScheme::Murmur3);
+    let row = row(&colliding, 1_000, 10_000, 7);
+    // Inserted 0, 2, ..., 1998; queried 1000..6000: the 500 even ones below 2000.
+    assert_eq!(row.query_overlap, 500);
+    assert_eq!(row.queries, 4_500);
+    assert!(row.false_positives < 4_500);
+}
+
+#[test]
+fn m_round_changes_the_array_and_keeps_k() {
+    let mut rounded = params();
+    rounded.keying.m_round = Some(MRound::Pow2Down);
+    let row = row(&rounded, 1_000, 10_000, 7);
+    assert_eq!((row.m, row.m_requested, row.k), (8_192, 10_000, 7));
+    assert!(row.fpr_exact > row.fpr_configured);
+    rounded.keying.m_round = Some(MRound::Pow2Up);
+    assert_eq!(row_m(&rounded, 10_000), 16_384);
+}
+
+fn row_m(params: &MeasureParams, m: u64) -> u64 {
+    params.setup(1_000, m, 7).unwrap().m
+}
+
+#[test]
+fn mask_needs_a_power_of_two() {
+    let mut mask = params();
+    mask.keying.reduce = Some(Reduce::Mask);
+    match mask.setup(1_000, 10_000, 7) {
+        Err(Error::InvalidParam { name, .. }) => assert_eq!(name, "reduce"),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    assert_eq!(row_m(&mask, 8_192), 8_192);
+}
+
+#[test]
+fn probe_schemes_follow_their_formulas() {
+    let (a, b) = (1000u64, 7u64);
+    assert_eq!(Probes::Double.from_pair(3, a, b), 1021);
+    // a + 3b + (27 - 3)/6
+    assert_eq!(Probes::EnhancedDouble.from_pair(3, a, b), 1025);
+    let math = IndexMath {
+        probes: Probes::Double,
+        reduce: Reduce::Modulo,
+        index_bits: 64,
+    };
+    let family = HashFamily::with_math(HashScheme::Murmur3, math, 4, 1_000, 1);
+    assert!((0..4).all(|i| family.index(i, 42) < 1_000));
+}
+
+fn key_file(lines: &[&str]) -> tempfile::NamedTempFile {
+    let mut file = tempfile::NamedTempFile::new().unwrap();
+    for line in lines {
+        writeln!(file, "{line}").unwrap();
+    }
+    file
+}
+
+#[test]
+fn a_key_file_sets_n_and_its_repeats_are_overlap() {
+    let lines: Vec<String> = (0..300).map(|i| format!("key-{i}")).collect();
+    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let file = key_file(&refs);
+    let spec = KeySpec::parse("keys", &format!("file:{}", file.path().display())).unwrap();
+    let mut from_file = params();
+    from_file.keying.keys = Some(spec);
+    from_file.keying.query_keys = Some(spec);
+    from_file.queries = Some(Count(300));
+    assert_eq!(
+        from_file.n_or(&Default::default(), 4_000).unwrap(),
+        300,
+        "n is the number of lines"
+    );
+    from_file.queries = Some(Count(301));
+    assert!(
+        from_file.setup(300, 3_000, 4).is_err(),
+        "more queries than lines"
+    );
+    from_file.queries = Some(Count(300));
+    match measure("keys", &from_file.setup(300, 3_000, 4).unwrap()) {
+        Err(Error::InvalidParam { name, .. }) => assert_eq!(name, "query_keys"),
+        other => panic!("every query was inserted: {other:?}"),
+    }
+}
+
+fn bloomlab() -> Command {
+    Command::cargo_bin("bloomlab").unwrap()
+}
+
+/// Runs sweep-size with `args`; it must exit 2 naming `flag`.
+fn refused(args: &[&str], flag: &str) {
+    let out = bloomlab()
+        .args(["sweep-size", "--n", "1000", "--k", "4"])
+        .args(args)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    assert!(
+        stderr.contains(flag),
+        "{args:?} should name {flag}: {stderr}"
+    );
+}
+
+#[test]
+fn bad_inputs_exit_2_naming_the_flag() {
+    let empty = key_file(&[]);
+    let long = key_file(&[&"x".repeat(70_000)]);
+    let empty = format!("file:{}", empty.path().display());
+    let long = format!("file:{}", long.path().display());
+    refused(&["--keys", "file:/nonexistent/keys.txt"], "--keys");
+    refused(&["--keys", &empty], "--keys");
+    refused(&["--keys", &long], "--keys");
+    refused(&["--query-keys", &long], "--query-keys");
+    refused(&["--keys", "strings:user"], "--keys");
+    refused(&["--reduce", "mask", "--m", "10000"], "--reduce");
+    refused(&["--index-bits", "7"], "--index-bits");
+    refused(&["--index-bits", "65"], "--index-bits");
+    refused(&["--keys", "strided:0"], "--keys");
+    refused(&["--probes", "double", "--filter", "blocked"], "--filter");
+}
+
+#[test]
+fn the_uniformity_diagnostic_fails_the_flawed_arithmetic_and_passes_the_sound() {
+    let mut flawed = params();
+    flawed.hash = Some(HashScheme::LowBits);
+    // 4000 random keys, m = 2^15: probes depend on x mod m only, so about
+    // C(4000, 2)/m = 244 key pairs share (probe 0, probe 1) against 0.007 expected.
+    assert_eq!(row(&flawed, 4_000, 1 << 15, 4).uniformity, "fail");
+    let mut narrow = params();
+    narrow.keying.index_bits = Some(16);
+    // Every region past 2^16 bits is empty.
+    assert_eq!(row(&narrow, 4_000, 1 << 18, 4).uniformity, "fail");
+    // Sound filters: at the diagnostic's false-alarm rate 6.3e-5, 8 rows all pass with
+    // probability above 0.999.
+    for seed in 0..4 {
+        for hash in [HashScheme::MultiplyShift, HashScheme::Xxh3] {
+            let mut sound = params();
+            sound.hash = Some(hash);
+            sound.seeds.hash_seed = Some(seed);
+            let row = row(&sound, 20_000, 200_000, 7);
+            assert_eq!(
+                row.uniformity, "pass",
+                "{hash} seed {seed}: {}",
+                row.uniformity_p
+            );
+        }
+    }
+}
