@@ -148,14 +148,25 @@ fn differences(
     compared: impl Fn(&str) -> bool,
 ) -> (usize, Vec<String>) {
     let mut lines = Vec::new();
-    for column in committed.header.iter().filter(|c| compared(c)) {
+    // A table without rows has no columns either (they come from its rows): nothing to say
+    // about columns beyond the rows that were, or are, missing.
+    let both_have_rows = !committed.records.is_empty() && !fresh.records.is_empty();
+    for column in committed
+        .header
+        .iter()
+        .filter(|c| both_have_rows && compared(c))
+    {
         if !fresh.header.contains(column) {
             lines.push(format!(
                 "{experiment}: column {column} was committed, now absent"
             ));
         }
     }
-    for column in fresh.header.iter().filter(|c| compared(c)) {
+    for column in fresh
+        .header
+        .iter()
+        .filter(|c| both_have_rows && compared(c))
+    {
         if !committed.header.contains(column) {
             lines.push(format!(
                 "{experiment}: column {column} was absent, now present"
