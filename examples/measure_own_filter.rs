@@ -97,7 +97,7 @@ mod tests {
         struct Forgetful(MyFilter);
         impl Membership for Forgetful {
             fn insert(&mut self, key: u64) {
-                if key % 7 != 0 {
+                if !key.is_multiple_of(7) {
                     self.0.insert(key);
                 }
             }
