@@ -267,8 +267,10 @@ pub struct AuditRow {
     pub resolved: bool,
     /// `p̂ / ε`.
     pub ratio_configured: f64,
-    /// `[p_L/ε, p_U/ε]` from the 95% Clopper–Pearson interval ([`ratio_to_constant`]).
+    /// Lower end of `[p_L/ε, p_U/ε]`, from the 95% Clopper–Pearson interval
+    /// ([`ratio_to_constant`]): exact, for this filter.
     pub ratio_configured_low: f64,
+    /// Upper end of `[p_L/ε, p_U/ε]`.
     pub ratio_configured_high: f64,
     /// The smallest relative excess over ε these queries detect (exact one-sided test, 5%
     /// level, 80% power; [`detectable_excess`]).
