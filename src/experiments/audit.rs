@@ -334,6 +334,15 @@ pub struct AuditPlan {
 }
 
 impl AuditPlan {
+    /// The most keys any load inserts: the absent keys are counters from there on.
+    pub fn top(&self) -> u64 {
+        let keys = self
+            .loads
+            .iter()
+            .map(|&load| (self.n as f64 * load).round() as u64);
+        keys.max().unwrap_or(self.n)
+    }
+
     /// The plan of `params`: n, rates, loads and one filter, or the crates and the ready
     /// adapters.
     pub fn of(params: &AuditParams) -> Result<Self> {
@@ -430,12 +439,7 @@ fn audit_entry(
 ) -> Result<()> {
     let seeds = &plan.seeds;
     let keys = KeySource::new(seeds.seed());
-    let top = plan
-        .loads
-        .iter()
-        .map(|&load| (plan.n as f64 * load).round() as u64)
-        .max()
-        .unwrap_or(plan.n);
+    let top = plan.top();
     let queries = queries_for(plan.queries, fpr)?;
     // The absent keys timed, the same for every filter and load.
     let timed_keys: Vec<u64> = match plan.timed {
