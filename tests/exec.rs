@@ -212,6 +212,16 @@ fn fail_above_fails_a_filter_whose_lower_bound_exceeds_the_ratio() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // "Keeps its promise" comes with the upper bound and the excess the run could detect.
+    let said = String::from_utf8_lossy(&out.stdout);
+    for words in [
+        "keeps its promise at 1.00n",
+        "(95% upper bound)",
+        "would have been detected",
+        "queries per row detect an excess of",
+    ] {
+        assert!(said.contains(words), "{words}: {said}");
+    }
     let undersized = format!("exec:{} --break undersized", fixture());
     let out = audit(&undersized, &["--fail-above", "1.2"]);
     let stderr = String::from_utf8_lossy(&out.stderr);
