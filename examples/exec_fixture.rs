@@ -32,6 +32,9 @@ struct Args {
     /// The stage whose first command triggers the breakage.
     #[arg(long, value_enum, default_value = "query")]
     at: Stage,
+    /// Report `set_bits` in `stats`, so that bloomlab shows the fill.
+    #[arg(long)]
+    report_set_bits: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -52,6 +55,9 @@ enum Breakage {
     Nondeterministic,
     /// Report in `stats` a memory_bits that differs from the hello reply (stats stage only).
     StatsMismatch,
+    /// Size itself by `fpr` for half of n, so that its rate at n exceeds the promise
+    /// (every stage: it is how the filter is built).
+    Undersized,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -155,7 +161,7 @@ impl Session<'_> {
         let stage_bound = match breakage {
             Breakage::FalseNegative | Breakage::ShortAnswer => Some(Stage::Query),
             Breakage::StatsMismatch => Some(Stage::Stats),
-            Breakage::Nondeterministic => None,
+            Breakage::Nondeterministic | Breakage::Undersized => None,
             _ => Some(self.args.at),
         };
         if self.breakage_spent || stage_bound != Some(stage) {
@@ -178,7 +184,8 @@ impl Session<'_> {
             return Ok(Err(flow));
         }
         let nondeterministic = self.args.breakage == Some(Breakage::Nondeterministic);
-        match Filter::from_header(line, nondeterministic) {
+        let undersized = self.args.breakage == Some(Breakage::Undersized);
+        match Filter::from_header(line, nondeterministic, undersized) {
             Ok(filter) => {
                 let reply = json!({
                     "name": "exec_fixture",
@@ -295,8 +302,12 @@ impl Session<'_> {
             Some(Breakage::StatsMismatch) => filter.m + 64,
             _ => filter.m,
         };
-        let reply =
+        let mut reply =
             json!({"memory_bits": reported_bits, "k": filter.k, "inserted": filter.inserted});
+        if self.args.report_set_bits {
+            let set: u32 = filter.bits.iter().map(|w| w.count_ones()).sum();
+            reply["set_bits"] = json!(set);
+        }
         reply_line(output, reply.to_string().as_bytes())?;
         Ok(Flow::Continue)
     }
@@ -323,7 +334,11 @@ fn misbehave(broken: Option<Breakage>, output: &mut impl Write) -> Result<Option
 
 impl Filter {
     /// The filter the header asks for, or the reason to refuse it (sent as the error reply).
-    fn from_header(line: &[u8], nondeterministic: bool) -> Result<Filter, String> {
+    fn from_header(
+        line: &[u8],
+        nondeterministic: bool,
+        undersized: bool,
+    ) -> Result<Filter, String> {
         let header: Value =
             serde_json::from_slice(line).map_err(|e| format!("header is not JSON: {e}"))?;
         if header.get("protocol").and_then(Value::as_u64) != Some(1) {
@@ -340,7 +355,7 @@ impl Filter {
         if nondeterministic {
             seed ^= RandomState::new().hash_one(0u8);
         }
-        let (m, k) = shape(&header, n)?;
+        let (m, k) = shape(&header, if undersized { n.div_ceil(2) } else { n })?;
         let words = usize::try_from(m.div_ceil(64)).map_err(|_| "m too large".to_string())?;
         Ok(Filter {
             bits: vec![0; words],

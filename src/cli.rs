@@ -13,6 +13,7 @@ use bloomlab::params::{ShapeParams, ValueList};
 use bloomlab::preflight;
 use bloomlab::report::{self, Format, Table, View};
 use bloomlab::sizing::{self, SizeRequest};
+use bloomlab::structures::exec::{self as exec_filter, KeyForm};
 use bloomlab::suite;
 use rand::Rng;
 
@@ -88,6 +89,9 @@ struct ConformArgs {
     /// Seed of the keys and the hashes
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// How an exec: program hands keys to its library: text, int or bytes (docs/PROTOCOL.md)
+    #[arg(long, default_value = "text")]
+    key_form: KeyForm,
 }
 
 /// The flags every experiment subcommand takes beside its own parameters: where and how
@@ -103,6 +107,9 @@ struct RunArgs {
     /// Run even when the estimate says the run exceeds 10 minutes or the memory available
     #[arg(long)]
     yes: bool,
+    /// How an exec: program hands keys to its library: text, int or bytes (docs/PROTOCOL.md)
+    #[arg(long, default_value = "text")]
+    key_form: KeyForm,
     #[command(flatten)]
     output: OutputArgs,
 }
@@ -303,6 +310,7 @@ pub fn emit(table: &Table, output: &OutputArgs) -> Result<()> {
 fn run_experiment(experiment: &dyn Registered, matches: &ArgMatches) -> Result<ExitCode> {
     let args =
         RunArgs::from_arg_matches(matches).map_err(|e| bloomlab::Error::Output(e.to_string()))?;
+    exec_filter::set_key_form(args.key_form);
     let prepared = experiment.prepare_matches(matches)?;
     if let Some(path) = &args.output.out {
         preflight::check_output("out", path)?;
@@ -391,6 +399,7 @@ fn run_size(args: &SizeArgs) -> Result<ExitCode> {
 
 fn run_conform(args: &ConformArgs) -> Result<ExitCode> {
     use bloomlab::conform::{ConformRequest, Conformance, Sizing, conform};
+    exec_filter::set_key_form(args.key_form);
     let by_shape = args.bits_per_key.is_some() || args.k.is_some();
     let sizing = match args.filter.structure().for_rate {
         Some(_) if !by_shape => Sizing::Rate(args.fpr),
@@ -461,6 +470,14 @@ fn reproduce_folder(args: &SuiteArgs) -> Result<ExitCode> {
                     )
                 });
             }
+            for skipped in &outcome.skipped {
+                bar.suspend(|| {
+                    eprintln!(
+                        "{}: skipped {}: {}",
+                        definition.name, skipped.filter, skipped.reason
+                    )
+                });
+            }
         },
     )?;
     bar.finish_and_clear();
@@ -517,6 +534,9 @@ fn check_folder(args: &CheckArgs, suite: &SuiteArgs) -> Result<ExitCode> {
         quiet: suite.quiet,
     };
     emit(&table, &output)?;
+    for line in &report.skips {
+        eprintln!("SKIP {line}");
+    }
     for line in &report.failures {
         eprintln!("FAIL {line}");
     }

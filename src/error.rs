@@ -46,9 +46,14 @@ pub enum Error {
         feature: &'static str,
     },
     /// A program behind `--filter exec:COMMAND` that broke the protocol (docs/PROTOCOL.md) or
-    /// refused: `command` is the program's command line, `message` what bloomlab sent and got.
+    /// refused: `command` is the program's command line, `message` what bloomlab sent and got;
+    /// `refused` when the program answered the protocol's error reply (its library's refusal).
     #[error("exec program `{command}`: {message}")]
-    Exec { command: String, message: String },
+    Exec {
+        command: String,
+        message: String,
+        refused: bool,
+    },
     /// An output format or backend that cannot encode what was asked.
     #[error("{0}")]
     Output(String),

@@ -2,7 +2,8 @@
 //!
 //! One shared core (the [`filter`], its [`hash`] families and the [`keys`]) is measured by
 //! [`measure`] and compared with [`theory`] using [`stats`]; the [`experiments`] turn
-//! parameters into typed rows, which [`report`] formats.
+//! parameters into typed rows, which [`report`] formats. Your own filter is measured the
+//! same way by [`measure`] once it implements [`Membership`] ([`own_filter`]).
 
 /// `Display` and `FromStr` for an enum with an `ALL` list and a `name()`: it shows as its
 /// name, and parsing accepts exactly the names, listing them when it does not.
@@ -39,6 +40,7 @@ pub mod filter;
 pub mod hash;
 pub mod keys;
 pub mod measure;
+pub mod own_filter;
 pub mod params;
 pub mod peers;
 pub mod plot;
@@ -58,3 +60,5 @@ pub use error::{Error, Result};
 pub use filter::BloomFilter;
 pub use hash::{HashFamily, HashScheme};
 pub use keys::KeySource;
+pub use own_filter::{FilterMeasurement, measure};
+pub use structures::{Filter, Membership};

@@ -48,7 +48,8 @@ pub struct Setup {
 /// The raw outcome: how many bits ended up set and how many absent queries said "present".
 #[derive(Clone, Debug, PartialEq)]
 pub struct Trial {
-    pub set_bits: u64,
+    /// None when the structure does not know them ([`Filter::knows_set_bits`]).
+    pub set_bits: Option<u64>,
     pub false_positives: u64,
     /// The rate the filter's own bits predict ([`Filter::fpr_from_bits`]).
     pub fpr_from_bits: f64,
@@ -72,7 +73,7 @@ impl Trial {
     /// Reads a filter holding n keys that answered `false_positives` absent queries wrongly.
     pub fn of<F: Filter + ?Sized>(filter: &F, n: u64, false_positives: u64) -> Self {
         Trial {
-            set_bits: filter.set_bits(),
+            set_bits: filter.knows_set_bits().then(|| filter.set_bits()),
             false_positives,
             fpr_from_bits: filter.fpr_from_bits(),
             fpr_exact: filter.fpr_exact(n),
@@ -269,7 +270,7 @@ pub struct Measurement {
     /// Upper end of the 95% Clopper–Pearson (exact) interval of `fpr_measured`.
     pub ci_high: f64,
     /// Fraction of the table in use after the inserts: set bits over m (nonzero counters,
-    /// occupied slots' bits).
+    /// occupied slots' bits); NaN (blank) when the structure does not report its set bits.
     pub fill_measured: f64,
     /// Expected fill of a classic filter: `1 - (1 - 1/m)^{kn}`.
     pub fill_expected: f64,
@@ -378,7 +379,7 @@ impl Measurement {
             fpr_measured,
             ci_low,
             ci_high,
-            fill_measured: trial.set_bits as f64 / m as f64,
+            fill_measured: trial.set_bits.map_or(f64::NAN, |set| set as f64 / m as f64),
             fill_expected,
             fpr_classic,
             fpr_fill_expected,
@@ -413,15 +414,27 @@ impl Measurement {
     /// `fpr_between_filter_variance` ([`averaged_rate_variance`]). For the other structures,
     /// whose V is not modelled, the approximation of a classic filter's fill spread carried
     /// through `p = f^k`: `p(1-p)/q + (k p / f)² Var(X/m)`.
+    ///
+    /// A structure without an exact rate (a program behind `exec:`) takes p = `fpr_measured`,
+    /// and the fill term only where its k and m are known.
     pub fn fpr_variance(&self) -> f64 {
-        let p = self.fpr_exact;
+        let p = match self.fpr_exact.is_nan() {
+            true => self.fpr_measured,
+            false => self.fpr_exact,
+        };
         if self.fpr_between_filter_variance > 0.0 {
             return averaged_rate_variance(p, self.fpr_between_filter_variance, self.queries);
         }
         let se = binomial_se(p, self.queries);
         let fill_var = theory::fill_variance(self.m, self.k as f64 * self.n as f64);
         let slope = self.k as f64 * p / self.fill_expected;
-        se * se + slope * slope * fill_var
+        let fill_term = slope * slope * fill_var;
+        se * se
+            + if fill_term.is_finite() {
+                fill_term
+            } else {
+                0.0
+            }
     }
 }
 

@@ -400,7 +400,17 @@ fn filter_flag_takes_the_peer_crates() {
 #[cfg(feature = "peers")]
 fn audit_prints_every_crate_at_every_load() {
     let csv = stdout_of(&[
-        "audit", "--n", "5000", "--fpr", "0.02", "--format", "csv", "--quiet", "--timed",
+        "audit",
+        "--n",
+        "5000",
+        "--fpr",
+        "0.02",
+        "--format",
+        "csv",
+        "--quiet",
+        "--timed",
+        "--audited",
+        "crates",
     ]);
     assert_eq!(csv.lines().count(), 1 + 4 * 4);
     let header = csv.lines().next().unwrap();

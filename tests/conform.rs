@@ -33,6 +33,8 @@ fn good_structures_conform_with_a_one_line_summary() {
         ("binary-fuse", &["--k", "8"][..]),
         (&exec, &[][..]),
         (&exec, &["--bits-per-key", "8", "--k", "5"][..]),
+        (&exec, &["--key-form", "int"][..]),
+        (&exec, &["--key-form", "bytes"][..]),
     ] {
         conform(filter, extra)
             .code(0)

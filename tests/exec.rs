@@ -124,3 +124,159 @@ fn a_program_that_cannot_start_is_an_error_not_a_panic() {
     fails_with(&["< /dev/null; exit 7"], "exited with exit status: 7", "60");
     fails_with(&["--no-such-flag"], "closed its output", "60");
 }
+
+/// The rows of `args` as JSON, asserting success.
+fn json_rows(args: &[&str]) -> Vec<serde_json::Value> {
+    let out = bloomlab(args, "60");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{args:?}: {stderr}");
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    rows.as_array().unwrap().clone()
+}
+
+fn sweep(filter: &str, extra: &[&str]) -> Vec<serde_json::Value> {
+    let mut args = vec![
+        "sweep-size",
+        "--filter",
+        filter,
+        "--n",
+        "2000",
+        "--bits-per-key",
+        "10",
+        "--queries",
+        "20000",
+        "--format",
+        "json",
+    ];
+    args.extend_from_slice(extra);
+    json_rows(&args)
+}
+
+#[test]
+fn the_key_form_reaches_the_program_and_is_recorded() {
+    let filter = format!("exec:{}", fixture());
+    let text = sweep(&filter, &[]);
+    let int = sweep(&filter, &["--key-form", "int"]);
+    assert_eq!(text[0]["hash"], "exec_fixture");
+    assert_eq!(int[0]["hash"], "exec_fixture, int keys");
+    // The fixture hashes the line's bytes for text keys and the integer's 8 bytes for int
+    // keys: different filters, so (fixed seeds) different counts.
+    assert_ne!(text[0]["false_positives"], int[0]["false_positives"]);
+    let out = bloomlab(
+        &["sweep-size", "--filter", &filter, "--key-form", "hex"],
+        "60",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--key-form"));
+}
+
+#[test]
+fn a_hash_family_is_refused_for_a_program_that_hashes_itself() {
+    let filter = format!("exec:{}", fixture());
+    let out = bloomlab(
+        &["sweep-size", "--filter", &filter, "--hash", "low-bits"],
+        "60",
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("--hash"), "{stderr}");
+}
+
+#[test]
+fn the_fill_is_blank_unless_the_program_reports_its_set_bits() {
+    let silent = sweep(&format!("exec:{}", fixture()), &[]);
+    assert!(silent[0]["fill_measured"].is_null(), "{}", silent[0]);
+    let reporting = sweep(&format!("exec:{} --report-set-bits", fixture()), &[]);
+    let (fill, expected) = (
+        reporting[0]["fill_measured"].as_f64().unwrap(),
+        reporting[0]["fill_expected"].as_f64().unwrap(),
+    );
+    // m = 20000, k = 7: the fill's standard deviation is about 0.0035 (fixed seeds).
+    assert!((fill - expected).abs() < 0.02, "{fill} vs {expected}");
+}
+
+fn audit(filter: &str, extra: &[&str]) -> Output {
+    let mut args = vec![
+        "audit", "--filter", filter, "--n", "3000", "--loads", "1", "--quiet",
+    ];
+    args.extend_from_slice(extra);
+    bloomlab(&args, "60")
+}
+
+#[test]
+fn fail_above_fails_a_filter_whose_lower_bound_exceeds_the_ratio() {
+    let good = format!("exec:{}", fixture());
+    let out = audit(&good, &["--fail-above", "1.2"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // "Keeps its promise" comes with the upper bound and the excess the run could detect.
+    let said = String::from_utf8_lossy(&out.stdout);
+    for words in [
+        "keeps its promise at 1.00n",
+        "(95% upper bound)",
+        "would have been detected",
+        "queries per row detect an excess of",
+    ] {
+        assert!(said.contains(words), "{words}: {said}");
+    }
+    let undersized = format!("exec:{} --break undersized", fixture());
+    let out = audit(&undersized, &["--fail-above", "1.2"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("check failed: --fail-above 1.2"),
+        "{stderr}"
+    );
+    // Without the flag the same finding is flagged, not failed.
+    assert!(audit(&undersized, &[]).status.success());
+    for bad in ["0.5", "2e6", "x"] {
+        let out = audit(&good, &["--fail-above", bad]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {stderr}");
+        assert!(stderr.contains("--fail-above"), "{bad}: {stderr}");
+    }
+}
+
+#[test]
+fn the_audit_runs_each_key_form() {
+    let filter = format!("exec:{}", fixture());
+    let rows = json_rows(&[
+        "audit",
+        "--filter",
+        &filter,
+        "--n",
+        "2000",
+        "--loads",
+        "1,2",
+        "--key-forms",
+        "text,int,bytes",
+        "--format",
+        "json",
+        "--quiet",
+    ]);
+    let forms: Vec<&str> = rows
+        .iter()
+        .map(|r| r["key_form"].as_str().unwrap())
+        .collect();
+    assert_eq!(forms, ["text", "text", "int", "int", "bytes", "bytes"]);
+    for row in &rows {
+        let (low, high) = (
+            row["ratio_configured_low"].as_f64(),
+            row["ratio_configured_high"].as_f64(),
+        );
+        assert!(
+            low.unwrap() <= row["ratio_configured"].as_f64().unwrap(),
+            "{row}"
+        );
+        assert!(
+            high.unwrap() >= row["ratio_configured"].as_f64().unwrap(),
+            "{row}"
+        );
+        assert_eq!(row["library"], "exec_fixture", "{row}");
+    }
+    // int and bytes keys are the same 8 bytes to the fixture's hash.
+    assert_eq!(rows[2]["false_positives"], rows[4]["false_positives"]);
+}

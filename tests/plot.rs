@@ -28,7 +28,7 @@ fn each_plate_has_one_point_per_measured_row() {
     for experiment in registry() {
         let name = experiment.name();
         let params = match name {
-            "audit" => "n = 2000\nfpr = 0.05\nqueries = 4000",
+            "audit" => "n = 2000\nfpr = 0.05\nqueries = 4000\naudited = \"crates\"",
             "compare" => "n = 2000\nqueries = 4000",
             _ => "queries = 4000\nhash_seed = 2",
         };

@@ -1,12 +1,24 @@
-//! `audit`: is a shipped filter's rate what it promises? Each crate is configured the way its
-//! README tells a user to (target rate ε and n), filled to n and then on to 1.1n, 1.5n and 2n
-//! (the overfill cliff as each crate lives it), and queried with absent keys at each load.
+//! `audit`: is a shipped filter's rate what it promises? Each Rust crate, and each adapter of
+//! `adapters/` that `adapters/install` left ready (Python, JavaScript, Java libraries behind the
+//! exec protocol), is configured the way its README tells a user to (target rate ε and n),
+//! filled to n and then on to 1.1n, 1.5n and 2n (the overfill cliff as each lives it), and
+//! queried with absent keys at each load. An adapter that is not installed is skipped with its
+//! reason, and the audit goes on; one whose library refuses (pybloom-live past its capacity, a
+//! key form the library does not take) is recorded as refused, with the library's message.
 //!
-//! Per row: the memory the crate allocated, the hashes it uses, the measured rate with its
-//! Clopper–Pearson interval, and `z = (p̂ - ε) / sqrt(ε(1-ε)/q)` against the configured ε; a row with
-//! `z > 4` is flagged (a finding, not an error). Queries default to `200/ε` (at least 10^5,
-//! at most 2·10^8), so that at least 100 false positives are expected at the promised rate;
-//! a row with fewer is marked unresolved, and a row with none is reported by its upper bound.
+//! Per row: the memory the filter allocated, the hashes it uses, the measured rate with its
+//! Clopper–Pearson interval, the ratio to ε with its exact interval `[p_L/ε, p_U/ε]`, and
+//! `z = (p̂ - ε) / sqrt(ε(1-ε)/q)` against ε; a row with `z > 4` is flagged (a finding, not an
+//! error). Queries default to the q at which the exact one-sided test detects a 10% excess
+//! over ε (5% level, 80% power; [`queries_to_detect`]), within `[10^4, 2·10^8]`; each row states
+//! the excess its q can detect. `--fail-above R` turns a row at a load of at most 1 whose 95%
+//! lower bound exceeds `R·ε` into a failed check (exit 1).
+
+mod adapters;
+mod entries;
+mod notes;
+
+use std::path::PathBuf;
 
 use clap::Args;
 use indicatif::ProgressBar;
@@ -14,19 +26,50 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Experiment, Measured, Outcome};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::hash::HashScheme;
 use crate::keys::KeySource;
 use crate::measure::{Measurement, Setup, Trial};
 use crate::params::{Count, SeedParams, ValueList, check_count, positive_list, rates};
-use crate::plot::{Axis, Colour, Corner, Mark, Panel, Plate, Series, extent};
 use crate::preflight::Cost;
-use crate::report::{Cell, Column, Record, col, percent};
-use crate::stats::z_score;
+use crate::report::{Cell, Column, Record, col};
+use crate::stats::{detectable_excess, queries_to_detect, ratio_to_constant, z_score};
+use crate::structures::exec::KeyForm;
 use crate::structures::{FilterKind, count_present, count_present_parallel, insert_counters};
 use crate::timing::{best_ns, round_ns};
 
+pub use adapters::{Adapter, Found, Missing, find};
+pub use entries::Entry;
+use entries::{Built, entries};
+
 pub struct Audit;
+
+/// Which filters an audit covers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Audited {
+    /// The Rust crates and bloomlab's classic filter.
+    Crates,
+    /// The ready adapters of `--adapters`.
+    Adapters,
+    /// Both.
+    #[default]
+    All,
+}
+
+impl Audited {
+    pub const ALL: [Audited; 3] = [Audited::Crates, Audited::Adapters, Audited::All];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Audited::Crates => "crates",
+            Audited::Adapters => "adapters",
+            Audited::All => "all",
+        }
+    }
+}
+
+named_enum!(Audited, "audited set");
 
 /// Flags and file keys of audit.
 #[derive(Args, Clone, Debug, Default, Deserialize)]
@@ -40,12 +83,26 @@ pub struct AuditParams {
     /// Loads: keys inserted over n, a list [> 0, <= 100, default 1,1.1,1.5,2]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub loads: Option<ValueList>,
-    /// Absent queries per row [1..=10^10, default 200/fpr within 10^5..=2*10^8]
+    /// Absent queries per row [1..=10^10, default: enough to detect a 10% excess]
     #[arg(long, allow_hyphen_values = true)]
     pub queries: Option<Count>,
-    /// One filter only (one that can be configured by target rate) [default: all of them]
+    /// One filter only (one that can be configured by target rate, or exec:COMMAND)
+    /// [default: the --audited set]
     #[arg(long)]
     pub filter: Option<FilterKind>,
+    /// Which filters: crates, adapters (the ready ones of --adapters) or all [default all]
+    #[arg(long)]
+    pub audited: Option<Audited>,
+    /// Folder of the adapters, whose `list` says which are installed [default adapters]
+    #[arg(long, value_name = "DIR")]
+    pub adapters: Option<PathBuf>,
+    /// Key forms sent to exec programs, a list of text, int, bytes [default --key-form]
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub key_forms: Option<Vec<KeyForm>>,
+    /// Exit 1 when a row at a load of at most 1 has a 95% lower bound above RATIO times the
+    /// configured rate [1..=10^6]
+    #[arg(long, value_name = "RATIO", allow_hyphen_values = true)]
+    pub fail_above: Option<f64>,
     #[command(flatten)]
     #[serde(flatten)]
     pub seeds: SeedParams,
@@ -66,23 +123,27 @@ impl Experiment for Audit {
     type Params = AuditParams;
     type Plan = AuditPlan;
     const NAME: &'static str = "audit";
-    const ABOUT: &'static str =
-        "Each shipped crate configured by target rate and n, measured at n, 1.1n, 1.5n and 2n";
+    const ABOUT: &'static str = "Each shipped crate and installed adapter configured by target rate and n, measured at n, 1.1n, 1.5n and 2n";
     const AFTER_HELP: &'static str =
         "Filters: bloomlab's classic filter and every peer crate, each configured the way
-its README shows (target rate and n):
+its README shows (target rate and n), then every adapter of --adapters that
+adapters/install left ready (adapters/list; the others are skipped with their reason):
   fastbloom              BloomFilter::with_false_pos(eps).seed(s).expected_items(n)
   bloomfilter            Bloom::new_for_fp_rate_with_seed(n, eps, seed)
   growable-bloom-filter  GrowableBloom::new(eps, n)   (takes no seed)
+  adapters               pybloom-live, rbloom, pyprobables, bloom-filters (npm), Guava
 
-Queries default to 200/eps (at least 10^5, at most 2*10^8), so that 100 or more false
-positives are expected at the promise; fewer are reported as unresolved. A row whose
-rate is more than 4 standard errors above the configured rate is flagged (a finding:
-the exit status stays 0).
+Queries default to the number at which the exact one-sided binomial test detects a
+10% excess over eps (5% level, 80% power), within 10^4..=2*10^8; every row states the
+excess its queries can detect. A row whose rate is more than 4 standard errors above
+the configured rate is flagged (a finding: the exit status stays 0). With
+--fail-above R, a row at a load of at most 1 whose 95% lower bound exceeds R*eps fails
+the run (exit 1): a guard for a CI step.
 
 Examples:
   bloomlab audit --n 1000000 --fpr 0.01
-  bloomlab audit --n 100000000 --fpr 0.000001 --format markdown
+  bloomlab audit --audited adapters --n 100000 --key-forms text,int,bytes
+  bloomlab audit --filter exec:'python3 my_filter.py' --loads 1 --fail-above 1.2
   bloomlab audit --n 10000 --fpr 0.01 --filter growable-bloom-filter --loads 1,2,4,8";
 
     fn plan(params: &AuditParams) -> Result<AuditPlan> {
@@ -93,7 +154,7 @@ Examples:
     /// may hold up to four times the classic design's memory.
     fn cost(plan: &AuditPlan) -> Cost {
         let top = plan.loads.iter().copied().fold(1.0, f64::max) * plan.n as f64;
-        let filters = plan.filters.len() as f64;
+        let filters = plan.entries.len() as f64;
         let key_operations = plan
             .rates
             .iter()
@@ -114,14 +175,24 @@ Examples:
     }
 
     fn run(plan: &AuditPlan, progress: &ProgressBar) -> Result<Outcome> {
-        let rows = run(plan, progress)?;
+        let audit = run_audit(plan, progress)?;
         let loads: Vec<String> = plan.loads.iter().map(|l| format!("{l}")).collect();
         let title = format!(
-            "audit: each filter configured for n = {} at its target rate, filled to {} times n; queries expect at least 100 false positives at the promise",
+            "audit: each filter configured for n = {} at its target rate, filled to {} times n; queries detect a 10% excess over the promise",
             plan.n,
             loads.join(", ")
         );
-        Outcome::new(title, &rows, notes(&rows), plate(&rows))
+        let mut outcome = Outcome::new(
+            title,
+            &audit.rows,
+            notes::notes(plan, &audit),
+            notes::plate(&audit.rows),
+        )?;
+        if let Some(ratio) = plan.fail_above {
+            outcome.verdicts = notes::fail_above(&audit.rows, ratio);
+        }
+        outcome.skipped = plan.skipped.iter().map(|m| m.skipped.clone()).collect();
+        Ok(outcome)
     }
 }
 
@@ -137,10 +208,18 @@ pub const DEFAULT_LOADS: [f64; 4] = [1.0, 1.1, 1.5, 2.0];
 pub const MAX_N: u64 = 100_000_000;
 /// Expected false positives at the configured rate below which a row is unresolved.
 pub const MIN_EXPECTED_FALSE_POSITIVES: f64 = 100.0;
+/// The relative excess over the configured rate that the default queries detect.
+pub const DEFAULT_DETECTABLE_EXCESS: f64 = 0.10;
+/// Fewest and most default queries per row.
+pub const DEFAULT_QUERIES_RANGE: (u64, u64) = (10_000, 200_000_000);
+/// Largest `--fail-above` ratio.
+pub const MAX_FAIL_ABOVE: f64 = 1e6;
+/// The folder of the shipped adapters, relative to the working directory.
+pub const DEFAULT_ADAPTERS: &str = "adapters";
 /// Absent queries timed per row when timing.
 const TIMED_QUERIES: u64 = 200_000;
 
-/// The structures audited: every one configured by target rate (bloomlab's classic filter
+/// The Rust structures audited: every one configured by target rate (bloomlab's classic filter
 /// and the peer crates), in registry order.
 pub fn audited() -> Vec<FilterKind> {
     FilterKind::all()
@@ -149,21 +228,30 @@ pub fn audited() -> Vec<FilterKind> {
         .collect()
 }
 
-/// Absent queries for configured rate ε: `--queries` when given, else `200/ε` within
-/// `[10^5, 2·10^8]`.
+/// Absent queries for configured rate ε: `--queries` when given, else the q at which a 10%
+/// excess over ε is detectable ([`queries_to_detect`]), within [`DEFAULT_QUERIES_RANGE`].
 pub fn queries_for(queries: Option<Count>, fpr: f64) -> Result<u64> {
+    let (fewest, most) = DEFAULT_QUERIES_RANGE;
     match queries {
         Some(q) => check_count("queries", q.0, 1, 10_000_000_000),
-        None => Ok(((200.0 / fpr).ceil() as u64).clamp(100_000, 200_000_000)),
+        None => Ok(queries_to_detect(DEFAULT_DETECTABLE_EXCESS, fpr)
+            .unwrap_or(most)
+            .clamp(fewest, most)),
     }
 }
 
-/// One crate at one load.
+/// One filter at one load.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct AuditRow {
     /// `n` is the keys inserted, `m` the bits allocated at that point, `k` the hashes.
     #[serde(flatten)]
     pub measurement: Measurement,
+    /// What is measured: the structure's name, or the adapter's with the name and version
+    /// its program reports.
+    pub library: String,
+    /// The key form a program was sent (blank for the Rust structures, which take u64 keys).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key_form: Option<KeyForm>,
     /// The n the filter was configured for.
     pub n_planned: u64,
     /// `n / n_planned`.
@@ -177,12 +265,23 @@ pub struct AuditRow {
     /// `expected_false_positives >= 100` ([`MIN_EXPECTED_FALSE_POSITIVES`]): enough to
     /// resolve the rate.
     pub resolved: bool,
+    /// `p̂ / ε`.
+    pub ratio_configured: f64,
+    /// Lower end of `[p_L/ε, p_U/ε]`, from the 95% Clopper–Pearson interval
+    /// ([`ratio_to_constant`]): exact, for this filter.
+    pub ratio_configured_low: f64,
+    /// Upper end of `[p_L/ε, p_U/ε]`.
+    pub ratio_configured_high: f64,
+    /// The smallest relative excess over ε these queries detect (exact one-sided test, 5%
+    /// level, 80% power; [`detectable_excess`]).
+    pub detectable_excess: f64,
     /// `(p̂ - ε) / sqrt(ε(1-ε)/q)`.
     pub z_configured: f64,
     /// `z_configured > 4`.
     pub above_configured: bool,
-    /// Whether the crate accepts a seed (those that do are run with `--hash-seed`).
-    pub seeded: bool,
+    /// Whether the seed reaches the filter's hashing (those that take one are run with
+    /// `--hash-seed`); blank when a program does not say.
+    pub seeded: Option<bool>,
     /// Single-threaded ns per absent query (only when timed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ns_query: Option<f64>,
@@ -191,7 +290,9 @@ pub struct AuditRow {
 impl Record for AuditRow {
     fn columns() -> Vec<Column> {
         vec![
-            col("filter", Cell::Plain("filter")),
+            col("filter", Cell::Plain("library")),
+            col("spec", Cell::Plain("filter")).wide_only(),
+            col("keys", Cell::Plain("key_form")),
             col("configured", Cell::Percent("fpr_configured")),
             col("load", Cell::Fixed("load", 2)),
             col("n", Cell::Plain("n")).wide_only(),
@@ -200,6 +301,12 @@ impl Record for AuditRow {
             col("FP/queries", Cell::Ratio("false_positives", "queries")).wide_only(),
             col("measured", Cell::Percent("fpr_measured")),
             col("95% CI", Cell::Interval("ci_low", "ci_high")),
+            col("x config", Cell::Times("ratio_configured")),
+            col(
+                "95% CI x",
+                Cell::TimesInterval("ratio_configured_low", "ratio_configured_high"),
+            ),
+            col("detects", Cell::Percent("detectable_excess")).wide_only(),
             col("z config", Cell::Fixed("z_configured", 1)),
             col("flag", Cell::Plain("above_configured")),
             col("predicted", Cell::Percent("fpr_exact")).wide_only(),
@@ -217,14 +324,27 @@ pub struct AuditPlan {
     pub n: u64,
     pub rates: Vec<f64>,
     pub loads: Vec<f64>,
-    pub filters: Vec<FilterKind>,
+    pub entries: Vec<Entry>,
+    /// The adapters that will not run, by name, with the filter column they would carry.
+    pub skipped: Vec<Missing>,
     pub queries: Option<Count>,
     pub seeds: SeedParams,
+    pub fail_above: Option<f64>,
     pub timed: bool,
 }
 
 impl AuditPlan {
-    /// The plan of `params`: n, rates, loads and one filter or all of them.
+    /// The most keys any load inserts: the absent keys are counters from there on.
+    pub fn top(&self) -> u64 {
+        let keys = self
+            .loads
+            .iter()
+            .map(|&load| (self.n as f64 * load).round() as u64);
+        keys.max().unwrap_or(self.n)
+    }
+
+    /// The plan of `params`: n, rates, loads and one filter, or the crates and the ready
+    /// adapters.
     pub fn of(params: &AuditParams) -> Result<Self> {
         let n = check_count("n", params.n.map_or(DEFAULT_N, |n| n.0), 1, MAX_N)?;
         let rates = rates("fpr", params.fpr.as_ref(), &DEFAULT_RATES)?;
@@ -232,239 +352,189 @@ impl AuditPlan {
             queries_for(params.queries, fpr)?;
         }
         let loads = positive_list("loads", params.loads.as_ref(), &DEFAULT_LOADS, 100.0)?;
-        let filters = match params.filter {
-            Some(kind) if kind.structure().for_rate.is_none() => {
-                return Err(crate::Error::invalid(
-                    "filter",
-                    kind,
-                    "audit configures each filter by target rate and n, as its crate's README does",
-                    FilterKind::names_where(|s| s.for_rate.is_some()),
-                ));
-            }
-            Some(kind) => vec![kind],
-            None => audited(),
-        };
-        for &kind in &filters {
-            kind.for_rate(1, 0.5, 0)?;
+        if let Some(ratio) = params.fail_above
+            && !(1.0..=MAX_FAIL_ABOVE).contains(&ratio)
+        {
+            return Err(Error::invalid(
+                "fail_above",
+                ratio,
+                "a ratio to the configured rate: the 95% lower bound above it fails",
+                format!("1..={MAX_FAIL_ABOVE}"),
+            ));
         }
+        let (entries, skipped) = entries(params)?;
         Ok(AuditPlan {
             n,
             rates,
             loads,
-            filters,
+            entries,
+            skipped,
             queries: params.queries,
             seeds: params.seeds.clone(),
+            fail_above: params.fail_above,
             timed: params.timed,
         })
     }
 }
 
+/// What an audit measured: its rows, and the filters whose library refused, at which load
+/// and why.
+#[derive(Clone, Debug, Default)]
+pub struct AuditRun {
+    pub rows: Vec<AuditRow>,
+    pub refusals: Vec<Refusal>,
+}
+
+/// A library's refusal (the program's error reply): no rows from it at this load and above.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Refusal {
+    pub label: String,
+    pub fpr: f64,
+    pub load: f64,
+    pub message: String,
+}
+
 /// Audits every filter of the plan at every rate and load, in that order.
 pub fn run(plan: &AuditPlan, progress: &ProgressBar) -> Result<Vec<AuditRow>> {
+    Ok(run_audit(plan, progress)?.rows)
+}
+
+/// [`run`], with the refusals.
+pub fn run_audit(plan: &AuditPlan, progress: &ProgressBar) -> Result<AuditRun> {
+    let keys_per_entry = |fpr| -> Result<u64> {
+        Ok(plan.top() + plan.loads.len() as u64 * queries_for(plan.queries, fpr)?)
+    };
+    for &fpr in &plan.rates {
+        progress.inc_length(plan.entries.len() as u64 * keys_per_entry(fpr)?);
+    }
+    let mut audit = AuditRun::default();
+    for &fpr in &plan.rates {
+        for entry in &plan.entries {
+            let before = audit.rows.len();
+            let counted = progress.position();
+            if let Err(error) = audit_entry(plan, entry, fpr, &mut audit.rows, progress) {
+                let Error::Exec {
+                    refused: true,
+                    message,
+                    ..
+                } = error
+                else {
+                    return Err(error);
+                };
+                let done = audit.rows.len() - before;
+                let left = keys_per_entry(fpr)?.saturating_sub(progress.position() - counted);
+                progress.inc(left);
+                audit.refusals.push(Refusal {
+                    label: entry.label(),
+                    fpr,
+                    load: plan.loads.get(done).copied().unwrap_or(f64::NAN),
+                    message,
+                });
+            }
+        }
+    }
+    Ok(audit)
+}
+
+/// One filter at one rate, filled load by load; its rows are appended to `rows`.
+fn audit_entry(
+    plan: &AuditPlan,
+    entry: &Entry,
+    fpr: f64,
+    rows: &mut Vec<AuditRow>,
+    progress: &ProgressBar,
+) -> Result<()> {
     let seeds = &plan.seeds;
     let keys = KeySource::new(seeds.seed());
-    let top = plan
-        .loads
-        .iter()
-        .map(|&load| (plan.n as f64 * load).round() as u64)
-        .max()
-        .unwrap_or(plan.n);
-    let mut rows = Vec::new();
-    for &fpr in &plan.rates {
-        let queries = queries_for(plan.queries, fpr)?;
-        let loads = plan.loads.len() as u64;
-        progress.inc_length(plan.filters.len() as u64 * (top + loads * queries));
-        // The absent keys timed, the same for every crate and load.
-        let timed_keys: Vec<u64> = if plan.timed {
-            keys.absent(top, queries.min(TIMED_QUERIES)).collect()
-        } else {
-            Vec::new()
+    let top = plan.top();
+    let queries = queries_for(plan.queries, fpr)?;
+    // The absent keys timed, the same for every filter and load.
+    let timed_keys: Vec<u64> = match plan.timed {
+        true => keys.absent(top, queries.min(TIMED_QUERIES)).collect(),
+        false => Vec::new(),
+    };
+    let Built {
+        mut filter,
+        library,
+        seeded,
+    } = entry.build(plan.n, fpr, seeds.hash_seed())?;
+    let mut inserted = 0;
+    for &load in &plan.loads {
+        let target = ((plan.n as f64 * load).round() as u64).max(inserted);
+        insert_counters(&mut *filter, inserted..target, |c| keys.key(c))?;
+        progress.inc(target - inserted);
+        inserted = target;
+        let false_positives =
+            count_present_parallel(&*filter, top..top + queries, |c| keys.key(c))?;
+        let ns_query = plan.timed.then(|| {
+            let ns = best_ns(3, timed_keys.len() as u64, || {
+                // Batched, so that a process behind exec: is timed per batch.
+                std::hint::black_box(count_present(&*filter, &timed_keys).ok());
+            });
+            round_ns(ns)
+        });
+        let setup = Setup {
+            n: inserted,
+            m: filter.memory_bits(),
+            k: filter.hashes(),
+            queries,
+            seed: seeds.seed(),
+            hash_seed: seeds.hash_seed(),
+            hash: HashScheme::MultiplyShift,
+            filter: entry.kind,
+            keying: Default::default(),
         };
-        for &kind in &plan.filters {
-            let mut filter = kind.for_rate(plan.n, fpr, seeds.hash_seed())?;
-            let mut inserted = 0;
-            for &load in &plan.loads {
-                let target = ((plan.n as f64 * load).round() as u64).max(inserted);
-                insert_counters(&mut *filter, inserted..target, |c| keys.key(c))?;
-                progress.inc(target - inserted);
-                inserted = target;
-                let false_positives =
-                    count_present_parallel(&*filter, top..top + queries, |c| keys.key(c))?;
-                let ns_query = plan.timed.then(|| {
-                    let ns = best_ns(3, timed_keys.len() as u64, || {
-                        // Batched, so that a process behind exec: is timed per batch.
-                        std::hint::black_box(count_present(&*filter, &timed_keys).ok());
-                    });
-                    round_ns(ns)
-                });
-                let setup = Setup {
-                    n: inserted,
-                    m: filter.memory_bits(),
-                    k: filter.hashes(),
-                    queries,
-                    seed: seeds.seed(),
-                    hash_seed: seeds.hash_seed(),
-                    hash: HashScheme::MultiplyShift,
-                    filter: kind,
-                    keying: Default::default(),
-                };
-                let trial = Trial::of(&*filter, inserted, false_positives);
-                let measurement = Measurement::new("audit", &setup, trial);
-                let z_configured = z_score(measurement.fpr_measured, fpr, queries);
-                let expected = queries as f64 * fpr;
-                rows.push(AuditRow {
-                    n_planned: plan.n,
-                    load,
-                    fpr_configured: fpr,
-                    bits_per_key_allocated: setup.m as f64 / plan.n as f64,
-                    expected_false_positives: expected,
-                    resolved: expected >= MIN_EXPECTED_FALSE_POSITIVES,
-                    z_configured,
-                    above_configured: z_configured > FLAG_Z,
-                    seeded: kind.accepts_seed(),
-                    ns_query,
-                    measurement,
-                });
-                progress.inc(queries);
-            }
-        }
+        let trial = Trial::of(&*filter, inserted, false_positives);
+        let measurement = Measurement::new("audit", &setup, trial);
+        let library = library.clone();
+        rows.push(row(
+            plan,
+            entry,
+            load,
+            fpr,
+            seeded,
+            library,
+            measurement,
+            ns_query,
+        ));
+        progress.inc(queries);
     }
-    Ok(rows)
+    Ok(())
 }
 
-/// The reader's summary: per configured rate, each crate's verdict at the planned n and its
-/// rate at the largest load; every unresolved or zero row said in words.
-pub fn notes(rows: &[AuditRow]) -> Vec<String> {
-    let mut notes = Vec::new();
-    let mut rates: Vec<f64> = rows.iter().map(|r| r.fpr_configured).collect();
-    rates.dedup();
-    for fpr in rates {
-        let group: Vec<&AuditRow> = rows.iter().filter(|r| r.fpr_configured == fpr).collect();
-        let mut kinds: Vec<FilterKind> = group.iter().map(|r| r.measurement.filter).collect();
-        kinds.dedup();
-        let verdicts: Vec<String> = kinds
-            .iter()
-            .filter_map(|&kind| {
-                let own: Vec<&&AuditRow> = group
-                    .iter()
-                    .filter(|r| r.measurement.filter == kind)
-                    .collect();
-                let (first, last) = (own.first()?, own.last()?);
-                let verdict = if first.above_configured {
-                    "ABOVE its promise"
-                } else {
-                    "within"
-                };
-                Some(format!(
-                    "{kind} {verdict} at {:.2}n ({}, z {:.1}); {} at {:.2}n ({:.1}x the promise)",
-                    first.load,
-                    percent(first.measurement.fpr_measured),
-                    first.z_configured,
-                    percent(last.measurement.fpr_measured),
-                    last.load,
-                    last.measurement.fpr_measured / fpr
-                ))
-            })
-            .collect();
-        notes.push(format!(
-            "configured {} for n = {}: {}",
-            percent(fpr),
-            group[0].n_planned,
-            verdicts.join("; ")
-        ));
+/// The row of one measurement against its configured rate.
+#[allow(clippy::too_many_arguments)]
+fn row(
+    plan: &AuditPlan,
+    entry: &Entry,
+    load: f64,
+    fpr: f64,
+    seeded: Option<bool>,
+    library: String,
+    measurement: Measurement,
+    ns_query: Option<f64>,
+) -> AuditRow {
+    let (count, queries) = (measurement.false_positives, measurement.queries);
+    let z_configured = z_score(measurement.fpr_measured, fpr, queries);
+    let expected = queries as f64 * fpr;
+    let ratio = ratio_to_constant(count, queries, fpr, crate::measure::CONFIDENCE);
+    AuditRow {
+        library,
+        key_form: entry.key_form,
+        n_planned: plan.n,
+        load,
+        fpr_configured: fpr,
+        bits_per_key_allocated: measurement.memory_bits as f64 / plan.n as f64,
+        expected_false_positives: expected,
+        resolved: expected >= MIN_EXPECTED_FALSE_POSITIVES,
+        ratio_configured: ratio.value,
+        ratio_configured_low: ratio.low,
+        ratio_configured_high: ratio.high,
+        detectable_excess: detectable_excess(queries, fpr),
+        z_configured,
+        above_configured: z_configured > FLAG_Z,
+        seeded,
+        ns_query,
+        measurement,
     }
-    for r in rows {
-        let m = &r.measurement;
-        if m.false_positives == 0 {
-            notes.push(format!(
-                "{} at {:.2}n, configured {}: no false positive in {} queries; the rate is below {} (95% upper bound), not 0",
-                m.filter,
-                r.load,
-                percent(r.fpr_configured),
-                m.queries,
-                percent(m.ci_high)
-            ));
-        }
-    }
-    if let Some(r) = rows.iter().find(|r| !r.resolved) {
-        notes.push(format!(
-            "unresolved: {} queries at {} expect {:.0} false positives (< {MIN_EXPECTED_FALSE_POSITIVES}); raise --queries to at least {:.0}",
-            r.measurement.queries,
-            percent(r.fpr_configured),
-            r.expected_false_positives,
-            (MIN_EXPECTED_FALSE_POSITIVES / r.fpr_configured).ceil()
-        ));
-    }
-    let unseeded: Vec<String> = rows
-        .iter()
-        .filter(|r| !r.seeded)
-        .map(|r| r.measurement.filter.to_string())
-        .collect::<std::collections::BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    if !unseeded.is_empty() {
-        notes.push(format!(
-            "not seeded: {} (the crate takes no seed: its hash is fixed, so runs repeat exactly and --hash-seed changes nothing)",
-            unseeded.join(", ")
-        ));
-    }
-    notes
-}
-
-/// One panel per configured rate: each filter's measured rate (with its interval) against
-/// the load, its own predicted rate dashed, and the promise (the configured rate) in black.
-fn plate(rows: &[AuditRow]) -> Plate {
-    let mut rates: Vec<f64> = rows.iter().map(|r| r.fpr_configured).collect();
-    rates.dedup();
-    let panels = rates
-        .iter()
-        .map(|&fpr| {
-            let group: Vec<&AuditRow> = rows.iter().filter(|r| r.fpr_configured == fpr).collect();
-            let span = extent(group.iter().map(|r| r.load));
-            let mut series = vec![Series::level(
-                Some(format!("configured {}", percent(fpr))),
-                Colour::Black,
-                Mark::Line(2),
-                fpr,
-                span,
-            )];
-            let mut kinds: Vec<FilterKind> = group.iter().map(|r| r.measurement.filter).collect();
-            kinds.dedup();
-            for (i, kind) in kinds.iter().enumerate() {
-                let c = Colour::Palette(i);
-                let own: Vec<&&AuditRow> = group
-                    .iter()
-                    .filter(|r| r.measurement.filter == *kind)
-                    .collect();
-                // Filters configured alike sit on the same points: spread them a little in x.
-                let offset =
-                    (i as f64 - (kinds.len() as f64 - 1.0) / 2.0) * (span.1 - span.0) * 0.008;
-                series.push(Series::new(
-                    None,
-                    c,
-                    Mark::Dashed(1),
-                    own.iter()
-                        .map(|r| (r.load + offset, r.measurement.fpr_exact)),
-                ));
-                series.push(Series::measured(
-                    Some(format!("{kind}: measured, dashed predicted")),
-                    c,
-                    own.iter().map(|r| (r.load + offset, &r.measurement)),
-                ));
-            }
-            Panel {
-                title: format!(
-                    "Configured {} for n = {}: measured against the promise, {} queries",
-                    percent(fpr),
-                    group[0].n_planned,
-                    group[0].measurement.queries
-                ),
-                x: Axis::linear("load: keys inserted / n planned"),
-                y: Axis::rate(),
-                legend: Corner::UpperLeft,
-                series,
-            }
-        })
-        .collect();
-    Plate { panels }
 }

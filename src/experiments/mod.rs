@@ -215,6 +215,22 @@ impl Verdict {
     }
 }
 
+/// A filter an experiment would have measured but could not on this machine (an adapter that
+/// is not installed): the `filter` column its rows would carry, and why. A `filter` ending in
+/// `/` stands for every filter whose column begins with it (a whole folder of adapters).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Skipped {
+    pub filter: String,
+    pub reason: String,
+}
+
+impl Skipped {
+    /// Whether a row whose `filter` column is `filter` is one of the skipped ones.
+    pub fn covers(&self, filter: &str) -> bool {
+        filter == self.filter || (self.filter.ends_with('/') && filter.starts_with(&self.filter))
+    }
+}
+
 /// What an experiment produced: its rows as a table, the measurements behind them, its
 /// verdicts, and its plate.
 #[derive(Clone, Debug)]
@@ -224,6 +240,9 @@ pub struct Outcome {
     /// Experiment-level checks (seed-check's); empty for most experiments.
     pub verdicts: Vec<Verdict>,
     pub plate: Plate,
+    /// What this machine could not measure (the audit's missing adapters); `check` leaves
+    /// their committed rows out and says so.
+    pub skipped: Vec<Skipped>,
 }
 
 impl Outcome {
@@ -241,6 +260,7 @@ impl Outcome {
             measurements: rows.iter().map(|r| r.measurement().clone()).collect(),
             verdicts: Vec::new(),
             plate,
+            skipped: Vec::new(),
         })
     }
 

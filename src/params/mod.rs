@@ -396,12 +396,12 @@ impl MeasureParams {
                 "compare, which sizes every structure for n and a target rate",
             ));
         }
-        if let (true, Some(hash)) = (filter.is_peer(), self.hash) {
+        if let (true, Some(hash)) = (filter.hashes_keys_itself(), self.hash) {
             return Err(Error::invalid(
                 "hash",
                 hash,
                 format!("{filter} hashes keys with its own function"),
-                "no --hash with a peer crate's --filter",
+                "no --hash with a peer crate's or a program's --filter",
             ));
         }
         let queries = self.queries()?;

@@ -1,22 +1,26 @@
 //! `exec:COMMAND`: any program speaking the exec protocol (`docs/PROTOCOL.md`, version 1),
 //! run through `sh -c COMMAND`, as a structure like the others. bloomlab sends the header
-//! (n, seed, `key_form` `text`, and `m`, `k` by shape or `fpr` by target rate), then integer
-//! keys as decimal text in batches of at most [`EXEC_BATCH`], and reads one reply per request.
+//! (n, seed, `key_form`, and `m`, `k` by shape or `fpr` by target rate), then integer keys as
+//! decimal text in batches of at most [`EXEC_BATCH`], and reads one reply per request.
 //!
 //! Every failure of the program (exit, closed output, a reply of the wrong form, silence past
 //! the timeout) is an [`Error::Exec`] naming the command line, the request and what came back;
-//! the program is then killed. The structure's bits are the program's own: bloomlab cannot
-//! predict its rate from them, so `fpr_from_bits` and `fpr_exact` are NaN (the bits check
-//! reads n/a) and its set bits are unknown (reported as 0).
+//! the program is then killed. An error reply is the same error with `refused` set. The
+//! structure's bits are the program's own: bloomlab cannot predict its rate from them, so
+//! `fpr_from_bits` and `fpr_exact` are NaN (the bits check reads n/a), and its set bits are
+//! unknown unless `stats` reports `set_bits` (the fill column is then blank, not 0).
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::interface::{
@@ -28,7 +32,7 @@ use crate::filter::check_shape;
 pub static STRUCTURE: Structure = Structure {
     name: "exec",
     help: "exec:COMMAND, any program speaking the exec protocol (docs/PROTOCOL.md), run by sh -c",
-    origin: Origin::Own,
+    origin: Origin::Program,
     supports_delete: false,
     is_static: false,
     accepts_seed: true,
@@ -54,21 +58,64 @@ pub const EXEC_TIMEOUT_VAR: &str = "BLOOMLAB_EXEC_TIMEOUT";
 /// Lines of the program's standard error kept for failure messages.
 const STDERR_TAIL: usize = 5;
 
+/// How the program hands a key line to its library (the header's `key_form`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum KeyForm {
+    /// The line as the language's string.
+    #[default]
+    Text,
+    /// The line parsed to the language's native integer.
+    Int,
+    /// The parsed integer as 8 little-endian bytes.
+    Bytes,
+}
+
+impl KeyForm {
+    pub const ALL: [KeyForm; 3] = [KeyForm::Text, KeyForm::Int, KeyForm::Bytes];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            KeyForm::Text => "text",
+            KeyForm::Int => "int",
+            KeyForm::Bytes => "bytes",
+        }
+    }
+}
+
+named_enum!(KeyForm, "key form");
+
+/// The key form of exec filters built through the registry (`--key-form`), as its index in
+/// [`KeyForm::ALL`].
+static KEY_FORM: AtomicU8 = AtomicU8::new(0);
+
+/// Sets the key form every exec filter built afterwards through the registry sends
+/// (`--key-form`); the audit chooses its own per row ([`for_rate_with`]).
+pub fn set_key_form(form: KeyForm) {
+    let index = KeyForm::ALL.iter().position(|&f| f == form).unwrap_or(0);
+    KEY_FORM.store(index as u8, Ordering::Relaxed);
+}
+
+/// The key form of [`set_key_form`], `text` unless set.
+pub fn key_form() -> KeyForm {
+    KeyForm::ALL[usize::from(KEY_FORM.load(Ordering::Relaxed)) % KeyForm::ALL.len()]
+}
+
 fn build(shape: &Shape) -> Result<Box<dyn Filter>> {
     let header = json!({"m": shape.m, "k": shape.k});
-    let mut filter = ExecFilter::start(shape.kind, shape.n, shape.hash_seed, header)?;
+    let mut filter = ExecFilter::start(shape.kind, shape.n, shape.hash_seed, header, key_form())?;
     filter.k.get_or_insert(shape.k);
     Ok(Box::new(filter))
 }
 
 fn for_rate(target: &Target) -> Result<Box<dyn Filter>> {
+    Ok(Box::new(for_rate_with(target, key_form())?))
+}
+
+/// The program sized by `fpr`, sent keys in `key_form`.
+pub fn for_rate_with(target: &Target, key_form: KeyForm) -> Result<ExecFilter> {
     let header = json!({"fpr": target.fpr});
-    Ok(Box::new(ExecFilter::start(
-        target.kind,
-        target.n,
-        target.hash_seed,
-        header,
-    )?))
+    ExecFilter::start(target.kind, target.n, target.hash_seed, header, key_form)
 }
 
 /// The timeout from [`EXEC_TIMEOUT_VAR`], [`DEFAULT_EXEC_TIMEOUT`] when unset.
@@ -107,7 +154,12 @@ pub struct ExecFilter {
     kind: FilterKind,
     /// The hello reply's `name`.
     name: String,
+    key_form: KeyForm,
+    /// The hello reply's `seeded`: whether the seed reaches the program's hashing.
+    seeded: Option<bool>,
     memory_bits: Mutex<Option<u64>>,
+    /// The last `set_bits` the program reported (hello, then `stats`).
+    set_bits: Mutex<Option<u64>>,
     k: Option<u32>,
     session: Mutex<Session>,
 }
@@ -115,15 +167,23 @@ pub struct ExecFilter {
 impl ExecFilter {
     /// Spawns `sh -c COMMAND` and exchanges the header, `fields` (the shape or the rate)
     /// added to protocol, n, seed and key form, for the hello reply.
-    pub fn start(kind: FilterKind, n: u64, seed: u64, fields: Value) -> Result<Self> {
+    pub fn start(
+        kind: FilterKind,
+        n: u64,
+        seed: u64,
+        fields: Value,
+        key_form: KeyForm,
+    ) -> Result<Self> {
         let command = kind.arg().unwrap_or_default();
         let fail = |message: String| Error::Exec {
             command: command.to_string(),
             message,
+            refused: false,
         };
         let timeout = exec_timeout().map_err(fail)?;
         let mut session = Session::spawn(command, timeout).map_err(fail)?;
-        let mut header = json!({"protocol": 1, "n": n, "seed": seed, "key_form": "text"});
+        let mut header =
+            json!({"protocol": 1, "n": n, "seed": seed, "key_form": key_form.name()});
         if let (Some(header), Some(fields)) = (header.as_object_mut(), fields.as_object()) {
             header.extend(fields.clone());
         }
@@ -138,7 +198,10 @@ impl ExecFilter {
         Ok(ExecFilter {
             kind,
             name,
+            key_form,
+            seeded: hello.get("seeded").and_then(Value::as_bool),
             memory_bits: Mutex::new(hello.get("memory_bits").and_then(Value::as_u64)),
+            set_bits: Mutex::new(hello.get("set_bits").and_then(Value::as_u64)),
             k: hello.get("k").and_then(Value::as_u64).map(|k| k as u32),
             session: Mutex::new(session),
         })
@@ -149,11 +212,25 @@ impl ExecFilter {
         &self.name
     }
 
+    /// The key form the program was sent.
+    pub fn key_form(&self) -> KeyForm {
+        self.key_form
+    }
+
+    /// The hello reply's `seeded`: `Some(false)` when the program says the header's seed does
+    /// not reach its hashing, None when it does not say.
+    pub fn seeded(&self) -> Option<bool> {
+        self.seeded
+    }
+
     /// The `stats` reply, as the program sends it.
     pub fn stats(&self) -> Result<Map<String, Value>> {
         let stats = self.with_session(|session| session.stats())?;
         if let Some(bits) = stats.get("memory_bits").and_then(Value::as_u64) {
             *lock(&self.memory_bits) = Some(bits);
+        }
+        if let Some(bits) = stats.get("set_bits").and_then(Value::as_u64) {
+            *lock(&self.set_bits) = Some(bits);
         }
         Ok(stats)
     }
@@ -182,9 +259,12 @@ fn object(line: &[u8]) -> std::result::Result<Map<String, Value>, String> {
     }
 }
 
+/// How a failure message of an error reply begins.
+const REFUSED: &str = "refused: ";
+
 fn refusal(reason: &Value) -> String {
     let reason = reason.as_str().map_or_else(|| reason.to_string(), str::to_string);
-    format!("refused: {reason}")
+    format!("{REFUSED}{reason}")
 }
 
 /// A reply as a failure message shows it: quoted, at most 80 characters.
@@ -288,9 +368,11 @@ impl Session {
         }
     }
 
-    /// Records the failure of `request`, kills the program, and returns the error.
+    /// Records the failure of `request`, kills the program, and returns the error: a refusal
+    /// when the program answered the error reply.
     fn fail(&mut self, request: &str, message: String) -> Error {
         let request: String = request.chars().take(60).collect();
+        let refused = message.starts_with(REFUSED);
         let message = format!("after `{request}`: {message}");
         let _ = self.child.kill();
         let _ = self.child.wait();
@@ -299,6 +381,7 @@ impl Session {
         Error::Exec {
             command: self.command.to_string(),
             message,
+            refused,
         }
     }
 
@@ -456,9 +539,12 @@ impl Membership for ExecFilter {
 }
 
 impl Filter for ExecFilter {
-    /// Unknown: the program's table is its own.
+    /// The program's last reported `set_bits`; 0 when it reports none ([`Filter::knows_set_bits`]).
     fn set_bits(&self) -> u64 {
-        0
+        lock(&self.set_bits).unwrap_or(0)
+    }
+    fn knows_set_bits(&self) -> bool {
+        lock(&self.set_bits).is_some()
     }
     /// NaN: bloomlab cannot read the program's bits.
     fn fpr_from_bits(&self) -> f64 {
@@ -478,8 +564,11 @@ impl Filter for ExecFilter {
     fn kind(&self) -> FilterKind {
         self.kind
     }
-    /// The program's own name from its hello reply.
+    /// The program's own name from its hello reply, with the key form when it is not text.
     fn hash_name(&self) -> String {
-        self.name.clone()
+        match self.key_form {
+            KeyForm::Text => self.name.clone(),
+            form => format!("{}, {form} keys", self.name),
+        }
     }
 }

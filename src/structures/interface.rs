@@ -140,6 +140,11 @@ pub fn count_present_parallel<F: Membership + Sync + ?Sized>(
 pub trait Filter: Membership + Send + Sync {
     /// Number of set bits.
     fn set_bits(&self) -> u64;
+    /// False for a structure whose set bits are unknown (a program behind `exec:` that
+    /// reports none): its fill is then shown blank rather than 0.
+    fn knows_set_bits(&self) -> bool {
+        true
+    }
     /// The false-positive rate the filter's own bits predict for a random absent key, under
     /// independent probes: the quantity the bits check compares the measurement with. By
     /// default that of a plain bit array, `fill^k` with fill = set bits / memory bits;
@@ -197,6 +202,8 @@ pub enum Origin {
     /// whether this build has it. Its descriptor exists in every build, so that asking for it
     /// without the feature is refused by name ([`Error::NotBuilt`]).
     Peer { feature: &'static str, built: bool },
+    /// A separate program behind the exec protocol, which hashes keys its own way.
+    Program,
 }
 
 /// The argument a structure takes after its name, as in `NAME:ARG`.
@@ -323,6 +330,12 @@ impl FilterKind {
     /// A peer crate rather than one of bloomlab's structures.
     pub fn is_peer(self) -> bool {
         matches!(self.structure.origin, Origin::Peer { .. })
+    }
+
+    /// True for a structure that hashes keys with its own function (a peer crate, a program
+    /// behind `exec:`): bloomlab's `--hash` cannot reach it.
+    pub fn hashes_keys_itself(self) -> bool {
+        !matches!(self.structure.origin, Origin::Own)
     }
 
     /// False for a structure that takes no hash seed (growable-bloom-filter hashes with a

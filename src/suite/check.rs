@@ -53,6 +53,9 @@ pub struct CheckRow {
     pub shared: usize,
     /// Cells that differ, or members the family rejects.
     pub failed: usize,
+    /// Committed rows not compared: those of filters this machine cannot run (an adapter
+    /// that is not installed), each said in a `SKIP` line with the reason.
+    pub skipped: usize,
     /// Reseeded: the smallest p-value of the experiment's comparisons (two significant
     /// digits); empty with the same seeds.
     pub smallest_p: String,
@@ -70,6 +73,7 @@ impl Record for CheckRow {
             col("compared", Cell::Plain("compared")),
             col("shared", Cell::Plain("shared")).wide_only(),
             col("failed", Cell::Plain("failed")),
+            col("skipped", Cell::Plain("skipped")),
             col("smallest p", Cell::Plain("smallest_p")),
             col("bits check", Cell::Plain("bits_check")),
             col("verdict", Cell::Plain("verdict")),
@@ -83,6 +87,8 @@ pub struct CheckReport {
     pub rows: Vec<CheckRow>,
     /// One line per failure, naming the experiment, the row and the column.
     pub failures: Vec<String>,
+    /// One line per filter whose committed rows were not compared, with the reason.
+    pub skips: Vec<String>,
     /// How the runs were compared, for the title.
     pub method: String,
     /// The key and hash seeds used with `--reseed`.
@@ -142,14 +148,25 @@ fn differences(
     compared: impl Fn(&str) -> bool,
 ) -> (usize, Vec<String>) {
     let mut lines = Vec::new();
-    for column in committed.header.iter().filter(|c| compared(c)) {
+    // A table without rows has no columns either (they come from its rows): nothing to say
+    // about columns beyond the rows that were, or are, missing.
+    let both_have_rows = !committed.records.is_empty() && !fresh.records.is_empty();
+    for column in committed
+        .header
+        .iter()
+        .filter(|c| both_have_rows && compared(c))
+    {
         if !fresh.header.contains(column) {
             lines.push(format!(
                 "{experiment}: column {column} was committed, now absent"
             ));
         }
     }
-    for column in fresh.header.iter().filter(|c| compared(c)) {
+    for column in fresh
+        .header
+        .iter()
+        .filter(|c| both_have_rows && compared(c))
+    {
         if !committed.header.contains(column) {
             lines.push(format!(
                 "{experiment}: column {column} was absent, now present"
@@ -239,6 +256,32 @@ fn committed(definition: &Definition, results: &Path) -> Result<(CsvText, Vec<St
     Ok((table, missing))
 }
 
+/// Removes from `committed` the rows of the filters the fresh run skipped (its
+/// [`Outcome::skipped`]); returns how many, and one line per skipped filter with the reason.
+/// The fresh run has no rows for them, so the rest compare row for row; a committed row of
+/// a filter that is neither run nor skipped still fails as a missing row.
+fn leave_out_skipped(
+    experiment: &str,
+    committed: &mut CsvText,
+    outcome: &Outcome,
+) -> (usize, Vec<String>) {
+    let Some(at) = committed.header.iter().position(|h| h == "filter") else {
+        return (0, Vec::new());
+    };
+    let mut lines = Vec::new();
+    let before = committed.records.len();
+    for skipped in &outcome.skipped {
+        let covered = |record: &Vec<String>| record.get(at).is_some_and(|f| skipped.covers(f));
+        let count = committed.records.iter().filter(|r| covered(r)).count();
+        committed.records.retain(|r| !covered(r));
+        lines.push(format!(
+            "{experiment}: {count} committed rows of {} not compared: {}",
+            skipped.filter, skipped.reason
+        ));
+    }
+    (before - committed.records.len(), lines)
+}
+
 /// What one experiment contributed to the check.
 struct Compared {
     compared: usize,
@@ -321,7 +364,11 @@ fn candidates(
     let mut candidates = Vec::new();
     for (i, row) in outcome.measurements.iter().enumerate() {
         if compares_values && i < committed.records.len() {
-            for (column, z) in drift(row, committed, i) {
+            // A column a structure leaves blank (an exec program's fill) has no comparison.
+            for (column, z) in drift(row, committed, i)
+                .into_iter()
+                .filter(|(_, z)| !z.is_nan())
+            {
                 let key = comparison_key(column, row, committed.get(i, column));
                 let p = normal_two_sided_p(z);
                 candidates.push((key, member(Some(i + 1), column, p, format!("z = {z:.2}"))));
@@ -450,13 +497,16 @@ pub fn check(
     let mut report = CheckReport {
         rows: Vec::new(),
         failures: orphans(definitions, results),
+        skips: Vec::new(),
         method: String::new(),
         seeds,
     };
     for definition in definitions {
         let outcome = definition.run(seeds, progress)?;
         let fresh = CsvText::of(&outcome, &definition.name)?;
-        let (committed, mut lines) = committed(definition, results)?;
+        let (mut committed, mut lines) = committed(definition, results)?;
+        let (skipped, skips) = leave_out_skipped(&definition.name, &mut committed, &outcome);
+        report.skips.extend(skips);
         let compared = match &mut family {
             None => compare_exactly(definition, &outcome, &committed, &fresh),
             Some(family) => add_to_family(definition, &outcome, &committed, &fresh, family),
@@ -468,6 +518,7 @@ pub fn check(
             compared: compared.compared,
             shared: compared.shared,
             failed: lines.len(),
+            skipped,
             smallest_p: String::new(),
             bits_check: bits_summary(
                 outcome.bits_failures().is_empty(),

@@ -1,0 +1,246 @@
+//! What the audit says in words and draws: a verdict per filter with its interval, the upper
+//! bound and the excess the run could detect; refusals, skipped adapters, unresolved and zero
+//! rows; the `--fail-above` checks; one panel per configured rate.
+
+use super::{AuditPlan, AuditRow, AuditRun, FLAG_Z, MIN_EXPECTED_FALSE_POSITIVES};
+use crate::experiments::Verdict;
+use crate::measure::CONFIDENCE;
+use crate::plot::{Axis, Colour, Corner, Mark, Panel, Plate, Series, extent};
+use crate::report::{percent, times};
+use crate::stats::{DETECTION_LEVEL, DETECTION_POWER, binomial_upper_tail};
+
+/// How notes and the plate name a row's filter: the library, with a program's key form.
+pub fn label(row: &AuditRow) -> String {
+    match row.key_form {
+        Some(form) => format!("{} ({form} keys)", row.library),
+        None => row.library.clone(),
+    }
+}
+
+/// The distinct values of `key` over `items`, in order of first appearance.
+fn distinct<T, K: PartialEq>(items: &[T], key: impl Fn(&T) -> K) -> Vec<K> {
+    let mut seen: Vec<K> = Vec::new();
+    for item in items {
+        let k = key(item);
+        if !seen.contains(&k) {
+            seen.push(k);
+        }
+    }
+    seen
+}
+
+/// `0.98x [0.92x, 1.04x]`.
+fn ratio_text(row: &AuditRow) -> String {
+    format!(
+        "{} [{}, {}]",
+        times(row.ratio_configured),
+        times(row.ratio_configured_low),
+        times(row.ratio_configured_high)
+    )
+}
+
+/// A filter's verdict at its planned n, and its rate at the largest load.
+fn verdict(own: &[&AuditRow]) -> Option<String> {
+    let at_n = own.iter().find(|r| r.load <= 1.0);
+    let last = own.last()?;
+    let mut text = match at_n {
+        Some(r) => {
+            let m = &r.measurement;
+            let measured = format!(
+                "{} [{}, {}], {} the configured",
+                percent(m.fpr_measured),
+                percent(m.ci_low),
+                percent(m.ci_high),
+                ratio_text(r)
+            );
+            let (name, load, z) = (label(r), r.load, r.z_configured);
+            if r.above_configured {
+                format!("{name}: ABOVE its promise at {load:.2}n (z {z:.1}): {measured}")
+            } else if m.ci_low > r.fpr_configured {
+                format!(
+                    "{name}: above its promise at {load:.2}n, under the flag (z {z:.1} <= {FLAG_Z}): {measured}"
+                )
+            } else {
+                format!(
+                    "{name}: keeps its promise at {load:.2}n: {measured}; the rate is at most {} (95% upper bound), and an excess of {} over the promise would have been detected",
+                    percent(m.ci_high),
+                    percent(r.detectable_excess)
+                )
+            }
+        }
+        None => format!("{}: no row at a load of at most 1", label(last)),
+    };
+    if last.load > 1.0 {
+        text.push_str(&format!(
+            "; at {:.2}n {}, {} the promise",
+            last.load,
+            percent(last.measurement.fpr_measured),
+            ratio_text(last)
+        ));
+    }
+    Some(text)
+}
+
+/// The reader's summary: per configured rate, the power of its queries and each filter's
+/// verdict; then refusals, skipped adapters, and every unresolved or zero row in words.
+pub fn notes(plan: &AuditPlan, audit: &AuditRun) -> Vec<String> {
+    let rows = &audit.rows;
+    let mut notes = Vec::new();
+    for fpr in distinct(rows, |r| r.fpr_configured) {
+        let group: Vec<&AuditRow> = rows.iter().filter(|r| r.fpr_configured == fpr).collect();
+        let first = group[0];
+        notes.push(format!(
+            "configured {} for n = {}: {} queries per row detect an excess of {} or more over it (exact one-sided binomial test at level {DETECTION_LEVEL}, power {DETECTION_POWER})",
+            percent(fpr),
+            first.n_planned,
+            first.measurement.queries,
+            percent(first.detectable_excess)
+        ));
+        for name in distinct(&group, |r| label(r)) {
+            let own: Vec<&AuditRow> = group.iter().copied().filter(|r| label(r) == name).collect();
+            notes.extend(verdict(&own));
+        }
+    }
+    for refusal in &audit.refusals {
+        notes.push(format!(
+            "{} at {}: refused at {:.2}n (no rows from there on): {}",
+            refusal.label,
+            percent(refusal.fpr),
+            refusal.load,
+            refusal.message
+        ));
+    }
+    for missing in &plan.skipped {
+        notes.push(format!(
+            "skipped adapter {}: {}",
+            missing.name, missing.skipped.reason
+        ));
+    }
+    notes.extend(small_counts(rows));
+    let unseeded = distinct(
+        &rows
+            .iter()
+            .filter(|r| r.seeded == Some(false))
+            .collect::<Vec<_>>(),
+        |r| label(r),
+    );
+    if !unseeded.is_empty() {
+        notes.push(format!(
+            "not seeded: {} (its hash is fixed: runs repeat exactly and --hash-seed changes nothing)",
+            unseeded.join(", ")
+        ));
+    }
+    notes
+}
+
+/// Rows without a false positive, and the first unresolved row.
+fn small_counts(rows: &[AuditRow]) -> Vec<String> {
+    let mut notes = Vec::new();
+    for r in rows {
+        let m = &r.measurement;
+        if m.false_positives == 0 {
+            notes.push(format!(
+                "{} at {:.2}n, configured {}: no false positive in {} queries; the rate is below {} (95% upper bound), not 0",
+                label(r),
+                r.load,
+                percent(r.fpr_configured),
+                m.queries,
+                percent(m.ci_high)
+            ));
+        }
+    }
+    if let Some(r) = rows.iter().find(|r| !r.resolved) {
+        notes.push(format!(
+            "unresolved: {} queries at {} expect {:.0} false positives (< {MIN_EXPECTED_FALSE_POSITIVES}); raise --queries to at least {:.0}",
+            r.measurement.queries,
+            percent(r.fpr_configured),
+            r.expected_false_positives,
+            (MIN_EXPECTED_FALSE_POSITIVES / r.fpr_configured).ceil()
+        ));
+    }
+    notes
+}
+
+/// `--fail-above R`: one check per row at a load of at most 1, failing when the row's 95%
+/// Clopper–Pearson lower bound exceeds `R·ε`. The lower bound L solves
+/// `P(X ≥ c | L) = (1 - 0.95)/2`, so `L > R·ε` exactly when `P(X ≥ c | R·ε)` is below that
+/// level: the check's p-value is that tail, its α the level.
+pub fn fail_above(rows: &[AuditRow], ratio: f64) -> Vec<Verdict> {
+    let alpha = (1.0 - CONFIDENCE) / 2.0;
+    rows.iter()
+        .filter(|r| r.load <= 1.0)
+        .map(|r| {
+            let m = &r.measurement;
+            let bound = (ratio * r.fpr_configured).min(1.0);
+            let p_value = binomial_upper_tail(m.false_positives, m.queries, bound);
+            let relation = if p_value < alpha { "above" } else { "not above" };
+            Verdict {
+                check: format!(
+                    "--fail-above {ratio}: {} at {:.2}n, configured {}: 95% lower bound {} is {relation} {ratio} x {} = {}",
+                    label(r),
+                    r.load,
+                    percent(r.fpr_configured),
+                    percent(m.ci_low),
+                    percent(r.fpr_configured),
+                    percent(bound)
+                ),
+                p_value,
+                alpha,
+            }
+        })
+        .collect()
+}
+
+/// One panel per configured rate: each filter's measured rate (with its interval) against
+/// the load, its own predicted rate dashed where known, and the promise in black.
+pub fn plate(rows: &[AuditRow]) -> Plate {
+    let panels = distinct(rows, |r| r.fpr_configured)
+        .into_iter()
+        .map(|fpr| {
+            let group: Vec<&AuditRow> = rows.iter().filter(|r| r.fpr_configured == fpr).collect();
+            let span = extent(group.iter().map(|r| r.load));
+            let mut series = vec![Series::level(
+                Some(format!("configured {}", percent(fpr))),
+                Colour::Black,
+                Mark::Line(2),
+                fpr,
+                span,
+            )];
+            let names = distinct(&group, |r| label(r));
+            for (i, name) in names.iter().enumerate() {
+                let c = Colour::Palette(i);
+                let own: Vec<&&AuditRow> = group.iter().filter(|r| &label(r) == name).collect();
+                // Filters configured alike sit on the same points: spread them a little in x.
+                let offset =
+                    (i as f64 - (names.len() as f64 - 1.0) / 2.0) * (span.1 - span.0) * 0.008;
+                if own.iter().all(|r| r.measurement.fpr_exact.is_finite()) {
+                    series.push(Series::new(
+                        None,
+                        c,
+                        Mark::Dashed(1),
+                        own.iter()
+                            .map(|r| (r.load + offset, r.measurement.fpr_exact)),
+                    ));
+                }
+                series.push(Series::measured(
+                    Some(format!("{name}: measured, dashed predicted")),
+                    c,
+                    own.iter().map(|r| (r.load + offset, &r.measurement)),
+                ));
+            }
+            Panel {
+                title: format!(
+                    "Configured {} for n = {}: measured against the promise, {} queries",
+                    percent(fpr),
+                    group[0].n_planned,
+                    group[0].measurement.queries
+                ),
+                x: Axis::linear("load: keys inserted / n planned"),
+                y: Axis::rate(),
+                legend: Corner::UpperLeft,
+                series,
+            }
+        })
+        .collect();
+    Plate { panels }
+}

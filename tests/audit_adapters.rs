@@ -1,0 +1,131 @@
+//! The audit's adapters as `adapters/list --manifest` reports them, with a stand-in folder whose
+//! one ready adapter is the protocol fixture: ready adapters are measured, missing ones are
+//! skipped with their reason, and `check` leaves a skipped adapter's committed rows out with a
+//! SKIP line rather than passing them silently or failing the run.
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use assert_cmd::Command;
+
+mod common;
+
+use common::exec_fixture as fixture;
+
+/// Writes an executable shell script.
+fn script(path: &Path, body: &str) {
+    fs::write(path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// A stand-in adapters folder: `run` starts the fixture, and `list --manifest` reports the
+/// adapter `fake` as ready (or skipped, when `ready` is false) and `gone` as skipped.
+fn adapters(dir: &Path, ready: bool) {
+    script(&dir.join("run"), &format!("exec '{}' \"$@\"", fixture()));
+    let fake = match ready {
+        true => "fake\tready\trun\texec_fixture",
+        false => "fake\tskipped\trun\tnode not found",
+    };
+    script(
+        &dir.join("list"),
+        &format!("printf '%s\\n' '{fake}' 'gone\tskipped\tnowhere/run\tno JDK here'"),
+    );
+}
+
+fn bloomlab() -> Command {
+    let mut command = Command::cargo_bin("bloomlab").unwrap();
+    command.env("BLOOMLAB_EXEC_TIMEOUT", "60");
+    command
+}
+
+#[test]
+fn ready_adapters_are_audited_and_missing_ones_said() {
+    let dir = tempfile::tempdir().unwrap();
+    adapters(dir.path(), true);
+    let folder = dir.path().display().to_string();
+    let out = bloomlab()
+        .args(["audit", "--audited", "adapters", "--adapters", &folder])
+        .args(["--n", "2000", "--loads", "1", "--key-forms", "text,int"])
+        .args(["--format", "json", "--quiet"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    assert_eq!(rows[0]["filter"], format!("exec:{folder}/run"));
+    assert!(
+        stderr.contains("skipped adapter gone: no JDK here"),
+        "{stderr}"
+    );
+
+    let out = bloomlab()
+        .args([
+            "audit",
+            "--audited",
+            "adapters",
+            "--adapters",
+            "/no/such/dir",
+        ])
+        .args(["--n", "2000", "--loads", "1", "--quiet"])
+        .output()
+        .unwrap();
+    // The notes follow the table on standard output.
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains("skipped adapter /no/such/dir/*"), "{said}");
+}
+
+#[test]
+fn check_leaves_out_a_missing_adapter_with_a_skip_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let (folder, experiments, results) = (
+        dir.path().join("adapters"),
+        dir.path().join("experiments"),
+        dir.path().join("results"),
+    );
+    fs::create_dir_all(&folder).unwrap();
+    fs::create_dir_all(&experiments).unwrap();
+    adapters(&folder, true);
+    fs::write(
+        experiments.join("adapters.toml"),
+        format!(
+            "command = \"audit\"\ndescription = \"the fixture as an adapter\"\n\n[params]\naudited = \"adapters\"\nadapters = \"{}\"\nn = 2000\nfpr = 0.05\nloads = [1.0, 2.0]\n",
+            folder.display()
+        ),
+    )
+    .unwrap();
+    let suite = |command: &str| {
+        let mut cmd = bloomlab();
+        cmd.args([command, "--quiet", "--experiments"])
+            .arg(&experiments)
+            .arg("--results")
+            .arg(&results);
+        cmd.output().unwrap()
+    };
+    let out = suite("reproduce");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = suite("check");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    adapters(&folder, false);
+    let out = suite("check");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("SKIP adapters: 2 committed rows of exec:"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("not compared: node not found"), "{stderr}");
+    assert!(!stderr.contains("FAIL"), "{stderr}");
+}
