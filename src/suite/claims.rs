@@ -90,7 +90,12 @@ impl Summary for Claims {
         &["claims.md", "claims.csv"]
     }
 
+    /// Writes nothing for a suite that runs none of the claims' sources (`results/wild`).
     fn write(&self, runs: &[Run], staging: &mut Staging) -> Result<Vec<String>> {
+        let names = |run: &Run| essay::SOURCES.contains(&run.definition.name.as_str());
+        if !runs.iter().any(names) {
+            return Ok(Vec::new());
+        }
         let rows = ledger(runs);
         let table = Table::from_rows("claims", &rows)?;
         staging.write(

@@ -15,6 +15,17 @@ use crate::stats::{self, Z95, averaged_ratio_to_constant, bonferroni_z, ratio_to
 use crate::suite::summary::Run;
 use crate::theory;
 
+/// The experiments the claims take their values from.
+pub const SOURCES: [&str; 7] = [
+    "sweep-size",
+    "sweep-k",
+    "overfill",
+    "overfill-strict",
+    "flawed-hash",
+    "compare",
+    "seed-check",
+];
+
 /// Every claim, in the essay's order.
 pub fn ledger(runs: &[Run]) -> Vec<ClaimRow> {
     let mut rows = vec![exponential_fall(runs)];
