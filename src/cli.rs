@@ -137,9 +137,10 @@ struct BenchArgs {
 
 #[derive(Args, Debug)]
 struct SuiteArgs {
-    /// Folder of experiment definitions (*.toml)
-    #[arg(long, default_value = "experiments")]
-    experiments: PathBuf,
+    /// Folder of experiment definitions (*.toml) [default: ./experiments when it exists,
+    /// else the files built into this binary]
+    #[arg(long, value_name = "DIR")]
+    experiments: Option<PathBuf>,
     /// Folder of results
     #[arg(long, default_value = "results")]
     results: PathBuf,
@@ -418,8 +419,29 @@ fn run_conform(args: &ConformArgs) -> Result<ExitCode> {
     }
 }
 
+/// The definitions `--experiments` names; without it, `./experiments` when it exists, else
+/// the files built into the binary (an installed binary run anywhere). Returns them with
+/// the folder's name for messages.
+fn load_suite(args: &SuiteArgs) -> Result<(Vec<suite::Definition>, String)> {
+    let default = PathBuf::from("experiments");
+    match &args.experiments {
+        Some(dir) => Ok((suite::load_definitions(dir)?, dir.display().to_string())),
+        None if default.is_dir() => Ok((suite::load_definitions(&default)?, "experiments".into())),
+        None => {
+            if !args.quiet {
+                eprintln!(
+                    "no ./experiments here: using the {} experiment files built into bloomlab \
+                     (--experiments DIR for others)",
+                    suite::EMBEDDED.len()
+                );
+            }
+            Ok((suite::embedded_definitions()?, suite::EMBEDDED_FOLDER.into()))
+        }
+    }
+}
+
 fn run_reproduce(args: &SuiteArgs) -> Result<ExitCode> {
-    let definitions = suite::load_definitions(&args.experiments)?;
+    let (definitions, _) = load_suite(args)?;
     preflight::check_folder("results", &args.results)?;
     let bar = progress_bar(args.quiet, "keys");
     let started = std::time::Instant::now();
@@ -461,7 +483,15 @@ fn run_reproduce(args: &SuiteArgs) -> Result<ExitCode> {
 }
 
 fn run_check(args: &CheckArgs) -> Result<ExitCode> {
-    let definitions = suite::load_definitions(&args.suite.experiments)?;
+    let (definitions, folder) = load_suite(&args.suite)?;
+    if !args.suite.results.is_dir() {
+        return Err(bloomlab::Error::invalid(
+            "results",
+            args.suite.results.display(),
+            "no results folder to check against",
+            "a folder `bloomlab reproduce --results DIR` wrote (run it first)",
+        ));
+    }
     let bar = progress_bar(args.suite.quiet, "keys");
     let reseed = args.reseed.then(|| suite::Reseed {
         seed: args.reseed_seed.unwrap_or_else(|| rand::rng().next_u64()),
@@ -472,7 +502,7 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode> {
     let mut table = Table::from_rows(
         format!(
             "check: {} against {} ({})",
-            args.suite.experiments.display(),
+            folder,
             args.suite.results.display(),
             report.method
         ),
