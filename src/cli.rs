@@ -435,7 +435,10 @@ fn load_suite(args: &SuiteArgs) -> Result<(Vec<suite::Definition>, String)> {
                     suite::EMBEDDED.len()
                 );
             }
-            Ok((suite::embedded_definitions()?, suite::EMBEDDED_FOLDER.into()))
+            Ok((
+                suite::embedded_definitions()?,
+                suite::EMBEDDED_FOLDER.into(),
+            ))
         }
     }
 }

@@ -13,7 +13,9 @@ fn outside_the_checkout_the_built_in_experiment_files_are_used() {
         .arg("check")
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("experiment files built into bloomlab"))
+        .stderr(predicate::str::contains(
+            "experiment files built into bloomlab",
+        ))
         .stderr(predicate::str::contains("--experiments DIR"))
         .stderr(predicate::str::contains("run it first"));
 }

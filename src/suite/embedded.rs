@@ -13,20 +13,38 @@ pub const EMBEDDED_FOLDER: &str = "experiments (built in)";
 /// `(file name, text)` of every file of `experiments/`, by name.
 pub const EMBEDDED: [(&str, &str); 9] = [
     ("audit.toml", include_str!("../../experiments/audit.toml")),
-    ("compare.toml", include_str!("../../experiments/compare.toml")),
+    (
+        "compare.toml",
+        include_str!("../../experiments/compare.toml"),
+    ),
     (
         "curve-three-settings.toml",
         include_str!("../../experiments/curve-three-settings.toml"),
     ),
-    ("flawed-hash.toml", include_str!("../../experiments/flawed-hash.toml")),
+    (
+        "flawed-hash.toml",
+        include_str!("../../experiments/flawed-hash.toml"),
+    ),
     (
         "overfill-strict.toml",
         include_str!("../../experiments/overfill-strict.toml"),
     ),
-    ("overfill.toml", include_str!("../../experiments/overfill.toml")),
-    ("seed-check.toml", include_str!("../../experiments/seed-check.toml")),
-    ("sweep-k.toml", include_str!("../../experiments/sweep-k.toml")),
-    ("sweep-size.toml", include_str!("../../experiments/sweep-size.toml")),
+    (
+        "overfill.toml",
+        include_str!("../../experiments/overfill.toml"),
+    ),
+    (
+        "seed-check.toml",
+        include_str!("../../experiments/seed-check.toml"),
+    ),
+    (
+        "sweep-k.toml",
+        include_str!("../../experiments/sweep-k.toml"),
+    ),
+    (
+        "sweep-size.toml",
+        include_str!("../../experiments/sweep-size.toml"),
+    ),
 ];
 
 /// The embedded definitions, each validated as a file of `experiments/` would be.
