@@ -4,14 +4,13 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
-use indicatif::{ProgressBar, ProgressStyle};
 
 use bloomlab::Result;
 use bloomlab::bench;
 use bloomlab::experiments::{self, Registered};
 use bloomlab::params::{ShapeParams, ValueList};
 use bloomlab::preflight;
-use bloomlab::report::{self, Format, Table, View};
+use bloomlab::report::{self, Format, Table, View, progress_bar};
 use bloomlab::sizing::{self, SizeRequest};
 use bloomlab::suite;
 use rand::Rng;
@@ -247,36 +246,6 @@ fn parse_format(s: &str) -> std::result::Result<Format, String> {
     s.parse()
 }
 
-/// A progress bar on stderr, drawn only when stderr is a terminal and not `--quiet`:
-/// `unit`s done of those known, their rate and the time left, redrawn every 200 ms even
-/// while no count moves.
-pub fn progress_bar(quiet: bool, unit: &str) -> ProgressBar {
-    if quiet {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(0);
-    let template = format!(
-        "{{spinner}} {{msg}} [{{bar:30}}] {{human_pos}}/{{human_len}} {unit}, {{rate}} {unit}/s, ETA {{eta}}"
-    );
-    if let Ok(style) = ProgressStyle::with_template(&template) {
-        let rate = |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
-            let _ = w.write_str(&per_second(state.per_sec()));
-        };
-        bar.set_style(style.with_key("rate", rate).progress_chars("=> "));
-    }
-    bar.enable_steady_tick(std::time::Duration::from_millis(200));
-    bar
-}
-
-/// A rate with three significant figures and an SI prefix: `17.3M`, `912k`, `40.0`.
-fn per_second(rate: f64) -> String {
-    let (scale, prefix) = [(1e9, "G"), (1e6, "M"), (1e3, "k")]
-        .into_iter()
-        .find(|(scale, _)| rate >= *scale)
-        .unwrap_or((1.0, ""));
-    format!("{}{prefix}", report::significant(rate / scale))
-}
-
 /// Prints or writes a table; notes go to stderr beside machine formats.
 pub fn emit(table: &Table, output: &OutputArgs) -> Result<()> {
     let view = if output.wide {
@@ -419,32 +388,8 @@ fn run_conform(args: &ConformArgs) -> Result<ExitCode> {
     }
 }
 
-/// The definitions `--experiments` names; without it, `./experiments` when it exists, else
-/// the files built into the binary (an installed binary run anywhere). Returns them with
-/// the folder's name for messages.
-fn load_suite(args: &SuiteArgs) -> Result<(Vec<suite::Definition>, String)> {
-    let default = PathBuf::from("experiments");
-    match &args.experiments {
-        Some(dir) => Ok((suite::load_definitions(dir)?, dir.display().to_string())),
-        None if default.is_dir() => Ok((suite::load_definitions(&default)?, "experiments".into())),
-        None => {
-            if !args.quiet {
-                eprintln!(
-                    "no ./experiments here: using the {} experiment files built into bloomlab \
-                     (--experiments DIR for others)",
-                    suite::EMBEDDED.len()
-                );
-            }
-            Ok((
-                suite::embedded_definitions()?,
-                suite::EMBEDDED_FOLDER.into(),
-            ))
-        }
-    }
-}
-
 fn run_reproduce(args: &SuiteArgs) -> Result<ExitCode> {
-    let (definitions, _) = load_suite(args)?;
+    let (definitions, _) = suite::load_suite(args.experiments.as_deref(), args.quiet)?;
     preflight::check_folder("results", &args.results)?;
     let bar = progress_bar(args.quiet, "keys");
     let started = std::time::Instant::now();
@@ -486,7 +431,8 @@ fn run_reproduce(args: &SuiteArgs) -> Result<ExitCode> {
 }
 
 fn run_check(args: &CheckArgs) -> Result<ExitCode> {
-    let (definitions, folder) = load_suite(&args.suite)?;
+    let experiments = args.suite.experiments.as_deref();
+    let (definitions, folder) = suite::load_suite(experiments, args.suite.quiet)?;
     if !args.suite.results.is_dir() {
         return Err(bloomlab::Error::invalid(
             "results",

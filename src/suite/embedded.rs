@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use super::definition::Definition;
+use super::definition::{Definition, load_definitions};
 use crate::error::Result;
 
 /// The folder name the embedded files are reported under.
@@ -55,6 +55,27 @@ pub fn embedded_definitions() -> Result<Vec<Definition>> {
             Definition::from_bytes(&Path::new(EMBEDDED_FOLDER).join(name), text.as_bytes())
         })
         .collect()
+}
+
+/// The definitions of `experiments`; without it, `./experiments` when it exists, else the
+/// files built into the binary (an installed binary run anywhere, said on stderr unless
+/// `quiet`). Returns them with the folder's name for messages.
+pub fn load_suite(experiments: Option<&Path>, quiet: bool) -> Result<(Vec<Definition>, String)> {
+    let default = Path::new("experiments");
+    match experiments {
+        Some(dir) => Ok((load_definitions(dir)?, dir.display().to_string())),
+        None if default.is_dir() => Ok((load_definitions(default)?, "experiments".into())),
+        None => {
+            if !quiet {
+                eprintln!(
+                    "no ./experiments here: using the {} experiment files built into bloomlab \
+                     (--experiments DIR for others)",
+                    EMBEDDED.len()
+                );
+            }
+            Ok((embedded_definitions()?, EMBEDDED_FOLDER.into()))
+        }
+    }
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@ mod summary;
 
 pub use check::{CheckReport, CheckRow, Reseed, check, reseed_seeds};
 pub use definition::{Definition, Expectation, load_definitions};
-pub use embedded::{EMBEDDED, EMBEDDED_FOLDER, embedded_definitions};
+pub use embedded::{EMBEDDED, EMBEDDED_FOLDER, embedded_definitions, load_suite};
 pub use family::{
     Comparison, DEFAULT_FAMILY_ALPHA, Family, bits_check_p_value, holm_rejections,
     normal_two_sided_p,
