@@ -4,14 +4,13 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
-use indicatif::{ProgressBar, ProgressStyle};
 
 use bloomlab::Result;
 use bloomlab::bench;
 use bloomlab::experiments::{self, Registered};
 use bloomlab::params::{ShapeParams, ValueList};
 use bloomlab::preflight;
-use bloomlab::report::{self, Format, Table, View};
+use bloomlab::report::{self, Format, Table, View, progress_bar};
 use bloomlab::sizing::{self, SizeRequest};
 use bloomlab::structures::exec::{self as exec_filter, KeyForm};
 use bloomlab::suite;
@@ -144,9 +143,10 @@ struct BenchArgs {
 
 #[derive(Args, Debug)]
 struct SuiteArgs {
-    /// Folder of experiment definitions (*.toml)
-    #[arg(long, default_value = "experiments")]
-    experiments: PathBuf,
+    /// Folder of experiment definitions (*.toml) [default: ./experiments when it exists,
+    /// else the files built into this binary]
+    #[arg(long, value_name = "DIR")]
+    experiments: Option<PathBuf>,
     /// Folder of results
     #[arg(long, default_value = "results")]
     results: PathBuf,
@@ -251,36 +251,6 @@ fn parse_plot_path(s: &str) -> std::result::Result<PathBuf, String> {
 
 fn parse_format(s: &str) -> std::result::Result<Format, String> {
     s.parse()
-}
-
-/// A progress bar on stderr, drawn only when stderr is a terminal and not `--quiet`:
-/// `unit`s done of those known, their rate and the time left, redrawn every 200 ms even
-/// while no count moves.
-pub fn progress_bar(quiet: bool, unit: &str) -> ProgressBar {
-    if quiet {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(0);
-    let template = format!(
-        "{{spinner}} {{msg}} [{{bar:30}}] {{human_pos}}/{{human_len}} {unit}, {{rate}} {unit}/s, ETA {{eta}}"
-    );
-    if let Ok(style) = ProgressStyle::with_template(&template) {
-        let rate = |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
-            let _ = w.write_str(&per_second(state.per_sec()));
-        };
-        bar.set_style(style.with_key("rate", rate).progress_chars("=> "));
-    }
-    bar.enable_steady_tick(std::time::Duration::from_millis(200));
-    bar
-}
-
-/// A rate with three significant figures and an SI prefix: `17.3M`, `912k`, `40.0`.
-fn per_second(rate: f64) -> String {
-    let (scale, prefix) = [(1e9, "G"), (1e6, "M"), (1e3, "k")]
-        .into_iter()
-        .find(|(scale, _)| rate >= *scale)
-        .unwrap_or((1.0, ""));
-    format!("{}{prefix}", report::significant(rate / scale))
 }
 
 /// Prints or writes a table; notes go to stderr beside machine formats.
@@ -429,11 +399,17 @@ fn run_conform(args: &ConformArgs) -> Result<ExitCode> {
 
 /// Runs `each` on the suite and on each of its sub-suites ([`suite::suite_folders`]):
 /// failure if any fails.
+/// Without a folder (neither `--experiments` nor `./experiments`), the files built into the
+/// binary alone.
 fn each_suite(args: &SuiteArgs, each: impl Fn(&SuiteArgs) -> Result<ExitCode>) -> Result<ExitCode> {
+    let default = PathBuf::from("experiments");
+    let Some(root) = args.experiments.clone().or(default.is_dir().then_some(default)) else {
+        return each(args);
+    };
     let mut status = ExitCode::SUCCESS;
-    for (experiments, results) in suite::suite_folders(&args.experiments, &args.results) {
+    for (experiments, results) in suite::suite_folders(&root, &args.results) {
         let folder = SuiteArgs {
-            experiments,
+            experiments: Some(experiments),
             results,
             quiet: args.quiet,
         };
@@ -449,7 +425,7 @@ fn run_reproduce(args: &SuiteArgs) -> Result<ExitCode> {
 }
 
 fn reproduce_folder(args: &SuiteArgs) -> Result<ExitCode> {
-    let definitions = suite::load_definitions(&args.experiments)?;
+    let (definitions, _) = suite::load_suite(args.experiments.as_deref(), args.quiet)?;
     preflight::check_folder("results", &args.results)?;
     let bar = progress_bar(args.quiet, "keys");
     let started = std::time::Instant::now();
@@ -503,7 +479,15 @@ fn run_check(args: &CheckArgs) -> Result<ExitCode> {
 }
 
 fn check_folder(args: &CheckArgs, suite: &SuiteArgs) -> Result<ExitCode> {
-    let definitions = suite::load_definitions(&suite.experiments)?;
+    let (definitions, folder) = suite::load_suite(suite.experiments.as_deref(), suite.quiet)?;
+    if !suite.results.is_dir() {
+        return Err(bloomlab::Error::invalid(
+            "results",
+            suite.results.display(),
+            "no results folder to check against",
+            "a folder `bloomlab reproduce --results DIR` wrote (run it first)",
+        ));
+    }
     let bar = progress_bar(suite.quiet, "keys");
     let reseed = args.reseed.then(|| suite::Reseed {
         seed: args.reseed_seed.unwrap_or_else(|| rand::rng().next_u64()),
@@ -514,7 +498,7 @@ fn check_folder(args: &CheckArgs, suite: &SuiteArgs) -> Result<ExitCode> {
     let mut table = Table::from_rows(
         format!(
             "check: {} against {} ({})",
-            suite.experiments.display(),
+            folder,
             suite.results.display(),
             report.method
         ),

@@ -10,6 +10,7 @@ mod csv;
 mod json;
 mod legend;
 mod markdown;
+mod progress;
 mod table;
 
 use std::fmt;
@@ -24,6 +25,7 @@ pub use crate::files::write_atomic;
 
 pub use cells::{Cell, percent, significant, times};
 pub use legend::{LegendEntry, fields, legend};
+pub use progress::progress_bar;
 
 /// A column of the terminal and Markdown views.
 #[derive(Clone, Copy, Debug)]

@@ -224,7 +224,12 @@ impl Definition {
     /// what was expected there.
     pub fn load(path: &Path) -> Result<Self> {
         let bytes = fs::read(path).map_err(|e| Error::io(path, e))?;
-        let text = String::from_utf8(bytes).map_err(|e| not_utf8(path, e))?;
+        Self::from_bytes(path, &bytes)
+    }
+
+    /// Parses and validates the contents of a file named `path`, as [`Definition::load`].
+    pub fn from_bytes(path: &Path, bytes: &[u8]) -> Result<Self> {
+        let text = String::from_utf8(bytes.to_vec()).map_err(|e| not_utf8(path, e))?;
         let source = Source { path, text: &text };
         let head: Head = toml::from_str(&text).map_err(|e| source.toml_error(&e))?;
         let parsed = Parsed::parse(&head.command, head.params.clone(), &source)?;

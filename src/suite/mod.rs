@@ -4,6 +4,7 @@
 mod check;
 mod claims;
 mod definition;
+mod embedded;
 mod family;
 mod html;
 mod reproduce;
@@ -12,6 +13,7 @@ mod summary;
 pub use check::{CheckReport, CheckRow, Reseed, check, reseed_seeds};
 pub use claims::{ClaimRow, Claims, ledger};
 pub use definition::{Definition, Expectation, load_definitions};
+pub use embedded::{EMBEDDED, EMBEDDED_FOLDER, embedded_definitions, load_suite};
 pub use family::{
     Comparison, DEFAULT_FAMILY_ALPHA, Family, bits_check_p_value, holm_rejections,
     normal_two_sided_p,

@@ -34,6 +34,7 @@ pub fn reproduce(
     let mut runs = Vec::with_capacity(definitions.len());
     for definition in definitions {
         let started = Instant::now();
+        progress.set_message(definition.name.clone());
         let outcome = definition.run(None, progress)?;
         for (ext, format) in [("csv", Format::CSV), ("md", Format::MARKDOWN)] {
             let text = report::render(&outcome.table, format)?;

@@ -1,0 +1,101 @@
+//! The checked-in experiment files, built into the binary, so that an installed `bloomlab`
+//! (`cargo install --path .`) runs `reproduce` and `check` from any folder. A test keeps this
+//! list equal to `experiments/`.
+
+use std::path::Path;
+
+use super::definition::{Definition, load_definitions};
+use crate::error::Result;
+
+/// The folder name the embedded files are reported under.
+pub const EMBEDDED_FOLDER: &str = "experiments (built in)";
+
+/// `(file name, text)` of every file of `experiments/`, by name.
+pub const EMBEDDED: [(&str, &str); 9] = [
+    ("audit.toml", include_str!("../../experiments/audit.toml")),
+    (
+        "compare.toml",
+        include_str!("../../experiments/compare.toml"),
+    ),
+    (
+        "curve-three-settings.toml",
+        include_str!("../../experiments/curve-three-settings.toml"),
+    ),
+    (
+        "flawed-hash.toml",
+        include_str!("../../experiments/flawed-hash.toml"),
+    ),
+    (
+        "overfill-strict.toml",
+        include_str!("../../experiments/overfill-strict.toml"),
+    ),
+    (
+        "overfill.toml",
+        include_str!("../../experiments/overfill.toml"),
+    ),
+    (
+        "seed-check.toml",
+        include_str!("../../experiments/seed-check.toml"),
+    ),
+    (
+        "sweep-k.toml",
+        include_str!("../../experiments/sweep-k.toml"),
+    ),
+    (
+        "sweep-size.toml",
+        include_str!("../../experiments/sweep-size.toml"),
+    ),
+];
+
+/// The embedded definitions, each validated as a file of `experiments/` would be.
+pub fn embedded_definitions() -> Result<Vec<Definition>> {
+    EMBEDDED
+        .iter()
+        .map(|(name, text)| {
+            Definition::from_bytes(&Path::new(EMBEDDED_FOLDER).join(name), text.as_bytes())
+        })
+        .collect()
+}
+
+/// The definitions of `experiments`; without it, `./experiments` when it exists, else the
+/// files built into the binary (an installed binary run anywhere, said on stderr unless
+/// `quiet`). Returns them with the folder's name for messages.
+pub fn load_suite(experiments: Option<&Path>, quiet: bool) -> Result<(Vec<Definition>, String)> {
+    let default = Path::new("experiments");
+    match experiments {
+        Some(dir) => Ok((load_definitions(dir)?, dir.display().to_string())),
+        None if default.is_dir() => Ok((load_definitions(default)?, "experiments".into())),
+        None => {
+            if !quiet {
+                eprintln!(
+                    "no ./experiments here: using the {} experiment files built into bloomlab \
+                     (--experiments DIR for others)",
+                    EMBEDDED.len()
+                );
+            }
+            Ok((embedded_definitions()?, EMBEDDED_FOLDER.into()))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_embedded_files_are_the_checked_in_ones() {
+        let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments");
+        let mut names: Vec<String> = std::fs::read_dir(&folder)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|name| name.ends_with(".toml"))
+            .collect();
+        names.sort();
+        let embedded: Vec<&str> = EMBEDDED.iter().map(|(name, _)| *name).collect();
+        assert_eq!(names, embedded, "add the new file to EMBEDDED");
+        for (name, text) in EMBEDDED {
+            assert_eq!(std::fs::read_to_string(folder.join(name)).unwrap(), text);
+        }
+        assert_eq!(embedded_definitions().unwrap().len(), EMBEDDED.len());
+    }
+}
