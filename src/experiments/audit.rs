@@ -246,8 +246,10 @@ pub struct AuditRow {
     /// `n` is the keys inserted, `m` the bits allocated at that point, `k` the hashes.
     #[serde(flatten)]
     pub measurement: Measurement,
-    /// What is measured: the structure's name, or the adapter's with the name and version
-    /// its program reports.
+    /// The filter's short name, as the narrow table shows it: the crate, the adapter, or a
+    /// program's own name.
+    pub name: String,
+    /// What is measured: the structure's name, or the name and version a program reports.
     pub library: String,
     /// The key form a program was sent (blank for the Rust structures, which take u64 keys).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -290,22 +292,25 @@ pub struct AuditRow {
 impl Record for AuditRow {
     fn columns() -> Vec<Column> {
         vec![
-            col("filter", Cell::Plain("library")),
+            col("filter", Cell::Plain("name")),
+            col("library", Cell::Plain("library")).wide_only(),
             col("spec", Cell::Plain("filter")).wide_only(),
             col("keys", Cell::Plain("key_form")),
-            col("configured", Cell::Percent("fpr_configured")),
+            col("promise", Cell::Percent("fpr_configured")),
             col("load", Cell::Fixed("load", 2)),
             col("n", Cell::Plain("n")).wide_only(),
             col("bits/key", Cell::Fixed("bits_per_key_allocated", 2)).wide_only(),
             col("hashes", Cell::Plain("k")).wide_only(),
             col("FP/queries", Cell::Ratio("false_positives", "queries")).wide_only(),
             col("measured", Cell::Percent("fpr_measured")),
-            col("95% CI", Cell::Interval("ci_low", "ci_high")).wide_only(),
-            col("x config", Cell::Times("ratio_configured")).wide_only(),
+            col("95% CI", Cell::Interval("ci_low", "ci_high")),
+            // Wide only, with its interval: the notes say each filter's ratio with its own.
+            col("x promise", Cell::Times("ratio_configured")).wide_only(),
             col(
-                "x config 95%",
+                "95% CI x",
                 Cell::TimesInterval("ratio_configured_low", "ratio_configured_high"),
-            ),
+            )
+            .wide_only(),
             col("detects", Cell::Percent("detectable_excess")).wide_only(),
             col("z config", Cell::Fixed("z_configured", 1)).wide_only(),
             col("flag", Cell::Plain("above_configured")),
@@ -518,7 +523,13 @@ fn row(
     let z_configured = z_score(measurement.fpr_measured, fpr, queries);
     let expected = queries as f64 * fpr;
     let ratio = ratio_to_constant(count, queries, fpr, crate::measure::CONFIDENCE);
+    let name = match (&entry.adapter, entry.key_form) {
+        (Some(adapter), _) => adapter.clone(),
+        (None, Some(_)) => library.clone(),
+        (None, None) => entry.kind.to_string(),
+    };
     AuditRow {
+        name,
         library,
         key_form: entry.key_form,
         n_planned: plan.n,
