@@ -1,9 +1,10 @@
-//! Speed of the core: insert and query at an in-cache size, and the exact rate at the largest
-//! sizes the theory module promises to handle in under a second.
+//! Speed of the core: insert and query at an in-cache size (key by key, and batched through
+//! `contains_many`), and the exact rate at the largest sizes the theory module promises to
+//! handle in under a second. `bloomlab bench` is the side-by-side comparison with the peers.
 
 use std::hint::black_box;
 
-use bloomlab::structures::FilterKind;
+use bloomlab::structures::{FilterKind, count_present};
 use bloomlab::theory::fpr_exact;
 use bloomlab::{BloomFilter, HashScheme, KeySource};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
@@ -62,6 +63,10 @@ fn structures(c: &mut Criterion) {
                     .filter(|&key| filter.contains(key))
                     .count()
             })
+        });
+        let absent: Vec<u64> = keys.absent(n, n).collect();
+        group.bench_function(BenchmarkId::new("query absent batched", kind), |b| {
+            b.iter(|| count_present(&*filter, &absent).unwrap())
         });
     }
     group.finish();

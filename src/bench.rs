@@ -1,6 +1,7 @@
-//! The bench experiment: ns per insert and per query for bloomlab's filter and, with the
-//! `peers` feature, for the `fastbloom` and `bloomfilter` crates at equal m and k; and the
-//! time-versus-rate table across k for a table larger than cache. The timing itself is
+//! The bench experiment: ns per key for each of bloomlab's designs beside the peer crates of
+//! the same design, each peer on the fastest hasher it supports, at equal m and k and with
+//! the same keys; and, measured in the same run, the memory limit: random cache-line reads
+//! in a buffer of each size, to which every row's time is compared. The timing itself is
 //! [`crate::timing`]'s.
 
 use indicatif::ProgressBar;
@@ -9,20 +10,103 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 use crate::hash::HashScheme;
+use crate::keys::KeySource;
 use crate::report::{Cell, Column, Record, col};
-use crate::structures::FilterKind;
-use crate::timing::time_filter;
+use crate::structures::{Filter, FilterKind};
 pub use crate::timing::{BenchSize, Subject, default_sizes};
+use crate::timing::{
+    LineRate, Operation, PassKeys, fill, line_rate, reinsert_is_idempotent, time_operation,
+};
 
-/// The filters timed side by side at equal m and k: bloomlab's classic filter, then (with
-/// the `peers` feature) fastbloom and bloomfilter. (growable-bloom-filter is left out: by
-/// shape it grows past m once n exceeds m ln 2 / k, so it cannot be held to equal m.)
-pub fn contenders() -> Vec<FilterKind> {
-    ["classic", "fastbloom", "bloomfilter"]
-        .into_iter()
-        .filter_map(|name| FilterKind::named(name).ok())
-        .filter(|kind| kind.require_built().is_ok())
-        .collect()
+/// Builds a peer's filter of m bits and k hashes from a hash seed.
+pub type Build = fn(m: u64, k: u32, seed: u64) -> Result<Box<dyn Filter>>;
+
+/// How a contender's filter is made: a registered bloomlab structure, or a peer's builder.
+#[derive(Clone, Copy)]
+pub enum Maker {
+    Own(FilterKind),
+    Peer(Build),
+}
+
+/// An implementation timed: bloomlab's or a peer crate's, of one design.
+#[derive(Clone, Copy)]
+pub struct Contender {
+    /// The design: `classic`, `blocked`, `split-block`.
+    pub structure: &'static str,
+    /// Whose implementation: `bloomlab`, or the crate's name.
+    pub peer: &'static str,
+    pub maker: Maker,
+    /// Also timed out of cache without `--full` (a slow peer only lengthens the run).
+    pub out_of_cache_by_default: bool,
+}
+
+impl Contender {
+    /// An empty filter of m bits and k hashes for n keys.
+    pub fn build(&self, m: u64, k: u32, n: u64, seed: u64) -> Result<Box<dyn Filter>> {
+        match self.maker {
+            Maker::Own(kind) => kind.build(n, m, k, HashScheme::MultiplyShift, seed),
+            Maker::Peer(build) => build(m, k, seed),
+        }
+    }
+}
+
+/// bloomlab's own implementation of a design, by its registered name.
+fn own(structure: &'static str) -> Option<Contender> {
+    let kind = FilterKind::named(structure).ok()?;
+    Some(Contender {
+        structure,
+        peer: "bloomlab",
+        maker: Maker::Own(kind),
+        out_of_cache_by_default: true,
+    })
+}
+
+/// Every contender: bloomlab's classic, blocked and split-block designs (with `full`, also
+/// the 1024-bit blocked one) and, with the `peers` feature, the crates of the classic design:
+/// fastbloom on foldhash, bloomfilter on SipHash-1-3 (the only hash it takes). No crate here
+/// implements a blocked design, so those rows have no peer ratio.
+pub fn contenders(full: bool) -> Vec<Contender> {
+    let designs: &[&'static str] = if full {
+        &["classic", "blocked", "split-block", "blocked-1024"]
+    } else {
+        &["classic", "blocked", "split-block"]
+    };
+    let mut all: Vec<Contender> = designs.iter().filter_map(|&name| own(name)).collect();
+    #[cfg(feature = "peers")]
+    {
+        all.push(Contender {
+            structure: "classic",
+            peer: "fastbloom",
+            maker: Maker::Peer(crate::peers::fastbloom::fastest),
+            out_of_cache_by_default: true,
+        });
+        all.push(Contender {
+            structure: "classic",
+            peer: "bloomfilter",
+            maker: Maker::Peer(|m, k, seed| {
+                Ok(Box::new(crate::peers::Bloomfilter::by_shape(m, k, seed)?))
+            }),
+            out_of_cache_by_default: false,
+        });
+    }
+    all
+}
+
+/// The k a design takes: split-block always 8, the others the k asked for.
+fn k_of(structure: &str, k: u32) -> u32 {
+    if structure == "split-block" { 8 } else { k }
+}
+
+/// Cache lines a key must touch: a classic filter's k probes on insert and on a present
+/// query, and on an absent query `Σ_{i<k} fill^i` (probe i is read only if the i before it
+/// were set); a blocked design's block, whatever the operation (512 bits a line).
+pub fn lines_per_key(structure: &str, operation: Operation, k: u32, fill: f64) -> f64 {
+    match (structure, operation) {
+        ("classic", Operation::Absent) => (0..k).map(|i| fill.powi(i as i32)).sum(),
+        ("classic", _) => f64::from(k),
+        ("blocked-1024", _) => 2.0,
+        _ => 1.0,
+    }
 }
 
 /// Everything a timing run needs.
@@ -31,126 +115,229 @@ pub struct BenchConfig {
     pub sizes: Vec<BenchSize>,
     pub ks: Vec<u32>,
     pub bits_per_key: f64,
+    /// Keys per pass.
     pub queries: u64,
-    pub repeats: u32,
+    /// Passes per figure: the median is reported, with the fastest and slowest.
+    pub passes: u32,
     pub seed: u64,
+    /// The long sweep: every contender at every size, and the 1024-bit blocked design.
+    pub full: bool,
 }
 
-/// One contender at one size and k.
+/// One contender, one operation, at one size and k.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct BenchRow {
-    /// The contender timed.
-    pub filter: String,
-    /// The size's label: in-cache or out-of-cache.
+    /// The design: classic, blocked, split-block, blocked-1024.
+    pub structure: String,
+    /// Whose implementation: bloomlab, or the peer crate's name.
+    pub peer: String,
+    /// The hash the implementation applies to keys (a peer on its fastest).
+    pub hash: String,
+    /// insert (the keys again, into the filled filter), absent or present (queries).
+    pub operation: String,
+    /// in-cache or out-of-cache.
     pub size: String,
     /// Bits in the filter.
     pub m: u64,
-    /// Keys inserted: `round(m / bits_per_key)`.
+    /// Keys in the filter: `round(m / bits_per_key)`.
     pub n: u64,
     /// Hashes per key.
     pub k: u32,
-    /// ns per insert, best of the repeats (drawing the key included).
-    pub ns_insert: f64,
-    /// ns per query of an inserted key, best of the repeats.
-    pub ns_query_present: f64,
-    /// ns per query of an absent key, best of the repeats.
-    pub ns_query_absent: f64,
-    /// False positives over the absent queries, as a check that the filter is the one asked for.
+    /// Through the batch calls (`insert_many`, `contains_many`) rather than key by key.
+    pub batched: bool,
+    /// CPU ns per key, the median of the passes.
+    pub ns_per_key: f64,
+    /// The fastest pass.
+    pub ns_min: f64,
+    /// The slowest pass.
+    pub ns_max: f64,
+    /// The contender's false-positive rate over the absent keys: what its speed buys.
     pub fpr_measured: f64,
-    /// `ns_insert` over the fastest peer's (none without the `peers` feature).
-    pub ratio_insert: Option<f64>,
-    /// `ns_query_present` over the fastest peer's.
-    pub ratio_query_present: Option<f64>,
-    /// `ns_query_absent` over the fastest peer's.
-    pub ratio_query_absent: Option<f64>,
+    /// Cache lines a key must touch ([`lines_per_key`]).
+    pub lines_per_key: f64,
+    /// ns per random cache-line read, each waiting for the last, in a buffer of this size.
+    pub ns_line_dependent: f64,
+    /// ns per random cache-line read, prefetched in groups, in a buffer of this size.
+    pub ns_line_independent: f64,
+    /// `ns_per_key` over the fastest peer's of the same design, operation, size and k
+    /// (none for a design no peer implements).
+    pub ratio_to_fastest_peer: Option<f64>,
+    /// `ns_per_key / (lines_per_key · ns_line_independent)`: 1 is the memory limit.
+    pub ratio_to_limit: f64,
 }
 
 impl Record for BenchRow {
     fn columns() -> Vec<Column> {
         vec![
-            col("filter", Cell::Plain("filter")),
+            col("structure", Cell::Plain("structure")),
+            col("peer", Cell::Plain("peer")),
+            col("hash", Cell::Plain("hash")),
+            col("op", Cell::Plain("operation")),
             col("size", Cell::Plain("size")),
-            col("m", Cell::Plain("m")),
+            col("m", Cell::Plain("m")).wide_only(),
             col("k", Cell::Plain("k")),
-            col("ns insert", Cell::Fixed("ns_insert", 2)),
-            col("ns present", Cell::Fixed("ns_query_present", 2)),
-            col("ns absent", Cell::Fixed("ns_query_absent", 2)),
+            col("batched", Cell::Plain("batched")),
+            col("ns/key", Cell::Fixed("ns_per_key", 1)),
+            col("min", Cell::Fixed("ns_min", 1)),
+            col("max", Cell::Fixed("ns_max", 1)),
             col("rate", Cell::Percent("fpr_measured")),
-            col("× peer insert", Cell::Plain("ratio_insert")),
-            col("× peer present", Cell::Plain("ratio_query_present")),
-            col("× peer absent", Cell::Plain("ratio_query_absent")),
+            col("lines", Cell::Fixed("lines_per_key", 2)),
+            col("× fastest peer", Cell::Fixed("ratio_to_fastest_peer", 2)),
+            col("× limit", Cell::Fixed("ratio_to_limit", 2)),
         ]
     }
 }
 
-/// Times one contender at m bits and k hashes.
-fn time_one(
-    contender: FilterKind,
-    m: u64,
-    k: u32,
+/// What one size needs: the keys, the limit, n.
+struct SizeRun<'a> {
+    size: &'a BenchSize,
     n: u64,
-    config: &BenchConfig,
-) -> Result<BenchRow> {
-    let timing = time_filter(
-        || -> Result<Box<dyn Subject>> {
-            Ok(contender.build(n, m, k, HashScheme::MultiplyShift, config.seed)?)
-        },
-        n,
-        config.queries,
-        config.repeats,
-        config.seed,
-    )?;
-    Ok(BenchRow {
-        filter: contender.name().to_string(),
-        size: String::new(),
-        m,
-        n,
-        k,
-        ns_insert: timing.ns_insert,
-        ns_query_present: timing.ns_query_present,
-        ns_query_absent: timing.ns_query_absent,
-        fpr_measured: timing.fpr_measured,
-        ratio_insert: None,
-        ratio_query_present: None,
-        ratio_query_absent: None,
-    })
+    keys: KeySource,
+    pass_keys: PassKeys,
+    limit: LineRate,
 }
 
-/// Times every contender at every size and k, then sets each row's ratios to the fastest
-/// peer (the fastest contender other than bloomlab) at the same size and k.
-pub fn run(config: &BenchConfig, progress: &ProgressBar) -> Result<Vec<BenchRow>> {
-    let contenders = contenders();
-    progress.inc_length((config.sizes.len() * config.ks.len() * contenders.len()) as u64);
+/// Fills one contender's filter and times each operation, key by key and (for bloomlab's
+/// own) batched.
+fn time_contender(
+    contender: &Contender,
+    k: u32,
+    run: &SizeRun,
+    config: &BenchConfig,
+) -> Result<Vec<BenchRow>> {
+    let k = k_of(contender.structure, k);
+    let mut filter = contender.build(run.size.m, k, run.n, config.seed)?;
+    if !reinsert_is_idempotent(&*filter) {
+        return Err(crate::error::Error::Unsupported {
+            filter: filter.kind().name(),
+            operation: "bench (its inserts are timed again into the filled filter)",
+            supported: "bit arrays".into(),
+        });
+    }
+    let fpr_measured = fill(&mut *filter, &run.keys, run.n, &run.pass_keys)?;
+    let filled = filter.set_bits() as f64 / filter.memory_bits() as f64;
+    let modes: &[bool] = if contender.peer == "bloomlab" {
+        &[false, true]
+    } else {
+        &[false]
+    };
     let mut rows = Vec::new();
-    for size in &config.sizes {
-        let n = ((size.m as f64 / config.bits_per_key).round() as u64).max(1);
-        for &k in &config.ks {
-            let mut group = Vec::new();
-            for &contender in &contenders {
-                let mut row = time_one(contender, size.m, k, n, config)?;
-                row.size = size.label.to_string();
-                group.push(row);
-                progress.inc(1);
-            }
-            let fastest = |metric: fn(&BenchRow) -> f64| {
-                group
-                    .iter()
-                    .filter(|r| r.filter != FilterKind::CLASSIC.name())
-                    .map(metric)
-                    .reduce(f64::min)
-            };
-            let best_insert = fastest(|r| r.ns_insert);
-            let best_present = fastest(|r| r.ns_query_present);
-            let best_absent = fastest(|r| r.ns_query_absent);
-            for row in &mut group {
-                row.ratio_insert = best_insert.map(|b| round2(row.ns_insert / b));
-                row.ratio_query_present = best_present.map(|b| round2(row.ns_query_present / b));
-                row.ratio_query_absent = best_absent.map(|b| round2(row.ns_query_absent / b));
-            }
-            rows.extend(group);
+    for operation in Operation::ALL {
+        for &batched in modes {
+            let ns = time_operation(
+                &mut *filter,
+                operation,
+                batched,
+                &run.pass_keys,
+                config.passes,
+            )?;
+            let lines = lines_per_key(contender.structure, operation, k, filled);
+            rows.push(BenchRow {
+                structure: contender.structure.into(),
+                peer: contender.peer.into(),
+                hash: filter.hash_name(),
+                operation: operation.name().into(),
+                size: run.size.label.into(),
+                m: filter.memory_bits(),
+                n: run.n,
+                k,
+                batched,
+                ns_per_key: round2(ns.median),
+                ns_min: round2(ns.min),
+                ns_max: round2(ns.max),
+                fpr_measured,
+                lines_per_key: lines,
+                ns_line_dependent: round2(run.limit.dependent_ns),
+                ns_line_independent: round2(run.limit.independent_ns),
+                ratio_to_fastest_peer: None,
+                ratio_to_limit: round2(ns.median / (lines * run.limit.independent_ns)),
+            });
         }
     }
     Ok(rows)
+}
+
+/// Sets every row's ratio to the fastest peer row of its design, operation, size and k.
+fn set_peer_ratios(rows: &mut [BenchRow]) {
+    let same = |a: &BenchRow, b: &BenchRow| {
+        (&a.structure, &a.operation, &a.size, a.k) == (&b.structure, &b.operation, &b.size, b.k)
+    };
+    let fastest: Vec<Option<f64>> = rows
+        .iter()
+        .map(|row| {
+            rows.iter()
+                .filter(|peer| peer.peer != "bloomlab" && same(row, peer))
+                .map(|peer| peer.ns_per_key)
+                .reduce(f64::min)
+        })
+        .collect();
+    for (row, fastest) in rows.iter_mut().zip(fastest) {
+        row.ratio_to_fastest_peer = fastest.map(|f| round2(row.ns_per_key / f));
+    }
+}
+
+/// Times every contender at every size and k, after measuring each size's limit.
+pub fn run(config: &BenchConfig, progress: &ProgressBar) -> Result<(Vec<BenchRow>, Vec<LineRate>)> {
+    let contenders = contenders(config.full);
+    progress.inc_length((config.sizes.len() * config.ks.len() * contenders.len()) as u64);
+    let (mut rows, mut limits) = (Vec::new(), Vec::new());
+    for size in &config.sizes {
+        let n = ((size.m as f64 / config.bits_per_key).round() as u64).max(1);
+        let keys = KeySource::new(config.seed);
+        let limit = line_rate(size.m / 8, config.queries, config.passes, config.seed)?;
+        limits.push(limit);
+        let run = SizeRun {
+            size,
+            n,
+            pass_keys: PassKeys::new(&keys, n, config.queries),
+            keys,
+            limit,
+        };
+        for (i, &k) in config.ks.iter().enumerate() {
+            for contender in &contenders {
+                let fixed_k_again = k_of(contender.structure, k) != k && i > 0;
+                let skipped = size.label == "out-of-cache"
+                    && !config.full
+                    && !contender.out_of_cache_by_default;
+                if !fixed_k_again && !skipped {
+                    rows.extend(time_contender(contender, k, &run, config)?);
+                }
+                progress.inc(1);
+            }
+        }
+    }
+    set_peer_ratios(&mut rows);
+    Ok((rows, limits))
+}
+
+/// The reader's summary: the limit at each size, and for each design a peer implements,
+/// bloomlab's best time over the fastest peer's.
+pub fn notes(rows: &[BenchRow], limits: &[LineRate], full: bool) -> Vec<String> {
+    let mut notes: Vec<String> = limits
+        .iter()
+        .map(|l| {
+            format!(
+                "limit in a {}-byte buffer: a dependent random line read {:.1} ns, independent (prefetched) {:.1} ns",
+                l.bytes, l.dependent_ns, l.independent_ns
+            )
+        })
+        .collect();
+    for row in rows.iter().filter(|r| r.peer == "bloomlab" && r.batched) {
+        if let Some(ratio) = row.ratio_to_fastest_peer {
+            notes.push(format!(
+                "{} {} {} k={}: bloomlab batched {:.2}x the fastest peer, {:.2}x the limit",
+                row.structure, row.operation, row.size, row.k, ratio, row.ratio_to_limit
+            ));
+        }
+    }
+    notes.push("CPU time of the bench thread; medians of the passes, min and max beside. The machine's other load still moves them: compare rows within one run".into());
+    if !full {
+        notes.push(
+            "bloomfilter (SipHash only, never the fastest peer) is timed out of cache with --full"
+                .into(),
+        );
+    }
+    notes
 }
 
 fn round2(x: f64) -> f64 {
@@ -166,7 +353,7 @@ pub struct TimeRateRow {
     pub n: u64,
     /// Hashes per key.
     pub k: u32,
-    /// ns per query of an absent key, best of the repeats.
+    /// CPU ns per absent query, batched, the median of the passes.
     pub ns_query_absent: f64,
     /// False positives over the absent queries.
     pub fpr_measured: f64,
@@ -191,25 +378,36 @@ impl Record for TimeRateRow {
     }
 }
 
-/// For one (out-of-cache) size: ns per absent query and the measured rate for each k,
-/// marking the k that minimises each. The two minima differ once the table exceeds cache,
-/// because each extra probe of an absent key is a likely cache miss.
+/// For one (out-of-cache) size: ns per absent query of bloomlab's classic filter and the
+/// measured rate for each k, marking the k that minimises each. The two minima differ once
+/// the table exceeds cache, because each extra probe of an absent key is a likely miss.
 pub fn time_versus_rate(config: &BenchConfig, progress: &ProgressBar) -> Result<Vec<TimeRateRow>> {
     let size = config.sizes.last().cloned().unwrap_or(BenchSize {
         label: "out-of-cache",
         m: 1 << 30,
     });
     let n = ((size.m as f64 / config.bits_per_key).round() as u64).max(1);
+    let keys = KeySource::new(config.seed);
+    let pass_keys = PassKeys::new(&keys, n, config.queries);
     progress.inc_length(config.ks.len() as u64);
     let mut rows = Vec::new();
     for &k in &config.ks {
-        let timed = time_one(FilterKind::CLASSIC, size.m, k, n, config)?;
+        let mut filter =
+            FilterKind::CLASSIC.build(n, size.m, k, HashScheme::MultiplyShift, config.seed)?;
+        let fpr_measured = fill(&mut *filter, &keys, n, &pass_keys)?;
+        let ns = time_operation(
+            &mut *filter,
+            Operation::Absent,
+            true,
+            &pass_keys,
+            config.passes,
+        )?;
         rows.push(TimeRateRow {
             m: size.m,
             n,
             k,
-            ns_query_absent: timed.ns_query_absent,
-            fpr_measured: timed.fpr_measured,
+            ns_query_absent: round2(ns.median),
+            fpr_measured,
             fpr_classic: crate::theory::fpr_classic(n, size.m, k),
             fastest: false,
             lowest_rate: false,

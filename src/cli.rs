@@ -54,7 +54,7 @@ enum Command {
     Check(CheckArgs),
     /// Time insert and query against the peer crates, or time against rate across k.
     #[command(
-        after_help = "Peers (fastbloom, bloomfilter) are timed beside bloomlab's classic filter at equal m and k\n(the `peers` feature, on by default).\n\nTimes are the best of --repeats single-threaded passes, in ns per key. Sizes:\nin-cache m = 40000, out-of-cache m = 2^30 bits, each filled to --bits-per-key.\n\nExamples:\n  bloomlab bench --size in-cache --k 4,7\n  bloomlab bench --sweep-k --format csv"
+        after_help = "Each bloomlab design (classic, blocked, split-block) is timed key by key and batched\n(insert_many/contains_many), beside the peer crates of its design at equal m and k on the\nsame keys, each peer on its fastest hasher (fastbloom on foldhash; bloomfilter takes only\nSipHash-1-3); the `peers` feature, on by default. The memory limit is measured in the same\nrun: random cache-line reads, dependent and independent, in a buffer of each size.\n\nTimes are CPU ns per key of the bench thread, the median of --passes passes with the\nfastest and slowest. Sizes: in-cache m = 40000, out-of-cache m = 2^30 bits, each filled to\n--bits-per-key; inserts time the keys again into the filled filter.\n\nExamples:\n  bloomlab bench\n  bloomlab bench --size in-cache --k 4,7\n  bloomlab bench --full --format csv\n  bloomlab bench --sweep-k --format csv"
     )]
     Bench(BenchArgs),
     /// Check a structure against the filter contract: no false negatives, the same answers
@@ -115,9 +115,13 @@ struct RunArgs {
 
 #[derive(Args, Debug)]
 struct BenchArgs {
-    /// Numbers of hashes: a list or range [1..=64]
-    #[arg(long, default_value = "1..16", allow_hyphen_values = true)]
-    k: String,
+    /// Numbers of hashes: a list or range [1..=64, default 7, with --full 1..16]
+    #[arg(long, allow_hyphen_values = true)]
+    k: Option<String>,
+    /// The long sweep: k 1..16 unless --k says, the 1024-bit blocked design, and every peer
+    /// out of cache
+    #[arg(long)]
+    full: bool,
     /// Which sizes: in-cache, out-of-cache or both
     #[arg(long, default_value = "both", value_parser = ["in-cache", "out-of-cache", "both"])]
     size: String,
@@ -131,9 +135,9 @@ struct BenchArgs {
     /// Query keys per timing pass [1..=10^8]
     #[arg(long, default_value_t = 1_000_000)]
     queries: u64,
-    /// Passes per figure; the best is kept [1..=100]
-    #[arg(long, default_value_t = 3)]
-    repeats: u32,
+    /// Passes per figure; the median is reported, with the fastest and slowest [1..=100]
+    #[arg(long, visible_alias = "repeats", default_value_t = 5)]
+    passes: u32,
     /// Instead: ns per absent query beside the measured rate for each k, out of cache
     #[arg(long)]
     sweep_k: bool,
@@ -403,7 +407,11 @@ fn run_conform(args: &ConformArgs) -> Result<ExitCode> {
 /// binary alone.
 fn each_suite(args: &SuiteArgs, each: impl Fn(&SuiteArgs) -> Result<ExitCode>) -> Result<ExitCode> {
     let default = PathBuf::from("experiments");
-    let Some(root) = args.experiments.clone().or(default.is_dir().then_some(default)) else {
+    let Some(root) = args
+        .experiments
+        .clone()
+        .or(default.is_dir().then_some(default))
+    else {
         return each(args);
     };
     let mut status = ExitCode::SUCCESS;
@@ -536,14 +544,19 @@ fn run_bench(args: &BenchArgs) -> Result<ExitCode> {
         preflight::check_output("out", path)?;
     }
     let probe = ShapeParams {
-        k: Some(ValueList::parse("k", &args.k)?),
+        k: Some(ValueList::parse(
+            "k",
+            args.k
+                .as_deref()
+                .unwrap_or(if args.full { "1..16" } else { "7" }),
+        )?),
         bits_per_key: Some(ValueList(vec![args.bits_per_key])),
         ..ShapeParams::default()
     };
     let ks = probe.k_list_or(&[])?;
     probe.bits_per_key_or(&[])?;
     bloomlab::params::check_count("queries", args.queries, 1, 100_000_000)?;
-    bloomlab::params::check_count("repeats", u64::from(args.repeats), 1, 100)?;
+    bloomlab::params::check_count("passes", u64::from(args.passes), 1, 100)?;
     let sizes = bench::default_sizes()
         .into_iter()
         .filter(|s| args.size == "both" || args.size == s.label || args.sweep_k)
@@ -553,8 +566,9 @@ fn run_bench(args: &BenchArgs) -> Result<ExitCode> {
         ks,
         bits_per_key: args.bits_per_key,
         queries: args.queries,
-        repeats: args.repeats,
+        passes: args.passes,
         seed: 1,
+        full: args.full,
     };
     let bar = progress_bar(args.output.quiet, "timings");
     bar.set_message("bench");
@@ -582,9 +596,13 @@ fn run_bench(args: &BenchArgs) -> Result<ExitCode> {
         }
         table
     } else {
-        let rows = bench::run(&config, &bar)?;
-        let mut table = Table::from_rows("bench: ns per key, single thread", &rows)?;
-        if bench::contenders().len() == 1 {
+        let (rows, limits) = bench::run(&config, &bar)?;
+        let mut table = Table::from_rows("bench: CPU ns per key, single thread", &rows)?;
+        table.notes = bench::notes(&rows, &limits, args.full);
+        if bench::contenders(args.full)
+            .iter()
+            .all(|c| c.peer == "bloomlab")
+        {
             table.notes.push(
                 "peers not built: this build left out the `peers` feature (on by default)".into(),
             );

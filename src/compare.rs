@@ -28,36 +28,40 @@ pub struct CompareRow {
     pub ratio_to_floor: f64,
     /// Whether the structure can remove a key.
     pub supports_delete: bool,
-    /// Single-threaded ns per insert of the same design (same bits per key and k) in a table
-    /// that fits in L1 (only when timed: timings are not reproducible, so the committed
-    /// experiment leaves them out).
+    /// Single-threaded CPU ns per insert of the same design (same bits per key and k) in a
+    /// table that fits in L1, batched, the median of 5 passes (only when timed: timings are
+    /// not reproducible, so the committed experiment leaves them out).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ns_insert_in_cache: Option<f64>,
     /// Single-threaded ns per absent query, table in L1 (only when timed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ns_query_in_cache: Option<f64>,
-    /// Single-threaded ns per insert in a table far larger than cache (only when timed).
+    /// Single-threaded ns per insert in a table far larger than cache (only with
+    /// `--timed-ram`), the median of 3 passes.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ns_insert_out_of_cache: Option<f64>,
-    /// Single-threaded ns per absent query, table far larger than cache (only when timed).
+    /// Single-threaded ns per absent query, table far larger than cache (only with
+    /// `--timed-ram`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ns_query_out_of_cache: Option<f64>,
 }
 
-/// Table sizes at which compare times each design, in bits of memory.
+/// Table sizes at which compare times each design, in bits of memory: always in cache, and
+/// out of cache only when asked (filling 10^8 keys per structure and rate takes seconds each).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TimingSizes {
     pub in_cache: u64,
-    pub out_of_cache: u64,
+    pub out_of_cache: Option<u64>,
 }
 
-impl Default for TimingSizes {
-    /// bench's sizes: 40,000 bits (5 KB, in L1) and 2^30 bits (128 MiB, beyond any L3 here).
-    fn default() -> Self {
+impl TimingSizes {
+    /// bench's sizes: 40,000 bits (5 KB, in L1) and, with `out_of_cache`, 2^30 bits
+    /// (128 MiB, four times the L3 here).
+    pub fn bench(out_of_cache: bool) -> Self {
         let sizes = crate::timing::default_sizes();
         TimingSizes {
             in_cache: sizes[0].m,
-            out_of_cache: sizes[1].m,
+            out_of_cache: out_of_cache.then_some(sizes[1].m),
         }
     }
 }
@@ -94,6 +98,9 @@ pub fn designed() -> Vec<FilterKind> {
         .filter(|k| k.structure().design.is_some())
         .collect()
 }
+
+/// Keys per timing pass: each pass inserts, or queries, this many.
+pub const TIMED_KEYS: u64 = 300_000;
 
 /// Default target rates of the compare experiment.
 pub const DEFAULT_RATES: [f64; 3] = [0.05, 0.01, 0.002];
@@ -157,23 +164,23 @@ pub fn compare(
             let measurement = measure_counted("compare", &setup, &|keys| progress.inc(keys))?;
             let bits_per_key_spent = measurement.memory_bits as f64 / n as f64;
             // The same design for as many keys as fill `memory` bits.
-            let time_at = |memory: u64, repeats: u32| -> Result<(f64, f64)> {
+            let time_at = |memory: u64, passes: u32| -> Result<(f64, f64)> {
                 let keys = ((memory as f64 / bits_per_key_spent).round() as u64).max(1);
                 let (m, k) = setup.filter.design(keys, fpr)?;
                 let kind = setup.filter;
                 let t = time_filter(
-                    || Ok(kind.build(keys, m, k, HashScheme::MultiplyShift, hash_seed)?),
+                    || kind.build(keys, m, k, HashScheme::MultiplyShift, hash_seed),
                     keys,
-                    1_000_000,
-                    repeats,
+                    TIMED_KEYS,
+                    passes,
                     seed,
                 )?;
                 Ok((round_ns(t.ns_insert), round_ns(t.ns_query_absent)))
             };
             let (in_cache, out_of_cache) = match timing {
                 Some(sizes) => (
-                    Some(time_at(sizes.in_cache, 3)?),
-                    Some(time_at(sizes.out_of_cache, 1)?),
+                    Some(time_at(sizes.in_cache, 5)?),
+                    sizes.out_of_cache.map(|m| time_at(m, 3)).transpose()?,
                 ),
                 None => (None, None),
             };

@@ -1,15 +1,24 @@
-//! The timing mechanism shared by bench, compare and audit: best-of-`repeats` single-threaded
-//! passes, in nanoseconds per item.
+//! The timing mechanism shared by bench, compare and audit: single-threaded passes in CPU
+//! time of the calling thread (so that time the scheduler gives other programs does not
+//! count), reported as the median of the passes with their spread; and the memory limit a
+//! filter's probes run against, random cache-line reads in a buffer of the filter's size.
 //!
-//! Each figure is the best of `repeats` passes, so that a pass slowed by the machine does not
-//! count. Insert times include drawing the key from the key source (about 1 ns, the same for
-//! every filter); query keys are drawn beforehand.
+//! A filter is filled once (not timed); each pass then queries, or inserts again, a fixed
+//! set of keys drawn beforehand. Inserting a key again into a bit array writes the same
+//! lines as inserting it the first time, so the insert time is that of a first insertion at
+//! the filled load; structures for which that is not so are timed on fresh filters.
 
 use std::hint::black_box;
 use std::time::Instant;
 
+use rand::{Rng, RngExt, SeedableRng};
+use rand_pcg::Pcg64;
+
 use crate::error::Result;
+use crate::filter::GROUP;
 use crate::keys::KeySource;
+use crate::structures::{Filter, count_present, insert_counters};
+use crate::words::{LINE_WORDS, Words, prefetch};
 
 pub use crate::structures::Membership as Subject;
 
@@ -20,7 +29,8 @@ pub struct BenchSize {
     pub m: u64,
 }
 
-/// The two sizes: in cache (m = 40,000) and out of cache (m = 2^30 bits).
+/// The two sizes: in cache (m = 40,000 bits, 5 KB) and out of cache (m = 2^30 bits,
+/// 128 MiB, four times the 32 MiB L3 here).
 pub fn default_sizes() -> Vec<BenchSize> {
     vec![
         BenchSize {
@@ -34,7 +44,49 @@ pub fn default_sizes() -> Vec<BenchSize> {
     ]
 }
 
-/// Best-of-`repeats` nanoseconds per call of `pass` over `count` items.
+/// CPU time of the calling thread in ns (wall time where the platform has no such clock).
+pub fn thread_ns() -> f64 {
+    #[cfg(unix)]
+    {
+        let mut now = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `now` is a valid timespec to write into.
+        if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) } == 0 {
+            return now.tv_sec as f64 * 1e9 + now.tv_nsec as f64;
+        }
+    }
+    thread_local!(static START: Instant = Instant::now());
+    START.with(|start| start.elapsed().as_nanos() as f64)
+}
+
+/// ns per item over a number of passes: their median, fastest and slowest.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Passes {
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+/// Times `passes` calls of `pass`, each over `count` items, in thread CPU time.
+pub fn time_passes(passes: u32, count: u64, mut pass: impl FnMut()) -> Passes {
+    let mut ns: Vec<f64> = (0..passes.max(1))
+        .map(|_| {
+            let start = thread_ns();
+            pass();
+            (thread_ns() - start) / count.max(1) as f64
+        })
+        .collect();
+    ns.sort_by(f64::total_cmp);
+    Passes {
+        median: ns[ns.len() / 2],
+        min: ns[0],
+        max: ns[ns.len() - 1],
+    }
+}
+
+/// Best-of-`repeats` nanoseconds per call of `pass` over `count` items (wall time).
 pub fn best_ns(repeats: u32, count: u64, mut pass: impl FnMut()) -> f64 {
     (0..repeats.max(1))
         .map(|_| {
@@ -45,7 +97,101 @@ pub fn best_ns(repeats: u32, count: u64, mut pass: impl FnMut()) -> f64 {
         .fold(f64::INFINITY, f64::min)
 }
 
-/// ns per insert, per present and per absent query, and the rate over the absent queries.
+/// What a filter does to the keys of a pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Operation {
+    Insert,
+    Present,
+    Absent,
+}
+
+impl Operation {
+    pub const ALL: [Operation; 3] = [Operation::Insert, Operation::Absent, Operation::Present];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Operation::Insert => "insert",
+            Operation::Present => "present",
+            Operation::Absent => "absent",
+        }
+    }
+}
+
+/// The keys of the passes: `count` keys for each operation (inserted keys repeated where
+/// fewer than `count` were inserted).
+pub struct PassKeys {
+    pub inserted: Vec<u64>,
+    pub absent: Vec<u64>,
+}
+
+impl PassKeys {
+    pub fn new(keys: &KeySource, n: u64, count: u64) -> Self {
+        let inserted: Vec<u64> = keys.inserted(n.min(count).max(1)).collect();
+        PassKeys {
+            inserted: inserted
+                .iter()
+                .copied()
+                .cycle()
+                .take(count as usize)
+                .collect(),
+            absent: keys.absent(n, count).collect(),
+        }
+    }
+
+    fn of(&self, operation: Operation) -> &[u64] {
+        match operation {
+            Operation::Absent => &self.absent,
+            _ => &self.inserted,
+        }
+    }
+}
+
+/// Times one operation on a filled filter: through `insert`/`contains` key by key, or
+/// through `insert_many`/`contains_many` when `batched`.
+pub fn time_operation(
+    filter: &mut dyn Filter,
+    operation: Operation,
+    batched: bool,
+    keys: &PassKeys,
+    passes: u32,
+) -> Result<Passes> {
+    let keys = keys.of(operation);
+    let mut failed = Ok(());
+    let timed = time_passes(passes, keys.len() as u64, || match (operation, batched) {
+        (Operation::Insert, false) => keys.iter().for_each(|&key| filter.insert(key)),
+        (Operation::Insert, true) => {
+            if let Err(e) = filter.insert_many(keys) {
+                failed = Err(e);
+            }
+        }
+        (_, false) => {
+            black_box(keys.iter().filter(|&&key| filter.contains(key)).count());
+        }
+        (_, true) => match count_present(&*filter, keys) {
+            Ok(count) => {
+                black_box(count);
+            }
+            Err(e) => failed = Err(e),
+        },
+    });
+    failed.map(|()| timed)
+}
+
+/// The keys `0..n` of `keys` inserted into a fresh filter, a batch at a time, and its rate
+/// over the absent keys of the passes.
+pub fn fill(
+    filter: &mut dyn Filter,
+    keys: &KeySource,
+    n: u64,
+    pass_keys: &PassKeys,
+) -> Result<f64> {
+    insert_counters(filter, 0..n, |c| keys.key(c))?;
+    let false_positives = count_present(&*filter, &pass_keys.absent)?;
+    Ok(false_positives as f64 / pass_keys.absent.len().max(1) as f64)
+}
+
+/// ns per insert, per present and per absent query (medians, batched), and the rate over the
+/// absent queries.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Timing {
     pub ns_insert: f64,
@@ -54,41 +200,131 @@ pub struct Timing {
     pub fpr_measured: f64,
 }
 
-/// Fills fresh filters from `build` with n keys (timed, best of `repeats`), then queries
-/// `queries` present and absent keys (timed).
+/// Whether inserting a key again leaves the filter as it was, as for a bit array (not for
+/// counters, a cuckoo table or a static filter's key list).
+pub fn reinsert_is_idempotent(filter: &dyn Filter) -> bool {
+    let kind = filter.kind();
+    !kind.supports_delete() && !kind.is_static()
+}
+
+/// ns per insert where inserting again is not idempotent: each pass inserts the keys of the
+/// passes into fresh filters from `build`, at most n per filter, timing only the inserts
+/// (and a static filter's build, done at its first query).
+fn time_fresh_inserts(
+    build: &impl Fn() -> Result<Box<dyn Filter>>,
+    n: u64,
+    keys: &PassKeys,
+    passes: u32,
+) -> Result<Passes> {
+    let per_filter = (n as usize).clamp(1, keys.inserted.len().max(1));
+    let mut ns: Vec<f64> = Vec::new();
+    for _ in 0..passes.max(1) {
+        let mut spent = 0.0;
+        for round in keys.inserted.chunks(per_filter) {
+            let mut fresh = build()?;
+            let start = thread_ns();
+            fresh.insert_many(round)?;
+            black_box(fresh.contains(0));
+            spent += thread_ns() - start;
+        }
+        ns.push(spent / keys.inserted.len().max(1) as f64);
+    }
+    ns.sort_by(f64::total_cmp);
+    Ok(Passes {
+        median: ns[ns.len() / 2],
+        min: ns[0],
+        max: ns[ns.len() - 1],
+    })
+}
+
+/// Fills one filter from `build` with n keys, then times `queries` inserts, present and
+/// absent queries through the batched calls, the median of `passes`. Inserts go again into
+/// the filled filter where that is idempotent ([`reinsert_is_idempotent`]), else into fresh
+/// filters ([`time_fresh_inserts`]).
 pub fn time_filter(
-    build: impl Fn() -> Result<Box<dyn Subject>>,
+    build: impl Fn() -> Result<Box<dyn Filter>>,
     n: u64,
     queries: u64,
-    repeats: u32,
+    passes: u32,
     seed: u64,
 ) -> Result<Timing> {
     let keys = KeySource::new(seed);
-    let present: Vec<u64> = keys.inserted(queries.min(n)).collect();
-    let absent: Vec<u64> = keys.absent(n, queries).collect();
+    let pass_keys = PassKeys::new(&keys, n, queries);
     let mut filter = build()?;
-    let mut ns_insert = f64::INFINITY;
-    for _ in 0..repeats.max(1) {
-        let mut fresh = build()?;
-        let start = Instant::now();
-        keys.inserted(n).for_each(|key| fresh.insert(key));
-        // Until the first answer: a static filter (binary fuse) is built here.
-        black_box(fresh.contains(0));
-        ns_insert = ns_insert.min(start.elapsed().as_nanos() as f64 / n as f64);
-        filter = fresh;
-    }
-    let ns_query_present = best_ns(repeats, present.len() as u64, || {
-        black_box(present.iter().filter(|&&key| filter.contains(key)).count());
-    });
-    let mut false_positives = 0;
-    let ns_query_absent = best_ns(repeats, absent.len() as u64, || {
-        false_positives = black_box(absent.iter().filter(|&&key| filter.contains(key)).count());
-    });
+    let fpr_measured = fill(&mut *filter, &keys, n, &pass_keys)?;
+    let mut time = |operation| {
+        time_operation(&mut *filter, operation, true, &pass_keys, passes).map(|p| p.median)
+    };
+    let ns_query_present = time(Operation::Present)?;
+    let ns_query_absent = time(Operation::Absent)?;
+    let ns_insert = if reinsert_is_idempotent(&*filter) {
+        time_operation(&mut *filter, Operation::Insert, true, &pass_keys, passes)?.median
+    } else {
+        drop(filter);
+        time_fresh_inserts(&build, n, &pass_keys, passes)?.median
+    };
     Ok(Timing {
         ns_insert,
         ns_query_present,
         ns_query_absent,
-        fpr_measured: false_positives as f64 / absent.len() as f64,
+        fpr_measured,
+    })
+}
+
+/// Random cache-line reads in a buffer: one after another (each address read from the line
+/// before, so each waits for the last) and independent (a group's addresses known ahead,
+/// prefetched, then read), in ns per line, medians of the passes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LineRate {
+    pub bytes: u64,
+    pub dependent_ns: f64,
+    pub independent_ns: f64,
+}
+
+/// Measures [`LineRate`] in a buffer of `bytes` (at least two lines), `reads` reads a pass.
+pub fn line_rate(bytes: u64, reads: u64, passes: u32, seed: u64) -> Result<LineRate> {
+    let lines = (bytes / 64).max(2) as usize;
+    let mut words = Words::zeroed(lines as u64 * 512)?;
+    // Sattolo's shuffle: one cycle through every line, so the chase never repeats early.
+    let mut order: Vec<u32> = (0..lines as u32).collect();
+    let mut rng = Pcg64::seed_from_u64(seed);
+    for i in (1..lines).rev() {
+        order.swap(i, rng.random_range(0..i));
+    }
+    for (i, &line) in order.iter().enumerate() {
+        words[line as usize * LINE_WORDS] = u64::from(order[(i + 1) % lines]);
+    }
+    drop(order);
+    let dependent = time_passes(passes, reads, || {
+        let mut line = 0u64;
+        for _ in 0..reads {
+            line = words[line as usize * LINE_WORDS];
+        }
+        black_box(line);
+    });
+    let multiplier = rng.next_u64() | 1;
+    let independent = time_passes(passes, reads, || {
+        let mut sum = 0u64;
+        let mut at = [0usize; GROUP];
+        let mut done = 0;
+        while done < reads {
+            let group = (reads - done).min(GROUP as u64) as usize;
+            for (j, slot) in at.iter_mut().enumerate().take(group) {
+                let h = multiplier.wrapping_mul(done + j as u64 + 1);
+                *slot = ((h as u128 * lines as u128) >> 64) as usize * LINE_WORDS;
+                prefetch(&words[*slot]);
+            }
+            sum = at[..group]
+                .iter()
+                .fold(sum, |s, &w| s.wrapping_add(words[w]));
+            done += group as u64;
+        }
+        black_box(sum);
+    });
+    Ok(LineRate {
+        bytes: lines as u64 * 64,
+        dependent_ns: dependent.median,
+        independent_ns: independent.median,
     })
 }
 

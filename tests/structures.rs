@@ -179,7 +179,7 @@ fn compare_sizes_every_structure_for_the_target() {
     let hidden = indicatif::ProgressBar::hidden();
     let sizes = bloomlab::compare::TimingSizes {
         in_cache: 40_000,
-        out_of_cache: 1 << 20,
+        out_of_cache: Some(1 << 20),
     };
     let rows =
         bloomlab::compare::compare(20_000, &[0.01], 60_000, 1, 2, Some(sizes), &hidden).unwrap();

@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::filter::{GROUP, MAX_BITS, popcount};
-use crate::hash::{HashFamily, HashScheme};
+use crate::hash::{HashFamily, HashScheme, with_index};
 use crate::theory;
 use crate::words::{LINE_WORDS, Words, prefetch, prefetch_pays};
 
@@ -140,14 +140,15 @@ impl Blocks {
     #[inline(always)]
     fn bases(&self, keys: &[u64], bases: &mut [usize; GROUP]) {
         let fetch = prefetch_pays(&self.words);
-        for (base, &key) in bases.iter_mut().zip(keys) {
-            *base = self.base(key);
+        let (chooser, per_block) = (&self.chooser, self.words_per_block);
+        with_index!(chooser, index => for (base, &key) in bases.iter_mut().zip(keys) {
+            *base = index(chooser, 0, key) as usize * per_block;
             if fetch {
-                for line in (0..self.words_per_block).step_by(LINE_WORDS) {
+                for line in (0..per_block).step_by(LINE_WORDS) {
                     prefetch(&self.words[*base + line]);
                 }
             }
-        }
+        })
     }
 
     /// Inserts the keys a group at a time: the group's blocks are found and prefetched,

@@ -11,7 +11,11 @@ use crate::error::Result;
 pub const EMBEDDED_FOLDER: &str = "experiments (built in)";
 
 /// `(file name, text)` of every file of `experiments/`, by name.
-pub const EMBEDDED: [(&str, &str); 9] = [
+pub const EMBEDDED: [(&str, &str); 10] = [
+    (
+        "audit-adapters.toml",
+        include_str!("../../experiments/audit-adapters.toml"),
+    ),
     ("audit.toml", include_str!("../../experiments/audit.toml")),
     (
         "compare.toml",
