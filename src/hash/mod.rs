@@ -275,7 +275,7 @@ impl HashFamily {
             IndexPath::MultiplyShift => self.multiply_shift(i, x),
             IndexPath::LowBits => self.low_bits(i, x),
             IndexPath::DoubleHashing => self.double_hashing(i, x),
-            IndexPath::General => with_key_hash!(self.scheme, H => self.general::<H>(i, x)),
+            IndexPath::General => self.general_any(i, x),
         }
     }
 
@@ -318,6 +318,13 @@ impl HashFamily {
             }
         };
         self.reducer.index(g)
+    }
+
+    /// [`HashFamily::general`] for this family's hash, chosen per call: the one index
+    /// function of every family and arithmetic but the three original loops.
+    #[inline(never)]
+    pub fn general_any(&self, i: usize, x: u64) -> u64 {
+        with_key_hash!(self.scheme, H => self.general::<H>(i, x))
     }
 
     /// Calls `each` with the k indexes of a byte key, hashing it once for the double schemes.
@@ -378,9 +385,10 @@ macro_rules! with_key_hash {
 pub(crate) use with_key_hash;
 
 /// Evaluates `$body` with `$index` bound to `$family`'s index function
-/// (`fn(&HashFamily, usize, u64) -> u64`), chosen once: each arm is compiled for one scheme
-/// and arithmetic, so a loop of probes inside `$body` has no per-probe dispatch on the
-/// family (the general arm matches on the probe scheme and reduction, both fixed per filter).
+/// (`fn(&HashFamily, usize, u64) -> u64`), chosen once: the three original loops are each
+/// compiled for their scheme, with no per-probe dispatch; every other family and arithmetic
+/// shares one arm, whose index function ([`HashFamily::general_any`]) is kept out of line so
+/// that the original loops stay as small as they were.
 macro_rules! with_index {
     ($family:expr, $index:ident => $body:expr) => {
         match $family.path() {
@@ -397,10 +405,8 @@ macro_rules! with_index {
                 $body
             }
             $crate::hash::IndexPath::General => {
-                $crate::hash::with_key_hash!($family.scheme(), H => {
-                    let $index = $crate::hash::HashFamily::general::<H>;
-                    $body
-                })
+                let $index = $crate::hash::HashFamily::general_any;
+                $body
             }
         }
     };
