@@ -71,6 +71,10 @@ pub fn contenders(full: bool) -> Vec<Contender> {
     } else {
         &["classic", "blocked", "split-block"]
     };
+    #[cfg_attr(
+        not(feature = "peers"),
+        expect(unused_mut, reason = "peers are pushed below")
+    )]
     let mut all: Vec<Contender> = designs.iter().filter_map(|&name| own(name)).collect();
     #[cfg(feature = "peers")]
     {
