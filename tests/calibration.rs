@@ -389,21 +389,7 @@ fn min_set_contains_the_true_minimum() {
 #[test]
 fn replicates_to_order_gives_its_power() {
     let pair = |first: u64, t: u64| -> (Vec<f64>, Vec<f64>) {
-        let rates = |k| -> Vec<f64> {
-            (0..t)
-                .map(|i| {
-                    let seed = first + i;
-                    let (_, c) = run_filter(
-                        (500, 5_000, k),
-                        HashScheme::MultiplyShift,
-                        (seed, seed),
-                        5_000,
-                    );
-                    c as f64 / 5_000.0
-                })
-                .collect()
-        };
-        (rates(5), rates(7))
+        (replicate_rates(5, first, t), replicate_rates(7, first, t))
     };
     let (five, seven) = pair(1 << 40, 400);
     let diffs: Vec<f64> = five.iter().zip(&seven).map(|(a, b)| a - b).collect();
@@ -553,20 +539,7 @@ fn design_ratio_intervals_cover_about_ninety_five_percent() {
 /// and 8 over k = 7 at 10 bits per key, n = 500.
 #[test]
 fn paired_ratio_intervals_cover_about_ninety_five_percent() {
-    let rates = |k: u32, first: u64| -> Vec<f64> {
-        (0..9)
-            .map(|t| {
-                let seed = first + t;
-                let (_, c) = run_filter(
-                    (500, 5_000, k),
-                    HashScheme::MultiplyShift,
-                    (seed, seed),
-                    5_000,
-                );
-                c as f64 / 5_000.0
-            })
-            .collect()
-    };
+    let rates = |k: u32, first: u64| replicate_rates(k, first, 9);
     let sets = 400u64;
     for k in [1, 6, 8] {
         let truth = fpr_exact(500, 5_000, k) / fpr_exact(500, 5_000, 7);
@@ -580,4 +553,21 @@ fn paired_ratio_intervals_cover_about_ninety_five_percent() {
         eprintln!("paired ratio k = {k} over 7: truth {truth:.3}, coverage {covered:.3}");
         assert!((0.92..=0.98).contains(&covered), "k = {k}: {covered}");
     }
+}
+
+/// The rates of `replicates` filters with k hashes, n = 500 at 10 bits per key, 5,000
+/// queries each, key and hash seeds `first, first + 1, ...`.
+fn replicate_rates(k: u32, first: u64, replicates: u64) -> Vec<f64> {
+    (0..replicates)
+        .map(|i| {
+            let seed = first + i;
+            let (_, c) = run_filter(
+                (500, 5_000, k),
+                HashScheme::MultiplyShift,
+                (seed, seed),
+                5_000,
+            );
+            c as f64 / 5_000.0
+        })
+        .collect()
 }

@@ -519,14 +519,7 @@ impl Membership for ExecFilter {
 
     /// Asks `stats` first after inserts, so that the memory reported is the filled one.
     fn contains_many(&self, keys: &[u64], answers: &mut [bool]) -> Result<()> {
-        if keys.len() != answers.len() {
-            return Err(Error::invalid(
-                "answers",
-                answers.len(),
-                "one answer per key",
-                keys.len().to_string(),
-            ));
-        }
+        super::interface::check_answers(keys, answers)?;
         if lock(&self.session).stale_stats {
             self.stats()?;
         }
