@@ -220,7 +220,7 @@ fn csv_section(name: &str, text: &str) -> Result<String> {
         .collect();
     let rows = reader
         .records()
-        .map(|record| Ok(record.map_err(invalid)?.iter().map(String::from).collect()))
+        .map(|record| Ok(record.map_err(invalid)?.iter().map(readable).collect()))
         .collect::<Result<Vec<Vec<String>>>>()?;
     let stem = name.trim_end_matches(".csv");
     Ok(format!(
@@ -231,6 +231,15 @@ fn csv_section(name: &str, text: &str) -> Result<String> {
         escape(name),
         grid(stem, name, &headers, &rows)
     ))
+}
+
+/// A CSV field as the page shows it: a number with a fraction in significant figures
+/// (`1.3705602888445152` reads `1.37`), anything else as it is.
+fn readable(field: &str) -> String {
+    match field.parse::<f64>() {
+        Ok(x) if field.contains('.') || field.contains('e') => crate::report::significant(x),
+        _ => field.to_string(),
+    }
 }
 
 /// The command line that measures what the definition's `[params]` say: each key is the
