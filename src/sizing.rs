@@ -83,7 +83,7 @@ impl Record for SizeRow {
             col("keys", Cell::Plain("n_actual")),
             col("fill", Cell::Percent("fill")),
             col("rate", Cell::Percent("fpr")),
-            col("× design rate", Cell::Fixed("ratio_to_design", 2)),
+            col("× design rate", Cell::Times("ratio_to_design")),
         ]
     }
 }
