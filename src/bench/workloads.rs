@@ -279,6 +279,16 @@ impl Queries {
         };
         (filter as usize, self.keys.key(counter), present)
     }
+
+    /// The keys of queries `start..min(start + keys.len(), q)` into `keys`; how many.
+    #[inline(always)]
+    fn draw_batch(&self, start: u64, q: u64, keys: &mut [u64]) -> usize {
+        let len = (q - start).min(keys.len() as u64) as usize;
+        for (j, key) in keys[..len].iter_mut().enumerate() {
+            *key = self.query(start + j as u64).1;
+        }
+        len
+    }
 }
 
 /// The filters of one workload and what the dry run hashes with.
@@ -385,10 +395,7 @@ fn time_batched(
     let gross = time_passes(passes, q, || {
         let mut hits = 0usize;
         for start in (0..q).step_by(BATCH) {
-            let len = (q - start).min(BATCH as u64) as usize;
-            for (j, key) in keys[..len].iter_mut().enumerate() {
-                *key = queries.query(start + j as u64).1;
-            }
+            let len = queries.draw_batch(start, q, &mut keys);
             if let Err(e) = filter.contains_many(&keys[..len], &mut answers[..len]) {
                 failed = Err(e);
             }
@@ -400,10 +407,7 @@ fn time_batched(
     let dry = time_passes(passes, q, || {
         let mut acc = 0u64;
         for start in (0..q).step_by(BATCH) {
-            let len = (q - start).min(BATCH as u64) as usize;
-            for (j, key) in keys[..len].iter_mut().enumerate() {
-                *key = queries.query(start + j as u64).1;
-            }
+            let len = queries.draw_batch(start, q, &mut keys);
             acc = keys[..len]
                 .iter()
                 .fold(acc, |a, &key| a ^ set.dry_hash(key));
