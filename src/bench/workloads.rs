@@ -541,6 +541,15 @@ mod tests {
     /// The skewed draw sends its share of queries to the hot filters: 80% of 200,000 to the
     /// hot 20%, within 5 binomial standard errors (seed 1), and the present share is 95%.
     #[test]
+    fn the_workloads_of_a_full_bench_go_beside_its_output() {
+        assert_eq!(
+            beside(Path::new("out/bench.csv")),
+            Path::new("out/bench.workloads.csv")
+        );
+        assert_eq!(beside(Path::new("bench")), Path::new("bench.workloads"));
+    }
+
+    #[test]
     fn skewed_access_sends_its_share_to_the_hot_filters() {
         let (filters, q) = (500u64, 200_000u64);
         let queries = Queries::new(filters, 100, 0.95, ACCESS[1], 1);
