@@ -18,6 +18,8 @@ use crate::timing::{
     LineRate, Operation, PassKeys, fill, line_rate, reinsert_is_idempotent, time_operation,
 };
 
+pub mod workloads;
+
 /// Builds a peer's filter of m bits and k hashes from a hash seed.
 pub type Build = fn(m: u64, k: u32, seed: u64) -> Result<Box<dyn Filter>>;
 

@@ -54,7 +54,7 @@ enum Command {
     Check(CheckArgs),
     /// Time insert and query against the peer crates, or time against rate across k.
     #[command(
-        after_help = "Each bloomlab design (classic, blocked, split-block) is timed key by key and batched\n(insert_many/contains_many), beside the peer crates of its design at equal m and k on the\nsame keys, each peer on its fastest hasher (fastbloom on foldhash; bloomfilter takes only\nSipHash-1-3); the `peers` feature, on by default. The memory limit is measured in the same\nrun: random cache-line reads, dependent and independent, in a buffer of each size.\n\nTimes are CPU ns per key of the bench thread, the median of --passes passes with the\nfastest and slowest. Sizes: in-cache m = 40000, out-of-cache m = 2^30 bits, each filled to\n--bits-per-key; inserts time the keys again into the filled filter.\n\nExamples:\n  bloomlab bench\n  bloomlab bench --size in-cache --k 4,7\n  bloomlab bench --full --format csv\n  bloomlab bench --sweep-k --format csv"
+        after_help = "Each bloomlab design (classic, blocked, split-block) is timed key by key and batched\n(insert_many/contains_many), beside the peer crates of its design at equal m and k on the\nsame keys, each peer on its fastest hasher (fastbloom on foldhash; bloomfilter takes only\nSipHash-1-3); the `peers` feature, on by default. The memory limit is measured in the same\nrun: random cache-line reads, dependent and independent, in a buffer of each size.\n\nTimes are CPU ns per key of the bench thread, the median of --passes passes with the\nfastest and slowest. Sizes: in-cache m = 40000, out-of-cache m = 2^30 bits, each filled to\n--bits-per-key; inserts time the keys again into the filled filter.\n\nExamples:\n  bloomlab bench\n  bloomlab bench --size in-cache --k 4,7\n  bloomlab bench --full --format csv\n  bloomlab bench --sweep-k --format csv\n  bloomlab bench --workloads"
     )]
     Bench(BenchArgs),
     /// Check a structure against the filter contract: no false negatives, the same answers
@@ -141,6 +141,11 @@ struct BenchArgs {
     /// Instead: ns per absent query beside the measured rate for each k, out of cache
     #[arg(long)]
     sweep_k: bool,
+    /// Instead: RocksDB filter_bench's workloads (95% absent / 95% present mixes, net of a
+    /// dry run, many small filters under skewed access); --full runs them after the bench,
+    /// into OUT.workloads.EXT with --out
+    #[arg(long, conflicts_with = "sweep_k")]
+    workloads: bool,
     #[command(flatten)]
     output: OutputArgs,
 }
@@ -221,7 +226,7 @@ struct SizeArgs {
     output: OutputArgs,
 }
 
-#[derive(Args, Debug)]
+#[derive(Args, Clone, Debug)]
 pub struct OutputArgs {
     /// Output format: table, csv, json, markdown
     #[arg(long, default_value = "table", value_parser = parse_format)]
@@ -570,6 +575,23 @@ fn run_bench(args: &BenchArgs) -> Result<ExitCode> {
         seed: 1,
         full: args.full,
     };
+    let with_workloads = args.full && !args.sweep_k;
+    let workloads_output = OutputArgs {
+        out: args.output.out.as_deref().map(bench::workloads::beside),
+        ..args.output.clone()
+    };
+    if let Some(path) = workloads_output.out.as_ref().filter(|_| with_workloads) {
+        preflight::check_output("out", path)?;
+    }
+    let k = config
+        .ks
+        .first()
+        .copied()
+        .filter(|_| args.k.is_some())
+        .unwrap_or(7);
+    if args.workloads {
+        return emit_workloads(args, k, &args.output);
+    }
     let bar = progress_bar(args.output.quiet, "timings");
     bar.set_message("bench");
     let table = if args.sweep_k {
@@ -611,6 +633,21 @@ fn run_bench(args: &BenchArgs) -> Result<ExitCode> {
     };
     bar.finish_and_clear();
     emit(&table, &args.output)?;
+    if with_workloads {
+        return emit_workloads(args, k, &workloads_output);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs the workloads of `bench --workloads` (and `bench --full`) and writes their table.
+fn emit_workloads(args: &BenchArgs, k: u32, output: &OutputArgs) -> Result<ExitCode> {
+    let (full, size) = (args.full, args.size.as_str());
+    let config = bench::workloads::WorkloadConfig::for_bench(full, size, k, args.bits_per_key)
+        .with_passes(args.queries, args.passes);
+    let bar = progress_bar(output.quiet, "workloads");
+    let table = bench::workloads::table(&config, &bar)?;
+    bar.finish_and_clear();
+    emit(&table, output)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -52,3 +52,49 @@ fn every_contender_measures_the_rate_of_its_design_and_is_compared_like_with_lik
         assert!(row.ratio_to_limit > 0.0 && row.lines_per_key >= 1.0);
     }
 }
+
+/// The workload runner: one row per mix, size, access and mode; every present query found;
+/// the absent share as the mix says and the measured rate that of the design (each within
+/// 4 binomial standard errors at seed 1). Times are reported, never asserted.
+#[test]
+fn workloads_find_every_present_key_and_measure_the_designs_rate() {
+    use bloomlab::bench::workloads::{ACCESS, MIXES, STRUCTURES, WorkloadConfig, run};
+    let config = WorkloadConfig {
+        mix_sizes: vec![BenchSize {
+            label: "in-cache",
+            m: 40_000,
+        }],
+        working_set_bytes: 80_000,
+        keys_per_small_filter: 1_000,
+        k: 7,
+        bits_per_key: 10.0,
+        queries: 40_000,
+        passes: 1,
+        seed: 1,
+    };
+    let rows = run(&config, &ProgressBar::hidden()).unwrap();
+    let per_structure = MIXES.len() * 2 + ACCESS.len();
+    assert_eq!(rows.len(), STRUCTURES.len() * per_structure);
+    let q = config.queries as f64;
+    for row in &rows {
+        assert_eq!(row.present_missed, 0, "{row:?}");
+        let share_absent = if row.workload.ends_with("95% present") {
+            0.05
+        } else {
+            0.95
+        };
+        let sd = (q * share_absent * (1.0 - share_absent)).sqrt();
+        assert!(
+            (row.queries_absent as f64 - q * share_absent).abs() <= 4.0 * sd,
+            "{row:?}"
+        );
+        let kind = FilterKind::named(&row.structure).unwrap();
+        let predicted = kind.fpr_exact(row.n, row.m, row.k);
+        let z = z_score(row.fpr_measured, predicted, row.queries_absent);
+        assert!(z.abs() <= 4.0, "{row:?}: z={z}");
+        assert!(row.ns_gross > 0.0 && row.ns_net.is_finite(), "{row:?}");
+    }
+    let working_set: Vec<_> = rows.iter().filter(|r| r.filters > 1).collect();
+    assert_eq!(working_set.len(), STRUCTURES.len() * ACCESS.len());
+    assert!(working_set.iter().all(|r| r.filters == 64 && !r.batched));
+}
