@@ -33,19 +33,16 @@ pub fn working_set_bytes(full: bool) -> u64 {
     if full { 200_000_000 } else { 32_000_000 }
 }
 
-/// The one-filter sizes: in cache (m = 40,000 bits) and out of cache (m = 2^29 bits,
-/// 64 MiB, twice the L3 here; 2^30 with `full`, the bench's own out-of-cache size).
+/// The one-filter sizes: the bench's ([`crate::timing::default_sizes`]), out of cache at
+/// m = 2^29 bits (64 MiB, twice the L3 here) unless `full`.
 pub fn mix_sizes(full: bool) -> Vec<BenchSize> {
-    vec![
-        BenchSize {
-            label: "in-cache",
-            m: 40_000,
-        },
-        BenchSize {
-            label: "out-of-cache",
-            m: if full { 1 << 30 } else { 1 << 29 },
-        },
-    ]
+    let mut sizes = crate::timing::default_sizes();
+    if !full {
+        for size in sizes.iter_mut().filter(|size| size.label == "out-of-cache") {
+            size.m = 1 << 29;
+        }
+    }
+    sizes
 }
 
 /// Which filters the queries go to: a share `hot_queries` of them to the first

@@ -51,7 +51,7 @@ enum Command {
     Reproduce(SuiteArgs),
     /// Re-run every experiment and compare it with the committed results.
     #[command(
-        after_help = "Each rate and fill is compared with its committed value as two samples,\nz = (new - old) / sqrt(2 var), with the rate's variance p(1-p)/q + (k p/f)^2 Var(fill)\nand the fill's exact occupancy variance; a row fails beyond --z-bound (default 4).\nWith --reseed the key and hash seeds are fresh and the bound is raised to the\nBonferroni bound for a family-wise false-alarm rate of 0.001.\n\nExamples:\n  bloomlab check\n  bloomlab check --reseed\n  bloomlab check --reseed --reseed-seed 7\n\nExit status 1 naming every drifting experiment, row and column."
+        after_help = "With the committed seeds a run must repeat exactly: every column but the timings (ns_*)\nis compared as text, and any difference fails as \"was X, now Y\". With --reseed the key\nand hash seeds are fresh and every comparison of the run (rate and fill of each row\nagainst its committed value, each bits check, each seed-check verdict) is one family,\njudged with Holm's method at --family-alpha (default 0.001). Rows of an adapter that is\nnot installed are left out with a SKIP line.\n\nExamples:\n  bloomlab check\n  bloomlab check --reseed\n  bloomlab check --reseed --reseed-seed 7\n\nExit status 1 naming every drifting experiment, row and column."
     )]
     Check(CheckArgs),
     /// Time insert and query against the peer crates, or time against rate across k.
