@@ -8,7 +8,7 @@ const FIGURES: i32 = 3;
 
 /// Below this magnitude a percentage or ratio is written in scientific notation
 /// (`1.23e-7`), so that no figure is lost to a run of zeros.
-const SMALLEST_FIXED: f64 = 1e-6;
+const SMALLEST_FIXED: f64 = 1e-3;
 
 /// How a column of the human views shows its field.
 #[derive(Clone, Copy, Debug)]
@@ -142,11 +142,11 @@ mod tests {
 
     #[test]
     fn tiny_rates_keep_their_figures() {
-        // 1.234e-8 is 1.234e-6 %: the last fixed-notation magnitude, eight decimals.
-        assert_eq!(percent(1.234e-8), "0.00000123%");
-        assert_eq!(percent(1.234e-9), "1.23e-7%");
+        // 1.234e-5 is 1.234e-3 %: the last fixed-notation magnitude, five decimals.
+        assert_eq!(percent(1.234e-5), "0.00123%");
+        assert_eq!(percent(1.234e-6), "1.23e-4%");
         assert_eq!(percent(4.56e-15), "4.56e-13%");
-        for exponent in 9..300 {
+        for exponent in 6..300 {
             let text = percent(1.5 * 10f64.powi(-exponent));
             assert!(text.starts_with("1.50e-"), "{text}");
         }
