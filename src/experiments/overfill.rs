@@ -79,12 +79,12 @@ impl Measured for OverfillRow {
 impl Record for OverfillRow {
     fn columns() -> Vec<Column> {
         let mut columns = vec![col("s", Cell::Fixed("overfill_factor", 2))];
-        let narrow = ["k", "measured", "95% CI", "z exact", "bits"];
+        let narrow = ["k", "fill", "measured", "95% CI", "z exact", "bits"];
         columns.extend(measurement_columns_narrow(&narrow));
         columns.extend([
             col("fill 1-2^-s", Cell::Percent("fill_closed_form")).wide_only(),
             col("(1-2^-s)^k", Cell::Percent("fpr_closed_form")).wide_only(),
-            col("× design", Cell::Times("ratio_to_design")),
+            col("× design", Cell::Times("ratio_to_design")).wide_only(),
             col(
                 "× design 95%",
                 Cell::TimesInterval("ratio_to_design_low", "ratio_to_design_high"),
