@@ -405,11 +405,6 @@ fn draw_panel(area: &DrawingArea<SVGBackend<'_>, Shift>, panel: &Panel) -> Resul
 
 /// An SVG page naming the plate's panels and saying that nothing was measured.
 fn empty_svg(plate: &Plate) -> String {
-    let escape = |text: &str| {
-        text.replace('&', "&amp;")
-            .replace('<', "&lt;")
-            .replace('>', "&gt;")
-    };
     let lines: String = plate
         .panels
         .iter()
@@ -418,7 +413,7 @@ fn empty_svg(plate: &Plate) -> String {
             format!(
                 "<text x=\"20\" y=\"{}\">{}: no rows to draw</text>",
                 40 + 24 * i,
-                escape(&panel.title)
+                crate::report::escape(&panel.title)
             )
         })
         .collect();

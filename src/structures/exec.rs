@@ -243,6 +243,17 @@ impl ExecFilter {
     }
 }
 
+/// `word` as one word of a `sh -c` command line: as it is when it holds only letters,
+/// digits and `._,:=/+-`, else single-quoted (a `'` inside written `'\''`).
+pub fn shell_word(word: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "._,:=/+-".contains(c);
+    if !word.is_empty() && word.chars().all(safe) {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
 /// The lock, also after a panic elsewhere (the session records its own failures).
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())

@@ -82,10 +82,6 @@ impl Record for ClaimRow {
 }
 
 impl Summary for Claims {
-    fn files(&self) -> &'static str {
-        "claims.{md,csv}"
-    }
-
     fn file_names(&self) -> &'static [&'static str] {
         &["claims.md", "claims.csv"]
     }

@@ -10,7 +10,8 @@ use super::result_name;
 use super::summary::{Run, Summary};
 use crate::error::{Error, Result};
 use crate::files::Staging;
-use crate::report::{Table, View};
+use crate::report::{Table, View, escape};
+use crate::structures::exec::shell_word;
 
 /// The page's file name in the results folder.
 pub const PAGE: &str = "index.html";
@@ -19,8 +20,8 @@ pub const PAGE: &str = "index.html";
 pub struct HtmlReport;
 
 impl Summary for HtmlReport {
-    fn files(&self) -> &'static str {
-        PAGE
+    fn file_names(&self) -> &'static [&'static str] {
+        &[PAGE]
     }
 
     fn write(&self, runs: &[Run], staging: &mut Staging) -> Result<Vec<String>> {
@@ -267,32 +268,6 @@ fn flag_value(value: &toml::Value) -> String {
         toml::Value::Array(items) => items.iter().map(flag_value).collect::<Vec<_>>().join(","),
         other => other.to_string(),
     }
-}
-
-/// `word` as one shell word: bare when it holds only safe characters, else single-quoted.
-fn shell_word(word: &str) -> String {
-    let safe = |c: char| c.is_ascii_alphanumeric() || "._,:=/+-".contains(c);
-    if !word.is_empty() && word.chars().all(safe) {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', "'\\''"))
-    }
-}
-
-/// Text safe in HTML content and in double- or single-quoted attributes.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -18,13 +18,9 @@ pub struct Run<'a> {
 /// A file (or files) derived from every run of a `reproduce`, written into the same staging
 /// folder as the experiments' results, so that it is swapped in with them or not at all.
 pub trait Summary: Sync {
-    /// The file names this summary writes, for messages (`claims.{md,csv}`).
-    fn files(&self) -> &'static str;
     /// The names of the files it writes in the results folder, which `check` therefore
     /// does not count as orphans.
-    fn file_names(&self) -> &'static [&'static str] {
-        &[]
-    }
+    fn file_names(&self) -> &'static [&'static str];
     /// Writes the summary's files of `runs` into `staging`; returns unmet expectations.
     fn write(&self, runs: &[Run], staging: &mut Staging) -> Result<Vec<String>>;
 }

@@ -10,6 +10,7 @@ use std::process::Command;
 
 use crate::experiments::Skipped;
 use crate::structures::FilterKind;
+use crate::structures::exec::shell_word;
 
 /// An adapter that `adapters/install` checked and recorded as ready.
 #[derive(Clone, Debug, PartialEq)]
@@ -32,16 +33,6 @@ pub struct Missing {
 pub struct Found {
     pub ready: Vec<Adapter>,
     pub skipped: Vec<Missing>,
-}
-
-/// `folder` quoted for `sh -c` when it holds anything but letters, digits and `_./-`.
-fn shell_word(folder: &str) -> String {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "_./-".contains(c);
-    if !folder.is_empty() && folder.chars().all(plain) {
-        folder.to_string()
-    } else {
-        format!("'{}'", folder.replace('\'', r"'\''"))
-    }
 }
 
 /// The adapters of `folder`, as its `list --manifest` reports them. A folder without a
