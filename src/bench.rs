@@ -23,10 +23,11 @@ pub mod workloads;
 /// Builds a peer's filter of m bits and k hashes from a hash seed.
 pub type Build = fn(m: u64, k: u32, seed: u64) -> Result<Box<dyn Filter>>;
 
-/// How a contender's filter is made: a registered bloomlab structure, or a peer's builder.
+/// How a contender's filter is made: a registered bloomlab structure on one of bloomlab's
+/// hash schemes, or a peer's builder.
 #[derive(Clone, Copy)]
 pub enum Maker {
-    Own(FilterKind),
+    Own(FilterKind, HashScheme),
     Peer(Build),
 }
 
@@ -46,25 +47,28 @@ impl Contender {
     /// An empty filter of m bits and k hashes for n keys.
     pub fn build(&self, m: u64, k: u32, n: u64, seed: u64) -> Result<Box<dyn Filter>> {
         match self.maker {
-            Maker::Own(kind) => kind.build(n, m, k, HashScheme::MultiplyShift, seed),
+            Maker::Own(kind, hash) => kind.build(n, m, k, hash, seed),
             Maker::Peer(build) => build(m, k, seed),
         }
     }
 }
 
-/// bloomlab's own implementation of a design, by its registered name.
-fn own(structure: &'static str) -> Option<Contender> {
+/// bloomlab's own implementation of a design, by its registered name, on a hash scheme.
+fn own(structure: &'static str, hash: HashScheme) -> Option<Contender> {
     let kind = FilterKind::named(structure).ok()?;
     Some(Contender {
         structure,
         peer: "bloomlab",
-        maker: Maker::Own(kind),
+        maker: Maker::Own(kind, hash),
         out_of_cache_by_default: true,
     })
 }
 
-/// Every contender: bloomlab's classic, blocked and split-block designs (with `full`, also
-/// the 1024-bit blocked one) and, with the `peers` feature, the crates of the classic design:
+/// Every contender: bloomlab's classic, blocked and split-block designs on multiply-shift
+/// (with `full`, also the 1024-bit blocked one), its classic design on double hashing (one
+/// hash pair per key, the derivation fastbloom uses, so that like meets like as well as
+/// the default meets the fastest) and, with the `peers` feature, the crates of the classic
+/// design:
 /// fastbloom on foldhash, bloomfilter on SipHash-1-3 (the only hash it takes). No crate here
 /// implements a blocked design, so those rows have no peer ratio.
 pub fn contenders(full: bool) -> Vec<Contender> {
@@ -77,7 +81,11 @@ pub fn contenders(full: bool) -> Vec<Contender> {
         not(feature = "peers"),
         expect(unused_mut, reason = "peers are pushed below")
     )]
-    let mut all: Vec<Contender> = designs.iter().filter_map(|&name| own(name)).collect();
+    let mut all: Vec<Contender> = designs
+        .iter()
+        .filter_map(|&name| own(name, HashScheme::MultiplyShift))
+        .chain(own("classic", HashScheme::DoubleHashing))
+        .collect();
     #[cfg(feature = "peers")]
     {
         all.push(Contender {
@@ -331,8 +339,8 @@ pub fn notes(rows: &[BenchRow], limits: &[LineRate], full: bool) -> Vec<String> 
     for row in rows.iter().filter(|r| r.peer == "bloomlab" && r.batched) {
         if let Some(ratio) = row.ratio_to_fastest_peer {
             notes.push(format!(
-                "{} {} {} k={}: bloomlab batched {:.2}x the fastest peer, {:.2}x the limit",
-                row.structure, row.operation, row.size, row.k, ratio, row.ratio_to_limit
+                "{} {} {} k={}: bloomlab on {} batched {:.2}x the fastest peer, {:.2}x the limit",
+                row.structure, row.operation, row.size, row.k, row.hash, ratio, row.ratio_to_limit
             ));
         }
     }

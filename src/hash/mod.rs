@@ -159,21 +159,25 @@ impl KeyHash for Affine {
 impl<H: ByteHash> KeyHash for H {
     #[inline(always)]
     fn of_u64(family: &HashFamily, j: usize, x: u64) -> u64 {
-        H::hash(family.multipliers[j], &x.to_le_bytes())
+        H::hash(family.multiplier(j), &x.to_le_bytes())
     }
     #[inline(always)]
     fn of_bytes(family: &HashFamily, j: usize, bytes: &[u8]) -> u64 {
-        H::hash(family.multipliers[j], bytes)
+        H::hash(family.multiplier(j), bytes)
     }
     #[inline(always)]
     fn pair_u64(family: &HashFamily, x: u64) -> (u64, u64) {
-        H::pair(family.multipliers[0], &x.to_le_bytes())
+        H::pair(family.multiplier(0), &x.to_le_bytes())
     }
     #[inline(always)]
     fn pair_bytes(family: &HashFamily, bytes: &[u8]) -> (u64, u64) {
-        H::pair(family.multipliers[0], bytes)
+        H::pair(family.multiplier(0), bytes)
     }
 }
+
+/// Slots in a family's table of parameters: [`crate::filter::MAX_K`], a power of two.
+const SLOTS: usize = crate::filter::MAX_K as usize;
+const _: () = assert!(SLOTS.is_power_of_two());
 
 /// k seeded index functions over `[0, m)`.
 ///
@@ -183,8 +187,10 @@ impl<H: ByteHash> KeyHash for H {
 pub struct HashFamily {
     scheme: HashScheme,
     m: u64,
-    multipliers: Vec<u64>,
-    offsets: Vec<u64>,
+    /// `[a_i, b_i]` in slot i < max(k, 2), zero beyond. A fixed table indexed by
+    /// `i mod SLOTS` needs no bounds check in the probe loops, and keeps `a_i` and `b_i`
+    /// on one line.
+    params: [[u64; 2]; SLOTS],
     math: IndexMath,
     reducer: Reducer,
     path: IndexPath,
@@ -215,19 +221,22 @@ impl HashFamily {
     }
 
     /// [`HashFamily::new`] with another index arithmetic.
+    ///
+    /// Panics when k exceeds [`crate::filter::MAX_K`], which every shape is checked against.
     pub fn with_math(scheme: HashScheme, math: IndexMath, k: u32, m: u64, seed: u64) -> Self {
+        assert!(
+            k as usize <= SLOTS,
+            "k = {k} exceeds {SLOTS} hash functions"
+        );
         let mut rng = Pcg64::seed_from_u64(seed);
-        let mut multipliers = Vec::with_capacity(k as usize);
-        let mut offsets = Vec::with_capacity(k as usize);
-        for _ in 0..k.max(2) {
-            multipliers.push(rng.next_u64() | 1);
-            offsets.push(rng.next_u64());
+        let mut params = [[0u64; 2]; SLOTS];
+        for slot in &mut params[..k.max(2) as usize] {
+            *slot = [rng.next_u64() | 1, rng.next_u64()];
         }
         HashFamily {
             scheme,
             m,
-            multipliers,
-            offsets,
+            params,
             math,
             reducer: Reducer::new(math.reduce, m, math.index_bits),
             path: Self::path_of(scheme, math),
@@ -279,11 +288,16 @@ impl HashFamily {
         }
     }
 
+    /// `a_i`, the multiplier of function i (a byte hash's seed).
+    #[inline(always)]
+    fn multiplier(&self, i: usize) -> u64 {
+        self.params[i % SLOTS][0]
+    }
+
     #[inline(always)]
     fn affine(&self, i: usize, x: u64) -> u64 {
-        self.multipliers[i]
-            .wrapping_mul(x)
-            .wrapping_add(self.offsets[i])
+        let [a, b] = self.params[i % SLOTS];
+        a.wrapping_mul(x).wrapping_add(b)
     }
 
     /// `(a_i·x + b_i) · m >> 64`.
