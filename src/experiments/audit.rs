@@ -22,6 +22,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use indicatif::ProgressBar;
+use rayon::prelude::*;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -404,7 +405,9 @@ pub fn run(plan: &AuditPlan, progress: &ProgressBar) -> Result<Vec<AuditRow>> {
     Ok(run_audit(plan, progress)?.rows)
 }
 
-/// [`run`], with the refusals.
+/// [`run`], with the refusals. The filters are audited in parallel, on all cores (each on its own
+/// seeds, so the rows are the same as one at a time, in the same order), except under
+/// `--timed`, where each is timed alone.
 pub fn run_audit(plan: &AuditPlan, progress: &ProgressBar) -> Result<AuditRun> {
     let keys_per_entry = |fpr| -> Result<u64> {
         Ok(plan.top() + plan.loads.len() as u64 * queries_for(plan.queries, fpr)?)
@@ -412,33 +415,56 @@ pub fn run_audit(plan: &AuditPlan, progress: &ProgressBar) -> Result<AuditRun> {
     for &fpr in &plan.rates {
         progress.inc_length(plan.entries.len() as u64 * keys_per_entry(fpr)?);
     }
-    let mut audit = AuditRun::default();
-    for &fpr in &plan.rates {
-        for entry in &plan.entries {
-            let before = audit.rows.len();
-            let counted = progress.position();
-            if let Err(error) = audit_entry(plan, entry, fpr, &mut audit.rows, progress) {
-                let Error::Exec {
-                    refused: true,
-                    message,
-                    ..
-                } = error
-                else {
-                    return Err(error);
-                };
-                let done = audit.rows.len() - before;
-                let left = keys_per_entry(fpr)?.saturating_sub(progress.position() - counted);
-                progress.inc(left);
-                audit.refusals.push(Refusal {
-                    label: entry.label(),
-                    fpr,
-                    load: plan.loads.get(done).copied().unwrap_or(f64::NAN),
-                    message,
-                });
-            }
+    let jobs: Vec<(f64, &Entry)> = plan
+        .rates
+        .iter()
+        .flat_map(|&fpr| plan.entries.iter().map(move |entry| (fpr, entry)))
+        .collect();
+    let audit_one = |&(fpr, entry): &(f64, &Entry)| -> Result<EntryAudit> {
+        let mut audited = EntryAudit::default();
+        if let Err(error) = audit_entry(plan, entry, fpr, &mut audited, progress) {
+            let Error::Exec {
+                refused: true,
+                message,
+                ..
+            } = error
+            else {
+                return Err(error);
+            };
+            progress.inc(keys_per_entry(fpr)?.saturating_sub(audited.counted));
+            audited.refusal = Some(Refusal {
+                label: entry.label(),
+                fpr,
+                load: plan
+                    .loads
+                    .get(audited.rows.len())
+                    .copied()
+                    .unwrap_or(f64::NAN),
+                message,
+            });
         }
+        Ok(audited)
+    };
+    let audited: Vec<Result<EntryAudit>> = match plan.timed {
+        true => jobs.iter().map(audit_one).collect(),
+        false => jobs.par_iter().map(audit_one).collect(),
+    };
+    let mut audit = AuditRun::default();
+    for entry in audited {
+        let entry = entry?;
+        audit.rows.extend(entry.rows);
+        audit.refusals.extend(entry.refusal);
     }
     Ok(audit)
+}
+
+/// What auditing one filter at one rate gave: its rows, the keys counted on the progress
+/// bar, and the library's refusal if it refused.
+#[derive(Default)]
+struct EntryAudit {
+    rows: Vec<AuditRow>,
+    counted: u64,
+    refusal: Option<Refusal>,
 }
 
 /// One filter at one rate, filled load by load; its rows are appended to `rows`.
@@ -446,7 +472,7 @@ fn audit_entry(
     plan: &AuditPlan,
     entry: &Entry,
     fpr: f64,
-    rows: &mut Vec<AuditRow>,
+    audited: &mut EntryAudit,
     progress: &ProgressBar,
 ) -> Result<()> {
     let seeds = &plan.seeds;
@@ -468,6 +494,7 @@ fn audit_entry(
         let target = ((plan.n as f64 * load).round() as u64).max(inserted);
         insert_counters(&mut *filter, inserted..target, |c| keys.key(c))?;
         progress.inc(target - inserted);
+        audited.counted += target - inserted;
         inserted = target;
         let false_positives =
             count_present_parallel(&*filter, top..top + queries, |c| keys.key(c))?;
@@ -492,7 +519,7 @@ fn audit_entry(
         let trial = Trial::of(&*filter, inserted, false_positives);
         let measurement = Measurement::new("audit", &setup, trial);
         let library = library.clone();
-        rows.push(row(
+        audited.rows.push(row(
             plan,
             entry,
             load,
@@ -503,6 +530,7 @@ fn audit_entry(
             ns_query,
         ));
         progress.inc(queries);
+        audited.counted += queries;
     }
     Ok(())
 }
