@@ -65,10 +65,10 @@ fn own(structure: &'static str, hash: HashScheme) -> Option<Contender> {
 }
 
 /// Every contender: bloomlab's classic, blocked and split-block designs on multiply-shift
-/// (with `full`, also the 1024-bit blocked one), its classic design on double hashing (one
-/// hash pair per key, the derivation fastbloom uses, so that like meets like as well as
-/// the default meets the fastest) and, with the `peers` feature, the crates of the classic
-/// design:
+/// (with `full`, also the 1024-bit blocked one), its classic and blocked designs on double
+/// hashing (one hash pair per key, then an add per probe: for classic the derivation
+/// fastbloom uses, so that like meets like as well as the default meets the fastest) and,
+/// with the `peers` feature, the crates of the classic design:
 /// fastbloom on foldhash, bloomfilter on SipHash-1-3 (the only hash it takes). No crate here
 /// implements a blocked design, so those rows have no peer ratio.
 pub fn contenders(full: bool) -> Vec<Contender> {
@@ -85,6 +85,7 @@ pub fn contenders(full: bool) -> Vec<Contender> {
         .iter()
         .filter_map(|&name| own(name, HashScheme::MultiplyShift))
         .chain(own("classic", HashScheme::DoubleHashing))
+        .chain(own("blocked", HashScheme::DoubleHashing))
         .collect();
     #[cfg(feature = "peers")]
     {
