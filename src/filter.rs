@@ -132,7 +132,11 @@ impl BloomFilter {
         set_probes(&mut self.words, &self.hashes, self.k, key, index)
     }
 
-    /// True ("probably present") only if all k bits of `key` are set ([`probes_set`]).
+    /// True ("probably present") only if all k bits of `key` are set.
+    ///
+    /// Probes are tested four at a time without branching, then once per group: an absent
+    /// key usually fails within the first group, so that branch is well predicted, and the
+    /// group's loads are independent, so their cache misses overlap.
     #[inline]
     pub fn contains(&self, key: u64) -> bool {
         with_index!(self.hashes, index => self.all_set(key, |i, x| index(&self.hashes, i, x)))
@@ -140,7 +144,22 @@ impl BloomFilter {
 
     #[inline(always)]
     fn all_set(&self, key: u64, index: impl Fn(usize, u64) -> u64) -> bool {
-        probes_set(&self.words, self.k, key, index)
+        const GROUP: usize = 4;
+        let k = self.k as usize;
+        let mut start = 0;
+        while start < k {
+            let end = (start + GROUP).min(k);
+            let mut all = 1u64;
+            for i in start..end {
+                let bit = index(i, key);
+                all &= self.words[(bit >> 6) as usize] >> (bit & 63);
+            }
+            if all & 1 == 0 {
+                return false;
+            }
+            start = end;
+        }
+        true
     }
 
     /// Sets the k bits of a byte key, hashed by the family itself ([`HashFamily::for_each_index_bytes`]).
@@ -316,9 +335,10 @@ impl BloomFilter {
     }
 }
 
-/// Sets the k probes of `key`. The words and the family are separate borrows, so the
-/// compiler knows that setting a bit cannot change the family's parameters, and k is
-/// bounded by [`MAX_K`] (the family's table), so the probe loop needs no bounds check on it.
+/// Sets the k probes of `key`. The words and the family come in as separate arguments, so
+/// the compiler knows that setting a bit cannot change the family's parameters and keeps
+/// them in registers across the loop (double hashing's pair is then computed once per key,
+/// not once per probe).
 #[inline(always)]
 fn set_probes(
     words: &mut [u64],
@@ -327,34 +347,10 @@ fn set_probes(
     key: u64,
     index: impl Fn(&HashFamily, usize, u64) -> u64,
 ) {
-    for i in 0..k.min(MAX_K) as usize {
+    for i in 0..k as usize {
         let bit = index(hashes, i, key);
         words[(bit >> 6) as usize] |= 1u64 << (bit & 63);
     }
-}
-
-/// True when all k probes of `key` are set. Probes are tested four at a time without
-/// branching, then once per group: an absent key usually fails within the first group, so
-/// that branch is well predicted, and the group's loads are independent, so their cache
-/// misses overlap.
-#[inline(always)]
-fn probes_set(words: &[u64], k: u32, key: u64, index: impl Fn(usize, u64) -> u64) -> bool {
-    const GROUP: usize = 4;
-    let k = k.min(MAX_K) as usize;
-    let mut start = 0;
-    while start < k {
-        let end = (start + GROUP).min(k);
-        let mut all = 1u64;
-        for i in start..end {
-            let bit = index(i, key);
-            all &= words[(bit >> 6) as usize] >> (bit & 63);
-        }
-        if all & 1 == 0 {
-            return false;
-        }
-        start = end;
-    }
-    true
 }
 
 /// How [`BloomFilter::insert_parallel`] cuts the bit array: `count` regions of `2^shift`

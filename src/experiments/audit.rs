@@ -405,8 +405,8 @@ pub fn run(plan: &AuditPlan, progress: &ProgressBar) -> Result<Vec<AuditRow>> {
     Ok(run_audit(plan, progress)?.rows)
 }
 
-/// [`run`], with the refusals. The filters are audited in parallel, on all cores (each on its own
-/// seeds, so the rows are the same as one at a time, in the same order), except under
+/// [`run`], with the refusals. The filters are audited in parallel, on all cores (each on
+/// its own seeds, so the rows are those of one at a time, in the same order), except under
 /// `--timed`, where each is timed alone.
 pub fn run_audit(plan: &AuditPlan, progress: &ProgressBar) -> Result<AuditRun> {
     let keys_per_entry = |fpr| -> Result<u64> {
@@ -467,7 +467,16 @@ struct EntryAudit {
     refusal: Option<Refusal>,
 }
 
-/// One filter at one rate, filled load by load; its rows are appended to `rows`.
+impl EntryAudit {
+    /// Counts `keys` done, on the shared progress bar and for this filter.
+    fn count(&mut self, progress: &ProgressBar, keys: u64) {
+        progress.inc(keys);
+        self.counted += keys;
+    }
+}
+
+/// One filter at one rate, filled load by load; its rows and the keys it counted go into
+/// `audited`.
 fn audit_entry(
     plan: &AuditPlan,
     entry: &Entry,
@@ -493,8 +502,7 @@ fn audit_entry(
     for &load in &plan.loads {
         let target = ((plan.n as f64 * load).round() as u64).max(inserted);
         insert_counters(&mut *filter, inserted..target, |c| keys.key(c))?;
-        progress.inc(target - inserted);
-        audited.counted += target - inserted;
+        audited.count(progress, target - inserted);
         inserted = target;
         let false_positives =
             count_present_parallel(&*filter, top..top + queries, |c| keys.key(c))?;
@@ -529,8 +537,7 @@ fn audit_entry(
             measurement,
             ns_query,
         ));
-        progress.inc(queries);
-        audited.counted += queries;
+        audited.count(progress, queries);
     }
     Ok(())
 }
