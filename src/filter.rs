@@ -12,6 +12,8 @@ use crate::words::{Words, prefetch, prefetch_pays};
 /// latency (about 14 lines at the rates measured here) through the rounds in which few keys
 /// remain undecided.
 pub const GROUP: usize = 256;
+/// Probes [`BloomFilter::contains`] tests between exits.
+const PROBE_GROUP: usize = 4;
 /// Probes hashed per round of parallel insertion: 4 bytes each, so the lists hold 4 MiB.
 const PARALLEL_PROBES: usize = 1 << 20;
 
@@ -144,11 +146,10 @@ impl BloomFilter {
 
     #[inline(always)]
     fn all_set(&self, key: u64, index: impl Fn(usize, u64) -> u64) -> bool {
-        const GROUP: usize = 4;
         let k = self.k as usize;
         let mut start = 0;
         while start < k {
-            let end = (start + GROUP).min(k);
+            let end = (start + PROBE_GROUP).min(k);
             let mut all = 1u64;
             for i in start..end {
                 let bit = index(i, key);
@@ -160,6 +161,16 @@ impl BloomFilter {
             start = end;
         }
         true
+    }
+
+    /// Starts loading the words of the key's first [`PROBE_GROUP`] probes, the ones
+    /// [`BloomFilter::contains`] reads before its first exit.
+    #[inline]
+    pub fn prefetch_query(&self, key: u64) {
+        let first = (self.k as usize).min(PROBE_GROUP);
+        with_index!(self.hashes, index => for i in 0..first {
+            prefetch(&self.words[(index(&self.hashes, i, key) >> 6) as usize]);
+        })
     }
 
     /// Sets the k bits of a byte key, hashed by the family itself ([`HashFamily::for_each_index_bytes`]).

@@ -19,7 +19,9 @@ use crate::error::Result;
 use crate::hash::{HashFamily, HashScheme};
 use crate::keys::KeySource;
 use crate::report::{Cell, Column, Record, Table, col};
-use crate::structures::{BATCH, Filter, FilterKind, insert_counters};
+use crate::structures::{
+    ACROSS_GROUP, BATCH, Filter, FilterKind, contains_across, insert_counters,
+};
 use crate::timing::{BenchSize, Passes, time_passes};
 
 /// The designs timed: bloomlab's classic and blocked filters.
@@ -277,12 +279,14 @@ impl Queries {
         (filter as usize, self.keys.key(counter), present)
     }
 
-    /// The keys of queries `start..min(start + keys.len(), q)` into `keys`; how many.
+    /// The filters and keys of queries `start..min(start + keys.len(), q)` into `picks`
+    /// and `keys`; how many.
     #[inline(always)]
-    fn draw_batch(&self, start: u64, q: u64, keys: &mut [u64]) -> usize {
+    fn draw_batch(&self, start: u64, q: u64, picks: &mut [u32], keys: &mut [u64]) -> usize {
         let len = (q - start).min(keys.len() as u64) as usize;
-        for (j, key) in keys[..len].iter_mut().enumerate() {
-            *key = self.query(start + j as u64).1;
+        for (j, (pick, key)) in picks.iter_mut().zip(keys.iter_mut()).take(len).enumerate() {
+            let (filter, query_key, _) = self.query(start + j as u64);
+            (*pick, *key) = (filter as u32, query_key);
         }
         len
     }
@@ -378,25 +382,32 @@ fn time_single(set: &FilterSet, queries: &Queries, q: u64, passes: u32) -> (Pass
     (gross, dry)
 }
 
-/// Gross and dry passes through `contains_many` on the first filter, [`BATCH`] at a time:
-/// the dry pass draws the same batches and hashes them.
+/// Gross and dry passes a batch at a time, [`BATCH`] queries each: through `contains_many`
+/// for one filter, through [`contains_across`] for many; the dry pass draws the same
+/// batches and hashes them.
 fn time_batched(
     set: &FilterSet,
     queries: &Queries,
     q: u64,
     passes: u32,
 ) -> Result<(Passes, Passes)> {
-    let filter = &set.filters[0];
-    let (mut keys, mut answers) = (vec![0u64; BATCH], vec![false; BATCH]);
+    let filters = &set.filters;
+    let (mut picks, mut keys) = (vec![0u32; BATCH], vec![0u64; BATCH]);
+    let mut answers = vec![false; BATCH];
     let mut failed = Ok(());
     let gross = time_passes(passes, q, || {
         let mut hits = 0usize;
         for start in (0..q).step_by(BATCH) {
-            let len = queries.draw_batch(start, q, &mut keys);
-            if let Err(e) = filter.contains_many(&keys[..len], &mut answers[..len]) {
+            let len = queries.draw_batch(start, q, &mut picks, &mut keys);
+            let (keys, answers) = (&keys[..len], &mut answers[..len]);
+            let asked = match filters.as_slice() {
+                [filter] => filter.contains_many(keys, answers),
+                _ => contains_across(filters, &picks[..len], keys, answers),
+            };
+            if let Err(e) = asked {
                 failed = Err(e);
             }
-            hits += answers[..len].iter().filter(|&&a| a).count();
+            hits += answers.iter().filter(|&&a| a).count();
         }
         black_box(hits);
     });
@@ -404,7 +415,7 @@ fn time_batched(
     let dry = time_passes(passes, q, || {
         let mut acc = 0u64;
         for start in (0..q).step_by(BATCH) {
-            let len = queries.draw_batch(start, q, &mut keys);
+            let len = queries.draw_batch(start, q, &mut picks, &mut keys);
             acc = keys[..len]
                 .iter()
                 .fold(acc, |a, &key| a ^ set.dry_hash(key));
@@ -422,7 +433,7 @@ struct RowLabel<'a> {
     access: &'a str,
 }
 
-/// Times one mix and access on a set, key by key and (for a single filter) batched.
+/// Times one mix and access on a set, key by key and batched.
 fn time_workload(
     set: &FilterSet,
     label: RowLabel,
@@ -431,13 +442,8 @@ fn time_workload(
 ) -> Result<Vec<WorkloadRow>> {
     let q = config.queries;
     let counts = count(set, queries, q);
-    let modes: &[bool] = if set.filters.len() == 1 {
-        &[false, true]
-    } else {
-        &[false]
-    };
     let mut rows = Vec::new();
-    for &batched in modes {
+    for batched in [false, true] {
         let (gross, dry) = if batched {
             time_batched(set, queries, q, config.passes)?
         } else {
@@ -524,7 +530,7 @@ pub fn notes(config: &WorkloadConfig) -> Vec<String> {
     ];
     if config.working_set_bytes > 0 {
         notes.push(format!(
-            "many filters: {} keys each, queried one key at a time (a batch goes to one filter); the hot filters are a shuffled share",
+            "many filters: {} keys each, the hot filters a shuffled share; batched, each group of {ACROSS_GROUP} queries has its lines prefetched (in their filters) before any is answered",
             config.keys_per_small_filter
         ));
     }

@@ -117,6 +117,9 @@ impl Membership for BlockedFilter {
             .all_set_many(keys, answers, k, |x, i| block_probe(index, in_block, x, i)));
         Ok(())
     }
+    fn prefetch_query(&self, key: u64) {
+        self.blocks.prefetch_block(key)
+    }
 }
 
 impl Filter for BlockedFilter {

@@ -106,6 +106,15 @@ impl Blocks {
         }
     }
 
+    /// Starts loading the lines of the key's block.
+    #[inline]
+    pub(super) fn prefetch_block(&self, key: u64) {
+        let base = self.base(key);
+        for line in (0..self.words_per_block).step_by(LINE_WORDS) {
+            prefetch(&self.words[base + line]);
+        }
+    }
+
     /// True when every probe of the key is set.
     #[inline]
     pub(super) fn all_set(

@@ -58,6 +58,9 @@ impl Membership for BloomFilter {
         self.contains_batch(keys, answers);
         Ok(())
     }
+    fn prefetch_query(&self, key: u64) {
+        BloomFilter::prefetch_query(self, key)
+    }
     fn insert_bytes(&mut self, key: &[u8]) {
         BloomFilter::insert_bytes(self, key)
     }

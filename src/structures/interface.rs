@@ -46,6 +46,58 @@ pub trait Membership {
         }
         Ok(())
     }
+    /// Hints that `contains(key)` comes soon: starts loading the lines it reads first (a
+    /// blocked filter's block, a classic filter's first probes), so that a caller asking
+    /// many filters overlaps their misses ([`contains_across`]). Changes no answer; by
+    /// default it does nothing.
+    fn prefetch_query(&self, _key: u64) {}
+}
+
+/// Queries per group of [`contains_across`]: about the lines a core keeps in flight, times
+/// the few each query reads.
+pub const ACROSS_GROUP: usize = 16;
+
+/// `answers[j] = filters[picks[j]].contains(keys[j])`: queries spread over many filters,
+/// [`ACROSS_GROUP`] at a time, each group's lines hinted ([`Membership::prefetch_query`])
+/// before any of its queries is answered. The answers are those of asking key by key.
+/// Refuses slices of different lengths and a pick with no filter.
+pub fn contains_across<T, F>(
+    filters: &[T],
+    picks: &[u32],
+    keys: &[u64],
+    answers: &mut [bool],
+) -> Result<()>
+where
+    T: std::ops::Deref<Target = F>,
+    F: Membership + ?Sized,
+{
+    check_answers(keys, answers)?;
+    if picks.len() != keys.len() {
+        return Err(Error::invalid(
+            "picks",
+            picks.len(),
+            "one filter per key",
+            keys.len().to_string(),
+        ));
+    }
+    if let Some(&bad) = picks.iter().find(|&&f| f as usize >= filters.len()) {
+        return Err(Error::invalid(
+            "picks",
+            bad,
+            "no such filter",
+            format!("0..{}", filters.len()),
+        ));
+    }
+    let groups = picks.chunks(ACROSS_GROUP).zip(keys.chunks(ACROSS_GROUP));
+    for ((picks, keys), answers) in groups.zip(answers.chunks_mut(ACROSS_GROUP)) {
+        for (&f, &key) in picks.iter().zip(keys) {
+            filters[f as usize].prefetch_query(key);
+        }
+        for ((&f, &key), answer) in picks.iter().zip(keys).zip(answers) {
+            *answer = filters[f as usize].contains(key);
+        }
+    }
+    Ok(())
 }
 
 /// Refuses an `answers` slice not as long as `keys` (every `contains_many` checks it).

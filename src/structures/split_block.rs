@@ -118,6 +118,9 @@ impl Membership for SplitBlockFilter {
         ));
         Ok(())
     }
+    fn prefetch_query(&self, key: u64) {
+        self.blocks.prefetch_block(key)
+    }
 }
 
 impl Filter for SplitBlockFilter {
