@@ -12,8 +12,8 @@ use crate::words::{Words, prefetch, prefetch_pays};
 /// latency (about 14 lines at the rates measured here) through the rounds in which few keys
 /// remain undecided.
 pub const GROUP: usize = 256;
-/// Probes [`BloomFilter::contains`] tests between exits.
-const PROBE_GROUP: usize = 4;
+/// Probes a query tests between exits ([`BloomFilter::contains`], the blocked filters).
+pub(crate) const PROBE_GROUP: usize = 4;
 /// Probes hashed per round of parallel insertion: 4 bytes each, so the lists hold 4 MiB.
 const PARALLEL_PROBES: usize = 1 << 20;
 

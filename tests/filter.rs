@@ -30,6 +30,24 @@ proptest! {
         prop_assert!(filter.set_bits() <= m.min(n * k as u64));
     }
 
+    /// A power-of-two m takes a shift where other sizes multiply: the indexes are the same.
+    #[test]
+    fn power_of_two_sizes_shift_to_the_indexes_they_would_multiply_to(
+        log_m in 1u32..=36,
+        i in 0usize..64,
+        x in any::<u64>(),
+        seed in any::<u64>(),
+    ) {
+        use bloomlab::hash::{HashFamily, IndexPath};
+        let m = 1u64 << log_m;
+        let shifting = HashFamily::new(HashScheme::MultiplyShift, 64, m, seed);
+        prop_assert_eq!(shifting.path(), IndexPath::MultiplyShiftPow2);
+        prop_assert_eq!(shifting.index(i, x), shifting.multiply_shift(i, x));
+        let shifting = HashFamily::new(HashScheme::DoubleHashing, 64, m, seed);
+        prop_assert_eq!(shifting.path(), IndexPath::DoubleHashingPow2);
+        prop_assert_eq!(shifting.index(i, x), shifting.double_hashing(i, x));
+    }
+
     #[test]
     fn inserted_and_absent_keys_never_meet(seed in any::<u64>(), n in 1u64..500, q in 1u64..500) {
         let keys = KeySource::new(seed);
