@@ -216,9 +216,11 @@ impl BloomFilter {
         }
     }
 
-    /// `answers[j] = contains(keys[j])`, [`GROUP`] keys at a time: round i hashes probe i of
-    /// the keys still undecided and prefetches their words, then tests them, so that an
-    /// absent key touches about `1/(1 - fill)` lines and the group's misses overlap.
+    /// `answers[j] = contains(keys[j])`, [`GROUP`] keys at a time: round i tests probe i of
+    /// the keys still undecided and, as it finds a key's bit set, hashes and prefetches its
+    /// probe i + 1 (a key found absent prefetches the line it just read instead, so no
+    /// branch). An absent key touches about `1/(1 - fill)` lines, the group's misses overlap,
+    /// and round i + 1's lines are in flight while round i is still testing.
     /// `answers` must be as long as `keys`.
     pub fn contains_batch(&self, keys: &[u64], answers: &mut [bool]) {
         with_index!(self.hashes, index => self.test_batch(keys, answers, index))
@@ -237,25 +239,28 @@ impl BloomFilter {
             }
             return;
         }
+        let k = self.k as usize;
         let mut bits = [0u64; GROUP];
         let mut undecided = [0u16; GROUP];
         for (group, answers) in keys.chunks(GROUP).zip(answers.chunks_mut(GROUP)) {
             answers.fill(true);
             let mut count = group.len();
-            for (j, slot) in undecided.iter_mut().enumerate().take(count) {
+            for (j, (slot, bit)) in undecided.iter_mut().zip(&mut bits).enumerate().take(count) {
                 *slot = j as u16;
+                *bit = index(&self.hashes, 0, group[j]);
+                prefetch(&self.words[(*bit >> 6) as usize]);
             }
-            for i in 0..self.k as usize {
-                for (bit, &j) in bits.iter_mut().zip(&undecided[..count]) {
-                    *bit = index(&self.hashes, i, group[j as usize]);
-                    prefetch(&self.words[(*bit >> 6) as usize]);
-                }
+            for i in 0..k {
+                let next = (i + 1).min(k - 1);
                 let mut still = 0;
                 for c in 0..count {
                     let (bit, j) = (bits[c], undecided[c]);
                     let set = (self.words[(bit >> 6) as usize] >> (bit & 63)) & 1 == 1;
                     answers[j as usize] = set;
                     undecided[still] = j;
+                    let following = index(&self.hashes, next, group[j as usize]);
+                    bits[still] = following;
+                    prefetch(&self.words[(if set { following } else { bit } >> 6) as usize]);
                     still += usize::from(set);
                 }
                 count = still;
