@@ -15,7 +15,8 @@ use crate::report::{Cell, Column, Record, col};
 use crate::structures::{Filter, FilterKind};
 pub use crate::timing::{BenchSize, Subject, default_sizes};
 use crate::timing::{
-    LineRate, Operation, PassKeys, fill, line_rate, reinsert_is_idempotent, time_operation,
+    LineBuffer, LineRate, Operation, PassKeys, Passes, fill, reinsert_is_idempotent,
+    time_operation, time_pass,
 };
 
 pub mod workloads;
@@ -203,73 +204,136 @@ impl Record for BenchRow {
     }
 }
 
-/// What one size needs: the keys, the limit, n.
+/// What one size needs: the keys, n, and the buffer its limit is read in.
 struct SizeRun<'a> {
     size: &'a BenchSize,
     n: u64,
     keys: KeySource,
     pass_keys: PassKeys,
-    limit: LineRate,
+    lines: LineBuffer,
 }
 
-/// Fills one contender's filter and times each operation, key by key and (for bloomlab's
-/// own) batched.
-fn time_contender(
-    contender: &Contender,
+/// A contender's filter at one size and k, filled, with the ns per key of each pass of each
+/// operation it is timed at.
+struct Entrant<'c> {
+    contender: &'c Contender,
+    filter: Box<dyn Filter>,
+    k: u32,
+    fpr_measured: f64,
+    /// Set bits over memory bits once filled.
+    filled: f64,
+    /// `(operation, batched, ns per key of each pass)`.
+    passes: Vec<(Operation, bool, Vec<f64>)>,
+}
+
+impl<'c> Entrant<'c> {
+    /// The contender's filter built and filled. Key by key, and for bloomlab's own also
+    /// batched, for each operation.
+    fn enter(contender: &'c Contender, k: u32, run: &SizeRun, seed: u64) -> Result<Self> {
+        let k = k_of(contender.structure, k);
+        let mut filter = contender.build(run.size.m, k, run.n, seed)?;
+        if !reinsert_is_idempotent(&*filter) {
+            return Err(crate::error::Error::Unsupported {
+                filter: filter.kind().name(),
+                operation: "bench (its inserts are timed again into the filled filter)",
+                supported: "bit arrays".into(),
+            });
+        }
+        let fpr_measured = fill(&mut *filter, &run.keys, run.n, &run.pass_keys)?;
+        let filled = filter.set_bits() as f64 / filter.memory_bits() as f64;
+        let modes: &[bool] = if contender.peer == "bloomlab" {
+            &[false, true]
+        } else {
+            &[false]
+        };
+        let passes = Operation::ALL
+            .iter()
+            .flat_map(|&operation| modes.iter().map(move |&b| (operation, b, Vec::new())))
+            .collect();
+        Ok(Entrant {
+            contender,
+            filter,
+            k,
+            fpr_measured,
+            filled,
+            passes,
+        })
+    }
+
+    /// One pass of each operation.
+    fn time_pass(&mut self, pass_keys: &PassKeys) -> Result<()> {
+        for (operation, batched, ns) in &mut self.passes {
+            let pass = time_operation(&mut *self.filter, *operation, *batched, pass_keys, 1)?;
+            ns.push(pass.median);
+        }
+        Ok(())
+    }
+
+    /// A row per operation and mode, its limit ratio left for [`set_limit`].
+    fn rows(&self, run: &SizeRun) -> Vec<BenchRow> {
+        let (contender, k) = (self.contender, self.k);
+        self.passes
+            .iter()
+            .map(|(operation, batched, ns)| {
+                let ns = Passes::of(ns.clone());
+                BenchRow {
+                    structure: contender.structure.into(),
+                    peer: contender.peer.into(),
+                    hash: self.filter.hash_name(),
+                    operation: operation.name().into(),
+                    size: run.size.label.into(),
+                    m: self.filter.memory_bits(),
+                    n: run.n,
+                    k,
+                    batched: *batched,
+                    ns_per_key: round2(ns.median),
+                    ns_min: round2(ns.min),
+                    ns_max: round2(ns.max),
+                    fpr_measured: self.fpr_measured,
+                    lines_per_key: lines_per_key(contender.structure, *operation, k, self.filled),
+                    ns_line_dependent: f64::NAN,
+                    ns_line_independent: f64::NAN,
+                    ratio_to_fastest_peer: None,
+                    ratio_to_limit: f64::NAN,
+                }
+            })
+            .collect()
+    }
+}
+
+/// Times the contenders of one design (bloomlab's and its peers) at one size and k pass by
+/// pass in turn, a pass of the size's line reads in each round, so that whatever else the
+/// machine does meanwhile slows them alike and their ratios hold. Only one design's filters
+/// are held at once. The line reads' ns go to `limit_passes`.
+fn time_design(
+    design: &[&Contender],
     k: u32,
     run: &SizeRun,
     config: &BenchConfig,
+    limit_passes: &mut [Vec<f64>; 2],
 ) -> Result<Vec<BenchRow>> {
-    let k = k_of(contender.structure, k);
-    let mut filter = contender.build(run.size.m, k, run.n, config.seed)?;
-    if !reinsert_is_idempotent(&*filter) {
-        return Err(crate::error::Error::Unsupported {
-            filter: filter.kind().name(),
-            operation: "bench (its inserts are timed again into the filled filter)",
-            supported: "bit arrays".into(),
-        });
-    }
-    let fpr_measured = fill(&mut *filter, &run.keys, run.n, &run.pass_keys)?;
-    let filled = filter.set_bits() as f64 / filter.memory_bits() as f64;
-    let modes: &[bool] = if contender.peer == "bloomlab" {
-        &[false, true]
-    } else {
-        &[false]
-    };
-    let mut rows = Vec::new();
-    for operation in Operation::ALL {
-        for &batched in modes {
-            let ns = time_operation(
-                &mut *filter,
-                operation,
-                batched,
-                &run.pass_keys,
-                config.passes,
-            )?;
-            let lines = lines_per_key(contender.structure, operation, k, filled);
-            rows.push(BenchRow {
-                structure: contender.structure.into(),
-                peer: contender.peer.into(),
-                hash: filter.hash_name(),
-                operation: operation.name().into(),
-                size: run.size.label.into(),
-                m: filter.memory_bits(),
-                n: run.n,
-                k,
-                batched,
-                ns_per_key: round2(ns.median),
-                ns_min: round2(ns.min),
-                ns_max: round2(ns.max),
-                fpr_measured,
-                lines_per_key: lines,
-                ns_line_dependent: round2(run.limit.dependent_ns),
-                ns_line_independent: round2(run.limit.independent_ns),
-                ratio_to_fastest_peer: None,
-                ratio_to_limit: round2(ns.median / (lines * run.limit.independent_ns)),
-            });
+    let mut entrants = design
+        .iter()
+        .map(|contender| Entrant::enter(contender, k, run, config.seed))
+        .collect::<Result<Vec<_>>>()?;
+    for _ in 0..config.passes.max(1) {
+        for entrant in &mut entrants {
+            entrant.time_pass(&run.pass_keys)?;
         }
+        let reads = config.queries;
+        limit_passes[0].push(time_pass(reads, || run.lines.read_dependent(reads)));
+        limit_passes[1].push(time_pass(reads, || run.lines.read_independent(reads)));
     }
-    Ok(rows)
+    Ok(entrants.iter().flat_map(|e| e.rows(run)).collect())
+}
+
+/// Every row's line times and ratio to the limit.
+fn set_limit(rows: &mut [BenchRow], limit: &LineRate) {
+    for row in rows {
+        row.ns_line_dependent = round2(limit.dependent_ns);
+        row.ns_line_independent = round2(limit.independent_ns);
+        row.ratio_to_limit = round2(row.ns_per_key / (row.lines_per_key * limit.independent_ns));
+    }
 }
 
 /// Sets every row's ratio to the fastest peer row of its design, operation, size and k.
@@ -291,35 +355,58 @@ fn set_peer_ratios(rows: &mut [BenchRow]) {
     }
 }
 
-/// Times every contender at every size and k, after measuring each size's limit.
+/// Times every contender at every size and k, a design at a time ([`time_design`]); each
+/// size's limit is the median of the line-read passes taken among them.
 pub fn run(config: &BenchConfig, progress: &ProgressBar) -> Result<(Vec<BenchRow>, Vec<LineRate>)> {
     let contenders = contenders(config.full);
+    let mut designs: Vec<&'static str> = Vec::new();
+    for contender in &contenders {
+        if !designs.contains(&contender.structure) {
+            designs.push(contender.structure);
+        }
+    }
     progress.inc_length((config.sizes.len() * config.ks.len() * contenders.len()) as u64);
     let (mut rows, mut limits) = (Vec::new(), Vec::new());
     for size in &config.sizes {
         let n = ((size.m as f64 / config.bits_per_key).round() as u64).max(1);
         let keys = KeySource::new(config.seed);
-        let limit = line_rate(size.m / 8, config.queries, config.passes, config.seed)?;
-        limits.push(limit);
         let run = SizeRun {
             size,
             n,
             pass_keys: PassKeys::new(&keys, n, config.queries),
             keys,
-            limit,
+            lines: LineBuffer::new(size.m / 8, config.seed)?,
         };
+        let mut limit_passes = [Vec::new(), Vec::new()];
+        let first_row = rows.len();
         for (i, &k) in config.ks.iter().enumerate() {
-            for contender in &contenders {
-                let fixed_k_again = k_of(contender.structure, k) != k && i > 0;
-                let skipped = size.label == "out-of-cache"
-                    && !config.full
-                    && !contender.out_of_cache_by_default;
-                if !fixed_k_again && !skipped {
-                    rows.extend(time_contender(contender, k, &run, config)?);
+            for &structure in &designs {
+                let design: Vec<&Contender> = contenders
+                    .iter()
+                    .filter(|c| c.structure == structure)
+                    .filter(|c| {
+                        let fixed_k_again = k_of(c.structure, k) != k && i > 0;
+                        let skipped = size.label == "out-of-cache"
+                            && !config.full
+                            && !c.out_of_cache_by_default;
+                        !fixed_k_again && !skipped
+                    })
+                    .collect();
+                if !design.is_empty() {
+                    rows.extend(time_design(&design, k, &run, config, &mut limit_passes)?);
                 }
-                progress.inc(1);
+                progress.inc(
+                    contenders
+                        .iter()
+                        .filter(|c| c.structure == structure)
+                        .count() as u64,
+                );
             }
         }
+        let [dependent, independent] = limit_passes.map(|ns| Passes::of(ns).median);
+        let limit = run.lines.rate(dependent, independent);
+        set_limit(&mut rows[first_row..], &limit);
+        limits.push(limit);
     }
     set_peer_ratios(&mut rows);
     Ok((rows, limits))

@@ -69,21 +69,36 @@ pub struct Passes {
     pub max: f64,
 }
 
+impl Passes {
+    /// The median (the upper one of an even count), fastest and slowest of `ns`, at least
+    /// one figure (an empty list reads as NaN).
+    pub fn of(mut ns: Vec<f64>) -> Passes {
+        if ns.is_empty() {
+            ns.push(f64::NAN);
+        }
+        ns.sort_by(f64::total_cmp);
+        Passes {
+            median: ns[ns.len() / 2],
+            min: ns[0],
+            max: ns[ns.len() - 1],
+        }
+    }
+}
+
+/// ns per item of one call of `pass` over `count` items, in thread CPU time.
+pub fn time_pass(count: u64, pass: impl FnOnce()) -> f64 {
+    let start = thread_ns();
+    pass();
+    (thread_ns() - start) / count.max(1) as f64
+}
+
 /// Times `passes` calls of `pass`, each over `count` items, in thread CPU time.
 pub fn time_passes(passes: u32, count: u64, mut pass: impl FnMut()) -> Passes {
-    let mut ns: Vec<f64> = (0..passes.max(1))
-        .map(|_| {
-            let start = thread_ns();
-            pass();
-            (thread_ns() - start) / count.max(1) as f64
-        })
-        .collect();
-    ns.sort_by(f64::total_cmp);
-    Passes {
-        median: ns[ns.len() / 2],
-        min: ns[0],
-        max: ns[ns.len() - 1],
-    }
+    Passes::of(
+        (0..passes.max(1))
+            .map(|_| time_pass(count, &mut pass))
+            .collect(),
+    )
 }
 
 /// Best-of-`repeats` nanoseconds per call of `pass` over `count` items (wall time).
@@ -229,12 +244,7 @@ fn time_fresh_inserts(
         }
         ns.push(spent / keys.inserted.len().max(1) as f64);
     }
-    ns.sort_by(f64::total_cmp);
-    Ok(Passes {
-        median: ns[ns.len() / 2],
-        min: ns[0],
-        max: ns[ns.len() - 1],
-    })
+    Ok(Passes::of(ns))
 }
 
 /// Fills one filter from `build` with n keys, then times `queries` inserts, present and
@@ -283,49 +293,79 @@ pub struct LineRate {
 
 /// Measures [`LineRate`] in a buffer of `bytes` (at least two lines), `reads` reads a pass.
 pub fn line_rate(bytes: u64, reads: u64, passes: u32, seed: u64) -> Result<LineRate> {
-    let lines = (bytes / 64).max(2) as usize;
-    let mut words = Words::zeroed(lines as u64 * 512)?;
-    // Sattolo's shuffle: one cycle through every line, so the chase never repeats early.
-    let mut order: Vec<u32> = (0..lines as u32).collect();
-    let mut rng = Pcg64::seed_from_u64(seed);
-    for i in (1..lines).rev() {
-        order.swap(i, rng.random_range(0..i));
+    let buffer = LineBuffer::new(bytes, seed)?;
+    let dependent = time_passes(passes, reads, || buffer.read_dependent(reads));
+    let independent = time_passes(passes, reads, || buffer.read_independent(reads));
+    Ok(buffer.rate(dependent.median, independent.median))
+}
+
+/// A buffer of random cache lines to read, for [`LineRate`]: each line's first word names
+/// the next line of one cycle through them all (Sattolo's shuffle, so that the chase never
+/// repeats early).
+pub struct LineBuffer {
+    words: Words,
+    lines: usize,
+    /// Odd: `multiplier · c` for c = 1, 2, … spreads the independent reads over the lines.
+    multiplier: u64,
+}
+
+impl LineBuffer {
+    /// A buffer of `bytes` (at least two lines).
+    pub fn new(bytes: u64, seed: u64) -> Result<LineBuffer> {
+        let lines = (bytes / 64).max(2) as usize;
+        let mut words = Words::zeroed(lines as u64 * 512)?;
+        let mut order: Vec<u32> = (0..lines as u32).collect();
+        let mut rng = Pcg64::seed_from_u64(seed);
+        for i in (1..lines).rev() {
+            order.swap(i, rng.random_range(0..i));
+        }
+        for (i, &line) in order.iter().enumerate() {
+            words[line as usize * LINE_WORDS] = u64::from(order[(i + 1) % lines]);
+        }
+        Ok(LineBuffer {
+            words,
+            lines,
+            multiplier: rng.next_u64() | 1,
+        })
     }
-    for (i, &line) in order.iter().enumerate() {
-        words[line as usize * LINE_WORDS] = u64::from(order[(i + 1) % lines]);
-    }
-    drop(order);
-    let dependent = time_passes(passes, reads, || {
+
+    /// `reads` reads, each at the line the one before named, so each waits for the last.
+    pub fn read_dependent(&self, reads: u64) {
         let mut line = 0u64;
         for _ in 0..reads {
-            line = words[line as usize * LINE_WORDS];
+            line = self.words[line as usize * LINE_WORDS];
         }
         black_box(line);
-    });
-    let multiplier = rng.next_u64() | 1;
-    let independent = time_passes(passes, reads, || {
+    }
+
+    /// `reads` reads at addresses known ahead, a [`GROUP`] prefetched, then read.
+    pub fn read_independent(&self, reads: u64) {
         let mut sum = 0u64;
         let mut at = [0usize; GROUP];
         let mut done = 0;
         while done < reads {
             let group = (reads - done).min(GROUP as u64) as usize;
             for (j, slot) in at.iter_mut().enumerate().take(group) {
-                let h = multiplier.wrapping_mul(done + j as u64 + 1);
-                *slot = ((h as u128 * lines as u128) >> 64) as usize * LINE_WORDS;
-                prefetch(&words[*slot]);
+                let h = self.multiplier.wrapping_mul(done + j as u64 + 1);
+                *slot = ((h as u128 * self.lines as u128) >> 64) as usize * LINE_WORDS;
+                prefetch(&self.words[*slot]);
             }
             sum = at[..group]
                 .iter()
-                .fold(sum, |s, &w| s.wrapping_add(words[w]));
+                .fold(sum, |s, &w| s.wrapping_add(self.words[w]));
             done += group as u64;
         }
         black_box(sum);
-    });
-    Ok(LineRate {
-        bytes: lines as u64 * 64,
-        dependent_ns: dependent.median,
-        independent_ns: independent.median,
-    })
+    }
+
+    /// The rate of this buffer from ns per dependent and per independent read.
+    pub fn rate(&self, dependent_ns: f64, independent_ns: f64) -> LineRate {
+        LineRate {
+            bytes: self.lines as u64 * 64,
+            dependent_ns,
+            independent_ns,
+        }
+    }
 }
 
 /// A time in ns to one decimal, as the tables show it.
