@@ -1,7 +1,7 @@
 //! What the blocked structures share: bits in blocks, and the Poisson mixture over block loads.
 
 use crate::error::{Error, Result};
-use crate::filter::{MAX_BITS, PROBE_GROUP, popcount};
+use crate::filter::{MAX_BITS, every_group, popcount};
 use crate::hash::{HashFamily, HashScheme, with_index};
 use crate::theory;
 use crate::words::{LINE_WORDS, Words, prefetch, prefetch_pays};
@@ -216,10 +216,8 @@ fn set_in(block: &mut [u64], key: u64, probes: usize, probe: &impl Fn(u64, usize
     }
 }
 
-/// True when probes `0..probes` of the key are set in the block that starts `block`. The
-/// probes are read [`PROBE_GROUP`] at a time, their missing bits OR-ed together without a
-/// branch, with one exit after each group: an absent key at half fill leaves the first
-/// group 15 times in 16, a well-predicted branch, having computed 4 probes rather than k.
+/// True when probes `0..probes` of the key are set in the block that starts `block`
+/// ([`every_group`]).
 #[inline(always)]
 fn all_set_in(
     block: &[u64],
@@ -227,19 +225,12 @@ fn all_set_in(
     probes: usize,
     probe: &impl Fn(u64, usize) -> (usize, u64),
 ) -> bool {
-    let mut start = 0;
-    while start < probes {
-        let end = (start + PROBE_GROUP).min(probes);
-        let missing = (start..end).fold(0u64, |missing, j| {
+    every_group(probes, |group| {
+        group.fold(0, |missing, j| {
             let (word, mask) = probe(key, j);
             missing | (mask & !block[word])
-        });
-        if missing != 0 {
-            return false;
-        }
-        start = end;
-    }
-    true
+        }) == 0
+    })
 }
 
 /// Separates the block-choosing hash from the in-block hashes drawn from the same seed.
