@@ -1,0 +1,73 @@
+//! How close `BloomFilter::insert_parallel` comes to the memory limit at a size far out of
+//! cache: n keys at 10 bits per key, k = 7, on every core, against random independent
+//! cache-line reads in a buffer of the filter's size on every core at once, measured in the
+//! same run (wall time, medians of three passes). An insert must touch k lines, so the limit
+//! is `k × ns per line`; a ratio near 1 is as fast as the memory allows for reads alone (an
+//! insert also writes each line back).
+//!
+//! `cargo run --release --example parallel_insert_limit -- 1000000000` (1.25 GB, about a
+//! minute on two cores); the default n is 10^8.
+
+use std::time::Instant;
+
+use bloomlab::filter::BloomFilter;
+use bloomlab::hash::HashScheme;
+use bloomlab::timing::{LineBuffer, Passes};
+use rayon::prelude::*;
+
+const K: u32 = 7;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let n: u64 = match std::env::args().nth(1) {
+        Some(arg) => arg
+            .parse()
+            .ok()
+            .filter(|n| (1_000..=6_000_000_000).contains(n))
+            .ok_or("n: a key count in 1000..=6000000000")?,
+        None => 100_000_000,
+    };
+    let m = n * 10;
+    let cores = rayon::current_num_threads();
+    let line_ns = {
+        let lines = LineBuffer::new(m / 8, 1)?;
+        let reads = 20_000_000u64;
+        Passes::of(
+            (0..3)
+                .map(|_| {
+                    let start = Instant::now();
+                    (0..cores)
+                        .into_par_iter()
+                        .for_each(|_| lines.read_independent(reads));
+                    start.elapsed().as_secs_f64() * 1e9 / (cores as u64 * reads) as f64
+                })
+                .collect(),
+        )
+    };
+    let insert_ns = Passes::of(
+        (0..3)
+            .map(|_| {
+                let mut filter = BloomFilter::new(m, K, HashScheme::MultiplyShift, 1)?;
+                let start = Instant::now();
+                filter.insert_parallel(0..n, |c| c.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+                Ok(start.elapsed().as_secs_f64() * 1e9 / n as f64)
+            })
+            .collect::<bloomlab::Result<Vec<f64>>>()?,
+    );
+    let limit = f64::from(K) * line_ns.median;
+    println!(
+        "n = {n}, m = {m} bits ({} MB), k = {K}, {cores} cores",
+        m / 8_000_000
+    );
+    println!(
+        "independent line reads on {cores} cores: {:.2} ns per line [{:.2}, {:.2}]; limit {limit:.1} ns per key",
+        line_ns.median, line_ns.min, line_ns.max
+    );
+    println!(
+        "insert_parallel: {:.1} ns per key [{:.1}, {:.1}], {:.2}x the limit",
+        insert_ns.median,
+        insert_ns.min,
+        insert_ns.max,
+        insert_ns.median / limit
+    );
+    Ok(())
+}
