@@ -126,7 +126,8 @@ impl BloomFilter {
     /// Sets the k bits of `key`.
     #[inline]
     pub fn insert(&mut self, key: u64) {
-        with_index!(self.hashes, index => self.set_all(key, index))
+        let (words, hashes, k) = (&mut self.words, &self.hashes, self.k);
+        with_index!(hashes, index => set_probes_out_of_line(words, hashes, k, key, index))
     }
 
     #[inline(always)]
@@ -372,6 +373,19 @@ fn set_probes(
         let bit = index(hashes, i, key);
         words[(bit >> 6) as usize] |= 1u64 << (bit & 63);
     }
+}
+
+/// [`set_probes`] behind a call of its own for each index function, so that
+/// [`BloomFilter::insert`] is a jump to it.
+#[inline(never)]
+fn set_probes_out_of_line(
+    words: &mut [u64],
+    hashes: &HashFamily,
+    k: u32,
+    key: u64,
+    index: impl Fn(&HashFamily, usize, u64) -> u64,
+) {
+    set_probes(words, hashes, k, key, index)
 }
 
 /// How [`BloomFilter::insert_parallel`] cuts the bit array: `count` regions of `2^shift`
