@@ -121,6 +121,9 @@ impl Blocks {
         probes: usize,
         probe: impl Fn(u64, usize) -> (usize, u64),
     ) {
+        if !prefetch_pays(&self.words) {
+            return keys.iter().for_each(|&key| self.set(key, probes, &probe));
+        }
         let (chooser, per_block) = (&self.chooser, self.words_per_block);
         let mut words: &mut [u64] = &mut self.words;
         pipelined(chooser, per_block, &mut words, keys, |words, j, base| {
@@ -136,6 +139,12 @@ impl Blocks {
         probes: usize,
         probe: impl Fn(u64, usize) -> (usize, u64),
     ) {
+        if !prefetch_pays(&self.words) {
+            for (answer, &key) in answers.iter_mut().zip(keys) {
+                *answer = self.all_set(key, probes, &probe);
+            }
+            return;
+        }
         let mut words: &[u64] = &self.words;
         pipelined(
             &self.chooser,
@@ -168,9 +177,10 @@ impl Blocks {
 const STAGE: usize = 16;
 
 /// Calls `each(words, j, base of key j)` for every key in order, a stage of [`STAGE`] keys
-/// at a time: the blocks of the next stage are found, and their lines prefetched when that
-/// pays ([`prefetch_pays`]), before the keys of this one are handed to `each`, so that
-/// hashing and testing one stage overlaps the misses of the next.
+/// at a time: the blocks of the next stage are found and their lines prefetched before the
+/// keys of this one are handed to `each`, so that hashing and testing one stage overlaps the
+/// misses of the next. For arrays where prefetching pays ([`prefetch_pays`]); elsewhere the
+/// batch calls go key by key, as stages would only add work.
 #[inline(always)]
 fn pipelined<W: AsRef<[u64]>>(
     chooser: &HashFamily,
@@ -179,16 +189,13 @@ fn pipelined<W: AsRef<[u64]>>(
     keys: &[u64],
     mut each: impl FnMut(&mut W, usize, usize),
 ) {
-    let fetch = prefetch_pays(words.as_ref());
     let mut bases = [[0usize; STAGE]; 2];
     with_index!(chooser, index => {
         let find = |stage: &[u64], bases: &mut [usize; STAGE], words: &[u64]| {
             for (base, &key) in bases.iter_mut().zip(stage) {
                 *base = index(chooser, 0, key) as usize * per_block;
-                if fetch {
-                    for line in (0..per_block).step_by(LINE_WORDS) {
-                        prefetch(&words[*base + line]);
-                    }
+                for line in (0..per_block).step_by(LINE_WORDS) {
+                    prefetch(&words[*base + line]);
                 }
             }
         };
