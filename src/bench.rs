@@ -432,6 +432,10 @@ pub fn notes(rows: &[BenchRow], limits: &[LineRate], full: bool) -> Vec<String> 
             ));
         }
     }
+    let hashes = |name: &str| rows.iter().any(|r| r.peer == "bloomlab" && r.hash == name);
+    if hashes("multiply-shift") && hashes("double-hashing") {
+        notes.push("multiply-shift computes k independent functions (two multiplications per probe, the essay's hash); double-hashing derives the k from one pair per key, as fastbloom does: like against like".into());
+    }
     notes.push("CPU time of the bench thread; medians of the passes, min and max beside. The machine's other load still moves them: compare rows within one run".into());
     if !full {
         notes.push(
