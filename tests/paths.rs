@@ -32,19 +32,22 @@ fn every_blocked_and_classic_structure_batches_as_it_goes_one_key_at_a_time() {
         ("split-block", 8),
     ] {
         let kind = FilterKind::named(name).unwrap();
-        for m in [LARGE, 10_007] {
+        let sizes_and_hashes = [LARGE, 10_007]
+            .into_iter()
+            .flat_map(|m| [HashScheme::MultiplyShift, HashScheme::DoubleHashing].map(|h| (m, h)));
+        for (m, hash) in sizes_and_hashes {
             let n = m / 10;
-            let build = || kind.build(n, m, k, HashScheme::MultiplyShift, 4).unwrap();
+            let build = || kind.build(n, m, k, hash, 4).unwrap();
             let (mut single, mut batched) = (build(), build());
             let inserted: Vec<u64> = keys.inserted(n).collect();
             inserted.iter().for_each(|&key| single.insert(key));
             batched.insert_many(&inserted).unwrap();
-            assert_eq!(single.set_bits(), batched.set_bits(), "{name} m={m}");
+            assert_eq!(single.set_bits(), batched.set_bits(), "{name} {hash} m={m}");
             let asked = queries(&keys, n);
             let one_by_one: Vec<bool> = asked.iter().map(|&key| single.contains(key)).collect();
             let mut answers = vec![false; asked.len()];
             batched.contains_many(&asked, &mut answers).unwrap();
-            assert_eq!(one_by_one, answers, "{name} m={m}");
+            assert_eq!(one_by_one, answers, "{name} {hash} m={m}");
             assert!(answers[..(n as usize).div_ceil(7)].iter().all(|&a| a));
             let absent_answers = &answers[(n as usize).div_ceil(7)..];
             assert!(
