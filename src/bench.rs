@@ -322,7 +322,7 @@ fn time_design(
         }
         let reads = config.queries;
         limit_passes[0].push(time_pass(reads, || run.lines.read_dependent(reads)));
-        limit_passes[1].push(time_pass(reads, || run.lines.read_independent(reads)));
+        limit_passes[1].push(time_pass(reads, || run.lines.read_independent(0, reads)));
     }
     Ok(entrants.iter().flat_map(|e| e.rows(run)).collect())
 }
@@ -434,7 +434,7 @@ pub fn notes(rows: &[BenchRow], limits: &[LineRate], full: bool) -> Vec<String> 
     }
     let hashes = |name: &str| rows.iter().any(|r| r.peer == "bloomlab" && r.hash == name);
     if hashes("multiply-shift") && hashes("double-hashing") {
-        notes.push("multiply-shift computes k independent functions (two multiplications per probe, the essay's hash); double-hashing derives the k from one pair per key, as fastbloom does: like against like".into());
+        notes.push("multiply-shift computes k independent functions (the essay's hash: per probe a multiplication, and a second one unless m is a power of two); double-hashing derives the k from one pair per key, as fastbloom does: like against like".into());
     }
     notes.push("CPU time of the bench thread; medians of the passes, min and max beside. The machine's other load still moves them: compare rows within one run".into());
     if !full {

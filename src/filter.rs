@@ -206,8 +206,8 @@ impl BloomFilter {
     }
 
     /// `answers[j] = contains(keys[j])`, [`GROUP`] keys at a time: round i tests probe i of
-    /// the keys still undecided and, as it finds a key's bit set, hashes and prefetches its
-    /// probe i + 1 (a key found absent prefetches the line it just read instead, so no
+    /// the keys still undecided and hashes their probe i + 1, prefetching it for a key whose
+    /// bit was set (a key found absent prefetches the line it just read instead, so no
     /// branch). An absent key touches about `1/(1 - fill)` lines, the group's misses overlap,
     /// and round i + 1's lines are in flight while round i is still testing.
     /// `answers` must be as long as `keys`.

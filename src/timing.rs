@@ -291,14 +291,6 @@ pub struct LineRate {
     pub independent_ns: f64,
 }
 
-/// Measures [`LineRate`] in a buffer of `bytes` (at least two lines), `reads` reads a pass.
-pub fn line_rate(bytes: u64, reads: u64, passes: u32, seed: u64) -> Result<LineRate> {
-    let buffer = LineBuffer::new(bytes, seed)?;
-    let dependent = time_passes(passes, reads, || buffer.read_dependent(reads));
-    let independent = time_passes(passes, reads, || buffer.read_independent(reads));
-    Ok(buffer.rate(dependent.median, independent.median))
-}
-
 /// A buffer of random cache lines to read, for [`LineRate`]: each line's first word names
 /// the next line of one cycle through them all (Sattolo's shuffle, so that the chase never
 /// repeats early).
@@ -338,15 +330,17 @@ impl LineBuffer {
         black_box(line);
     }
 
-    /// `reads` reads at addresses known ahead, a [`GROUP`] prefetched, then read.
-    pub fn read_independent(&self, reads: u64) {
+    /// `reads` reads at addresses known ahead, a [`GROUP`] prefetched, then read: the lines
+    /// `first + 1, first + 2, …` of a fixed random sequence (threads reading at once take
+    /// disjoint stretches, so that none reads a line another has just brought in).
+    pub fn read_independent(&self, first: u64, reads: u64) {
         let mut sum = 0u64;
         let mut at = [0usize; GROUP];
         let mut done = 0;
         while done < reads {
             let group = (reads - done).min(GROUP as u64) as usize;
             for (j, slot) in at.iter_mut().enumerate().take(group) {
-                let h = self.multiplier.wrapping_mul(done + j as u64 + 1);
+                let h = self.multiplier.wrapping_mul(first + done + j as u64 + 1);
                 *slot = ((h as u128 * self.lines as u128) >> 64) as usize * LINE_WORDS;
                 prefetch(&self.words[*slot]);
             }

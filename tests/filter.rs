@@ -48,6 +48,19 @@ proptest! {
         prop_assert_eq!(shifting.index(i, x), shifting.double_hashing(i, x));
     }
 
+    /// Other sizes, 1 among them, keep the multiplication.
+    #[test]
+    fn other_sizes_multiply(m in 1u64..=1 << 36, i in 0usize..64, x in any::<u64>(), seed in any::<u64>()) {
+        use bloomlab::hash::{HashFamily, IndexPath};
+        prop_assume!(m == 1 || !m.is_power_of_two());
+        let multiplying = HashFamily::new(HashScheme::MultiplyShift, 64, m, seed);
+        prop_assert_eq!(multiplying.path(), IndexPath::MultiplyShift);
+        prop_assert!(multiplying.index(i, x) < m);
+        let multiplying = HashFamily::new(HashScheme::DoubleHashing, 64, m, seed);
+        prop_assert_eq!(multiplying.path(), IndexPath::DoubleHashing);
+        prop_assert!(multiplying.index(i, x) < m);
+    }
+
     #[test]
     fn inserted_and_absent_keys_never_meet(seed in any::<u64>(), n in 1u64..500, q in 1u64..500) {
         let keys = KeySource::new(seed);

@@ -136,3 +136,92 @@ fn queries_across_many_filters_answer_as_each_filter_does() {
         assert!(refused.is_err(), "{name}: fewer picks than keys");
     }
 }
+
+/// Query counts around the group sizes of the batched paths (16-key stages, 256-key groups).
+const COUNTS: [usize; 10] = [0, 1, 15, 16, 17, 255, 256, 257, 511, 4_097];
+
+/// Present keys then absent ones; `count` of them, from the middle, for each of [`COUNTS`].
+fn slices(keys: &KeySource, n: u64) -> (Vec<u64>, impl Iterator<Item = std::ops::Range<usize>>) {
+    let all: Vec<u64> = keys
+        .inserted(n)
+        .step_by(3)
+        .take(3_000)
+        .chain(keys.absent(n, 3_011))
+        .collect();
+    let mid = all.len() / 2;
+    (
+        all,
+        COUNTS
+            .into_iter()
+            .map(move |count| mid.saturating_sub(count / 2)..mid.saturating_sub(count / 2) + count),
+    )
+}
+
+/// The prefetching classic paths at every k shape `every_group` meets (fewer probes than a
+/// group, a whole number of groups, a shorter last group) and at every query count around
+/// the group size, an empty insert batch included.
+#[test]
+fn classic_batches_answer_as_key_by_key_at_every_k_shape_and_count() {
+    let keys = KeySource::new(5);
+    for hash in schemes() {
+        for k in [1, 3, 4, 5, 8] {
+            let m = (1 << 23) + 3;
+            let n = m / 12;
+            let build = || BloomFilter::new(m, k, hash, 3).unwrap();
+            let (mut single, mut batched) = (build(), build());
+            let inserted: Vec<u64> = keys.inserted(n).collect();
+            inserted.iter().for_each(|&key| single.insert(key));
+            batched.insert_batch(&[]);
+            batched.insert_batch(&inserted);
+            assert_eq!(single.words(), batched.words(), "{hash} k={k}");
+            let (asked, ranges) = slices(&keys, n);
+            for range in ranges {
+                let asked = &asked[range];
+                let one_by_one: Vec<bool> = asked.iter().map(|&key| single.contains(key)).collect();
+                let mut answers = vec![false; asked.len()];
+                batched.contains_batch(asked, &mut answers);
+                assert_eq!(one_by_one, answers, "{hash} k={k} count={}", asked.len());
+            }
+        }
+    }
+}
+
+/// The pipelined blocked paths with a power-of-two and another number of blocks, small and
+/// large k, a byte hash beside bloomlab's own, inserts in batches of 17 and every query count
+/// around the stage size.
+#[test]
+fn blocked_batches_answer_as_key_by_key_at_every_count() {
+    let keys = KeySource::new(7);
+    for (name, ks) in [("blocked", &[1, 3, 8][..]), ("split-block", &[8][..])] {
+        let kind = FilterKind::named(name).unwrap();
+        for m in [1 << 24, 3 << 22] {
+            for hash in [HashScheme::MultiplyShift, HashScheme::Xxh3] {
+                for &k in ks {
+                    let n = m / 10;
+                    let build = || kind.build(n, m, k, hash, 4).unwrap();
+                    let (mut single, mut batched) = (build(), build());
+                    let inserted: Vec<u64> = keys.inserted(n).collect();
+                    inserted.iter().for_each(|&key| single.insert(key));
+                    batched.insert_many(&[]).unwrap();
+                    for chunk in inserted.chunks(17) {
+                        batched.insert_many(chunk).unwrap();
+                    }
+                    assert_eq!(
+                        single.set_bits(),
+                        batched.set_bits(),
+                        "{name} {hash} m={m} k={k}"
+                    );
+                    let (asked, ranges) = slices(&keys, n);
+                    for range in ranges {
+                        let asked = &asked[range];
+                        let one_by_one: Vec<bool> =
+                            asked.iter().map(|&key| single.contains(key)).collect();
+                        let mut answers = vec![false; asked.len()];
+                        batched.contains_many(asked, &mut answers).unwrap();
+                        assert_eq!(one_by_one, answers, "{name} {hash} m={m} k={k}");
+                    }
+                }
+            }
+        }
+    }
+}

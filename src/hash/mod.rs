@@ -204,8 +204,9 @@ fn high_bits(h: u64, m: u64) -> u64 {
     ((h as u128 * m as u128) >> 64) as u64
 }
 
-/// Which code computes the indexes: one of the three original loops, kept as they were for
-/// bloomlab's own schemes with their own arithmetic, or the general one. When m is a power
+/// Which code computes the indexes: a loop of its own for each of bloomlab's schemes with its
+/// own arithmetic (five: multiply-shift and double hashing each with a power-of-two variant,
+/// and low-bits), or the general one. When m is a power
 /// of two, `(h · m) >> 64` is exactly `h >> (64 - log2 m)`, and multiply-shift and double
 /// hashing take a shift instead of a multiplication (the same indexes, one multiplier use
 /// less per probe: a blocked filter's in-block probes are such).
@@ -362,7 +363,7 @@ impl HashFamily {
     }
 
     /// [`HashFamily::general`] for this family's hash, chosen per call: the one index
-    /// function of every family and arithmetic but the three original loops.
+    /// function of every family and arithmetic but bloomlab's own schemes' loops.
     #[inline(never)]
     pub fn general_any(&self, i: usize, x: u64) -> u64 {
         with_key_hash!(self.scheme, H => self.general::<H>(i, x))
@@ -426,10 +427,10 @@ macro_rules! with_key_hash {
 pub(crate) use with_key_hash;
 
 /// Evaluates `$body` with `$index` bound to `$family`'s index function
-/// (`fn(&HashFamily, usize, u64) -> u64`), chosen once: the three original loops are each
-/// compiled for their scheme, with no per-probe dispatch; every other family and arithmetic
-/// shares one arm, whose index function ([`HashFamily::general_any`]) is kept out of line so
-/// that the original loops stay as small as they were.
+/// (`fn(&HashFamily, usize, u64) -> u64`), chosen once: each of bloomlab's own schemes'
+/// paths ([`IndexPath`]) is compiled for its scheme, with no per-probe dispatch; every other
+/// family and arithmetic shares one arm, whose index function ([`HashFamily::general_any`])
+/// is kept out of line so that the other loops stay small.
 macro_rules! with_index {
     ($family:expr, $index:ident => $body:expr) => {
         match $family.path() {

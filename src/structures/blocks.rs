@@ -89,8 +89,8 @@ impl Blocks {
         probes: usize,
         probe: impl Fn(u64, usize) -> (usize, u64),
     ) {
-        let base = self.base(key);
-        set_in(&mut self.words[base..], key, probes, &probe)
+        let (base, per_block) = (self.base(key), self.words_per_block);
+        set_in(&mut self.words[base..][..per_block], key, probes, &probe)
     }
 
     /// True when every probe of the key is set.
@@ -101,7 +101,12 @@ impl Blocks {
         probes: usize,
         probe: impl Fn(u64, usize) -> (usize, u64),
     ) -> bool {
-        all_set_in(&self.words[self.base(key)..], key, probes, &probe)
+        all_set_in(
+            &self.words[self.base(key)..][..self.words_per_block],
+            key,
+            probes,
+            &probe,
+        )
     }
 
     /// Starts loading the lines of the key's block.
@@ -127,7 +132,7 @@ impl Blocks {
         let (chooser, per_block) = (&self.chooser, self.words_per_block);
         let mut words: &mut [u64] = &mut self.words;
         pipelined(chooser, per_block, &mut words, keys, |words, j, base| {
-            set_in(&mut words[base..], keys[j], probes, &probe)
+            set_in(&mut words[base..][..per_block], keys[j], probes, &probe)
         })
     }
 
@@ -145,13 +150,15 @@ impl Blocks {
             }
             return;
         }
-        let mut words: &[u64] = &self.words;
+        let (mut words, per_block): (&[u64], _) = (&self.words, self.words_per_block);
         pipelined(
             &self.chooser,
-            self.words_per_block,
+            per_block,
             &mut words,
             keys,
-            |words, j, base| answers[j] = all_set_in(&words[base..], keys[j], probes, &probe),
+            |words, j, base| {
+                answers[j] = all_set_in(&words[base..][..per_block], keys[j], probes, &probe)
+            },
         )
     }
 
@@ -214,7 +221,7 @@ fn pipelined<W: AsRef<[u64]>>(
     })
 }
 
-/// Sets probes `0..probes` of the key in the block that starts `block`.
+/// Sets probes `0..probes` of the key in `block`, the words of its block.
 #[inline(always)]
 fn set_in(block: &mut [u64], key: u64, probes: usize, probe: &impl Fn(u64, usize) -> (usize, u64)) {
     for j in 0..probes {
@@ -223,7 +230,7 @@ fn set_in(block: &mut [u64], key: u64, probes: usize, probe: &impl Fn(u64, usize
     }
 }
 
-/// True when probes `0..probes` of the key are set in the block that starts `block`
+/// True when probes `0..probes` of the key are set in `block`, the words of its block
 /// ([`every_group`]).
 #[inline(always)]
 fn all_set_in(
