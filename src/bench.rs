@@ -381,9 +381,9 @@ pub fn run(config: &BenchConfig, progress: &ProgressBar) -> Result<(Vec<BenchRow
         let first_row = rows.len();
         for (i, &k) in config.ks.iter().enumerate() {
             for &structure in &designs {
-                let design: Vec<&Contender> = contenders
-                    .iter()
-                    .filter(|c| c.structure == structure)
+                let of_design = contenders.iter().filter(|c| c.structure == structure);
+                let design: Vec<&Contender> = of_design
+                    .clone()
                     .filter(|c| {
                         let fixed_k_again = k_of(c.structure, k) != k && i > 0;
                         let skipped = size.label == "out-of-cache"
@@ -395,12 +395,7 @@ pub fn run(config: &BenchConfig, progress: &ProgressBar) -> Result<(Vec<BenchRow
                 if !design.is_empty() {
                     rows.extend(time_design(&design, k, &run, config, &mut limit_passes)?);
                 }
-                progress.inc(
-                    contenders
-                        .iter()
-                        .filter(|c| c.structure == structure)
-                        .count() as u64,
-                );
+                progress.inc(of_design.count() as u64);
             }
         }
         let [dependent, independent] = limit_passes.map(|ns| Passes::of(ns).median);

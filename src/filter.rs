@@ -240,16 +240,18 @@ impl BloomFilter {
                 prefetch(&self.words[(*bit >> 6) as usize]);
             }
             for i in 0..k {
-                let next = (i + 1).min(k - 1);
+                let last = i + 1 == k;
                 let mut still = 0;
                 for c in 0..count {
                     let (bit, j) = (bits[c], undecided[c]);
                     let set = (self.words[(bit >> 6) as usize] >> (bit & 63)) & 1 == 1;
                     answers[j as usize] = set;
                     undecided[still] = j;
-                    let following = index(&self.hashes, next, group[j as usize]);
-                    bits[still] = following;
-                    prefetch(&self.words[(if set { following } else { bit } >> 6) as usize]);
+                    if !last {
+                        let following = index(&self.hashes, i + 1, group[j as usize]);
+                        bits[still] = following;
+                        prefetch(&self.words[(if set { following } else { bit } >> 6) as usize]);
+                    }
                     still += usize::from(set);
                 }
                 count = still;

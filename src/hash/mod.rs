@@ -332,20 +332,25 @@ impl HashFamily {
         self.affine(i, x) % self.m
     }
 
+    /// Double hashing's probe value `g_i = h_0 + i·h_1` (wrapping), `h_j = a_j·x + b_j`,
+    /// `h_1` forced odd.
+    #[inline(always)]
+    fn double_hash(&self, i: usize, x: u64) -> u64 {
+        let h0 = self.affine(0, x);
+        let h1 = self.affine(1, x) | 1;
+        h0.wrapping_add((i as u64).wrapping_mul(h1))
+    }
+
     /// `(h_0 + i·h_1) · m >> 64`, `h_1` forced odd.
     #[inline(always)]
     pub fn double_hashing(&self, i: usize, x: u64) -> u64 {
-        let h0 = self.affine(0, x);
-        let h1 = self.affine(1, x) | 1;
-        high_bits(h0.wrapping_add((i as u64).wrapping_mul(h1)), self.m)
+        high_bits(self.double_hash(i, x), self.m)
     }
 
     /// [`HashFamily::double_hashing`] for m a power of two: `(h_0 + i·h_1) >> (64 - log2 m)`.
     #[inline(always)]
     pub fn double_hashing_pow2(&self, i: usize, x: u64) -> u64 {
-        let h0 = self.affine(0, x);
-        let h1 = self.affine(1, x) | 1;
-        h0.wrapping_add((i as u64).wrapping_mul(h1)) >> self.shift
+        self.double_hash(i, x) >> self.shift
     }
 
     /// Any family with any arithmetic: probe value `g_i` by the probe scheme, then reduced

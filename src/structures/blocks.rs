@@ -112,10 +112,7 @@ impl Blocks {
     /// Starts loading the lines of the key's block.
     #[inline]
     pub(super) fn prefetch_block(&self, key: u64) {
-        let base = self.base(key);
-        for line in (0..self.words_per_block).step_by(LINE_WORDS) {
-            prefetch(&self.words[base + line]);
-        }
+        prefetch_lines(&self.words, self.base(key), self.words_per_block)
     }
 
     /// Inserts the keys in order, pipelined ([`pipelined`]). The same bits as inserting
@@ -201,9 +198,7 @@ fn pipelined<W: AsRef<[u64]>>(
         let find = |stage: &[u64], bases: &mut [usize; STAGE], words: &[u64]| {
             for (base, &key) in bases.iter_mut().zip(stage) {
                 *base = index(chooser, 0, key) as usize * per_block;
-                for line in (0..per_block).step_by(LINE_WORDS) {
-                    prefetch(&words[*base + line]);
-                }
+                prefetch_lines(words, *base, per_block);
             }
         };
         let stages = keys.len().div_ceil(STAGE);
@@ -219,6 +214,14 @@ fn pipelined<W: AsRef<[u64]>>(
             }
         }
     })
+}
+
+/// Starts loading the lines of the block of `per_block` words that starts at word `base`.
+#[inline(always)]
+fn prefetch_lines(words: &[u64], base: usize, per_block: usize) {
+    for line in (0..per_block).step_by(LINE_WORDS) {
+        prefetch(&words[base + line]);
+    }
 }
 
 /// Sets probes `0..probes` of the key in `block`, the words of its block.
