@@ -33,6 +33,7 @@ macro_rules! named_enum {
 pub mod bench;
 pub mod compare;
 pub mod conform;
+pub mod console;
 pub mod error;
 pub mod experiments;
 pub mod files;

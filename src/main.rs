@@ -9,7 +9,7 @@ fn main() -> ExitCode {
     match cli::run(&matches) {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("error: {error}");
+            bloomlab::console::note(&format!("error: {error}"));
             ExitCode::from(if error.is_usage() { 2 } else { 1 })
         }
     }

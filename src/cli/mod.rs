@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
 
 use bloomlab::Result;
+use bloomlab::console;
 use bloomlab::experiments::{self, Registered};
 use bloomlab::params::ShapeParams;
 use bloomlab::preflight;
@@ -240,11 +241,11 @@ pub fn emit(table: &Table, output: &OutputArgs) -> Result<()> {
     }
     match &output.out {
         Some(path) => report::write_atomic(path, text.as_bytes())?,
-        None => print!("{text}"),
+        None => console::out(&text),
     }
     if output.format.is_machine() || output.out.is_some() {
         for note in table.preamble.iter().chain(&table.notes) {
-            eprintln!("{note}");
+            console::note(note);
         }
     }
     Ok(())
@@ -274,17 +275,17 @@ fn run_experiment(experiment: &dyn Registered, matches: &ArgMatches) -> Result<E
     let mut failed = false;
     let bits_failures = outcome.bits_failures();
     if args.strict && !bits_failures.is_empty() {
-        eprintln!(
+        console::note(&format!(
             "bits check failed ({} rows; measured rate beyond 4 standard errors of the rate its bits predict):",
             bits_failures.len()
-        );
+        ));
         for line in bits_failures {
-            eprintln!("  {line}");
+            console::note(&format!("  {line}"));
         }
         failed = true;
     }
     for line in &outcome.failures() {
-        eprintln!("check failed: {line}");
+        console::note(&format!("check failed: {line}"));
         failed = true;
     }
     Ok(if failed {
@@ -330,12 +331,12 @@ fn run_size(args: &SizeArgs) -> Result<ExitCode> {
     let machine = args.output.format.is_machine() || args.output.out.is_some();
     if machine && !(args.structures || args.measure) {
         emit(&plan, &args.output)?;
-        eprintln!("(the table of every structure sized for n and ε: add --structures)");
+        console::note("(the table of every structure sized for n and ε: add --structures)");
         return Ok(ExitCode::SUCCESS);
     }
     if !machine && !args.structures {
         emit(&plan, &args.output)?;
-        println!();
+        console::out_line("");
     }
     emit(&table, &args.output)?;
     Ok(ExitCode::SUCCESS)
@@ -361,11 +362,11 @@ fn run_conform(args: &ConformArgs) -> Result<ExitCode> {
     };
     match conform(&request)? {
         Conformance::Conforms(summary) => {
-            println!("{summary}");
+            console::out_line(&summary.to_string());
             Ok(ExitCode::SUCCESS)
         }
         Conformance::Violation(violation) => {
-            eprintln!("conform {}: {violation}", args.filter);
+            console::note(&format!("conform {}: {violation}", args.filter));
             Ok(ExitCode::FAILURE)
         }
     }
@@ -414,36 +415,36 @@ fn reproduce_folder(args: &SuiteArgs) -> Result<ExitCode> {
         |definition, outcome, time| {
             if !args.quiet {
                 bar.suspend(|| {
-                    eprintln!(
+                    console::note(&format!(
                         "{:<24} {:>3} rows  {:>7.3} s  -> {}/{}.{{csv,md,svg}}",
                         definition.name,
                         outcome.measurements.len(),
                         time.as_secs_f64(),
                         args.results.display(),
                         definition.name
-                    )
+                    ))
                 });
             }
             for skipped in &outcome.skipped {
                 bar.suspend(|| {
-                    eprintln!(
+                    console::note(&format!(
                         "{}: skipped {}: {}",
                         definition.name, skipped.filter, skipped.reason
-                    )
+                    ))
                 });
             }
         },
     )?;
     bar.finish_and_clear();
     if !args.quiet {
-        eprintln!(
+        console::note(&format!(
             "{} experiments in {:.3} s",
             definitions.len(),
             started.elapsed().as_secs_f64()
-        );
+        ));
     }
     for line in &unmet {
-        eprintln!("expectation not met: {line}");
+        console::note(&format!("expectation not met: {line}"));
     }
     Ok(if unmet.is_empty() {
         ExitCode::SUCCESS
@@ -497,10 +498,10 @@ fn check_folder(args: &CheckArgs, suite: &SuiteArgs) -> Result<ExitCode> {
     };
     emit(&table, &output)?;
     for line in &report.skips {
-        eprintln!("SKIP {line}");
+        console::note(&format!("SKIP {line}"));
     }
     for line in &report.failures {
-        eprintln!("FAIL {line}");
+        console::note(&format!("FAIL {line}"));
     }
     Ok(if report.failures.is_empty() {
         ExitCode::SUCCESS

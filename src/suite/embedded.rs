@@ -71,11 +71,11 @@ pub fn load_suite(experiments: Option<&Path>, quiet: bool) -> Result<(Vec<Defini
         None if default.is_dir() => Ok((load_definitions(default)?, "experiments".into())),
         None => {
             if !quiet {
-                eprintln!(
+                crate::console::note(&format!(
                     "no ./experiments here: using the {} experiment files built into bloomlab \
                      (--experiments DIR for others)",
                     EMBEDDED.len()
-                );
+                ));
             }
             Ok((embedded_definitions()?, EMBEDDED_FOLDER.into()))
         }
