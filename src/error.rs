@@ -14,6 +14,14 @@ pub enum Error {
         reason: String,
         allowed: String,
     },
+    /// An environment variable outside its allowed range, refused like a flag.
+    #[error("{name}={value:?}: {reason} (allowed: {allowed})")]
+    InvalidEnv {
+        name: &'static str,
+        value: String,
+        reason: String,
+        allowed: String,
+    },
     /// An experiment-file key that is unknown or holds a value of the wrong type.
     #[error("key `{key}`: {message}")]
     InvalidKey { key: String, message: String },
@@ -85,6 +93,7 @@ impl Error {
         matches!(
             self,
             Error::InvalidParam { .. }
+                | Error::InvalidEnv { .. }
                 | Error::InvalidKey { .. }
                 | Error::Definition { .. }
                 | Error::NotBuilt { .. }

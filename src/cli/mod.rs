@@ -268,6 +268,9 @@ fn run_experiment(experiment: &dyn Registered, matches: &ArgMatches) -> Result<E
     bar.set_message(experiment.name());
     let outcome = prepared.run(&bar)?;
     bar.finish_and_clear();
+    if let Some(error) = exec_filter::take_late_failure() {
+        return Err(error);
+    }
     emit(&outcome.table, &args.output)?;
     if let Some(path) = &args.plot {
         bloomlab::plot::write_plot(&outcome.plate, path)?;
@@ -529,6 +532,15 @@ pub fn command() -> clap::Command {
 
 /// Parses the command line and runs what it asks.
 pub fn run(matches: &ArgMatches) -> Result<ExitCode> {
+    exec_filter::exec_timeout()?;
+    let code = run_command(matches)?;
+    match exec_filter::take_late_failure() {
+        Some(error) => Err(error),
+        None => Ok(code),
+    }
+}
+
+fn run_command(matches: &ArgMatches) -> Result<ExitCode> {
     if let Some((name, sub)) = matches.subcommand()
         && let Some(experiment) = experiments::find(name)
     {

@@ -55,6 +55,9 @@ pub const EXEC_BATCH: usize = 65_536;
 pub const DEFAULT_EXEC_TIMEOUT: f64 = 60.0;
 /// The environment variable holding the timeout in seconds.
 pub const EXEC_TIMEOUT_VAR: &str = "BLOOMLAB_EXEC_TIMEOUT";
+/// Longest reply line bloomlab reads: a query reply has at most [`EXEC_BATCH`] characters, a
+/// JSON reply (hello, stats, error) at most this; a longer line is a failure, not memory.
+pub const MAX_REPLY_BYTES: usize = 1 << 20;
 /// Lines of the program's standard error kept for failure messages.
 const STDERR_TAIL: usize = 5;
 
@@ -118,18 +121,55 @@ pub fn for_rate_with(target: &Target, key_form: KeyForm) -> Result<ExecFilter> {
     ExecFilter::start(target.kind, target.n, target.hash_seed, header, key_form)
 }
 
-/// The timeout from [`EXEC_TIMEOUT_VAR`], [`DEFAULT_EXEC_TIMEOUT`] when unset.
-pub fn exec_timeout() -> std::result::Result<Duration, String> {
+/// The longest timeout [`EXEC_TIMEOUT_VAR`] may ask for: a day.
+pub const MAX_EXEC_TIMEOUT: f64 = 86_400.0;
+
+/// The timeout from [`EXEC_TIMEOUT_VAR`], [`DEFAULT_EXEC_TIMEOUT`] when unset; refused like a
+/// flag (exit 2, with its range) outside (0, [`MAX_EXEC_TIMEOUT`]] seconds.
+pub fn exec_timeout() -> Result<Duration> {
     let Ok(text) = std::env::var(EXEC_TIMEOUT_VAR) else {
         return Ok(Duration::from_secs_f64(DEFAULT_EXEC_TIMEOUT));
     };
+    let refuse = |reason: &str| Error::InvalidEnv {
+        name: EXEC_TIMEOUT_VAR,
+        value: text.clone(),
+        reason: reason.into(),
+        allowed: format!("seconds in (0, {MAX_EXEC_TIMEOUT}], such as 0.5"),
+    };
     match text.trim().parse::<f64>() {
-        Ok(seconds) if seconds > 0.0 && seconds.is_finite() => {
+        Ok(seconds) if seconds > 0.0 && seconds <= MAX_EXEC_TIMEOUT => {
             Ok(Duration::from_secs_f64(seconds))
         }
-        _ => Err(format!(
-            "{EXEC_TIMEOUT_VAR}={text:?} is not a number of seconds above 0"
-        )),
+        Ok(_) => Err(refuse("out of range")),
+        Err(_) => Err(refuse("not a number of seconds")),
+    }
+}
+
+/// Failures found when a session ended (output after `end`, no exit after it), which no
+/// request could return: the run takes them with [`take_late_failure`].
+/// Each is the command line and what went wrong.
+static LATE_FAILURES: Mutex<Vec<(String, String)>> = Mutex::new(Vec::new());
+
+/// The failures of sessions that have ended since the last call, as one error naming the
+/// first program.
+pub fn take_late_failure() -> Option<Error> {
+    let failures = std::mem::take(&mut *lock(&LATE_FAILURES));
+    let command = failures.first()?.0.clone();
+    let messages: Vec<String> = failures.into_iter().map(|(_, message)| message).collect();
+    Some(Error::Exec {
+        command,
+        message: messages.join("; "),
+        refused: false,
+    })
+}
+
+/// Kills the program's process group (the program, its shell and anything they started).
+fn kill_group(child: &Child) {
+    if let Ok(pid) = i32::try_from(child.id()) {
+        // SAFETY: kill(2) takes no pointers; a group already gone is ESRCH, ignored.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
     }
 }
 
@@ -180,7 +220,7 @@ impl ExecFilter {
             message,
             refused: false,
         };
-        let timeout = exec_timeout().map_err(fail)?;
+        let timeout = exec_timeout()?;
         let mut session = Session::spawn(command, timeout).map_err(fail)?;
         let mut header =
             json!({"protocol": 1, "n": n, "seed": seed, "key_form": key_form.name()});
@@ -304,8 +344,10 @@ fn push_key(buffer: &mut Vec<u8>, mut key: u64) {
 
 impl Session {
     fn spawn(command: &'static str, timeout: Duration) -> std::result::Result<Self, String> {
+        use std::os::unix::process::CommandExt;
         let mut child = Command::new("sh")
             .args(["-c", command])
+            .process_group(0)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -319,21 +361,15 @@ impl Session {
         thread::spawn(move || {
             let mut output = BufReader::with_capacity(1 << 16, output);
             loop {
-                let mut line = Vec::new();
-                match output.read_until(b'\n', &mut line) {
-                    Ok(0) => break,
-                    Ok(_) => {
-                        if line.last() == Some(&b'\n') {
-                            line.pop();
-                        }
-                        if send.send(Ok(line)).is_err() {
-                            break;
-                        }
-                    }
-                    Err(e) => {
-                        let _ = send.send(Err(e));
-                        break;
-                    }
+                let line = read_reply(&mut output, MAX_REPLY_BYTES);
+                let last = !matches!(line, Ok(Some(_)));
+                if let Some(line) = line.transpose()
+                    && send.send(line).is_err()
+                {
+                    break;
+                }
+                if last {
+                    break;
                 }
             }
         });
@@ -357,6 +393,16 @@ impl Session {
     fn exchange(&mut self) -> std::result::Result<Vec<u8>, String> {
         if let Some(failure) = &self.failure {
             return Err(format!("an earlier request failed: {failure}"));
+        }
+        match self.lines.try_recv() {
+            Ok(Ok(line)) => {
+                return Err(format!(
+                    "wrote {}, a line no request asked for",
+                    shown(&line)
+                ));
+            }
+            Ok(Err(e)) => return Err(format!("its output could not be read: {e}")),
+            Err(_) => {}
         }
         let input = self.input.as_mut().ok_or("its input is closed")?;
         if let Err(e) = input.write_all(&self.buffer).and_then(|()| input.flush()) {
@@ -385,7 +431,7 @@ impl Session {
         let request: String = request.chars().take(60).collect();
         let refused = message.starts_with(REFUSED);
         let message = format!("after `{request}`: {message}");
-        let _ = self.child.kill();
+        kill_group(&self.child);
         let _ = self.child.wait();
         self.input = None;
         self.failure = Some(message.clone());
@@ -484,6 +530,30 @@ impl Session {
     }
 }
 
+/// Reads one reply line without its `\n`, at most `limit` bytes: `None` at the end of the
+/// output, an error for a longer line (what is left of it is never read).
+pub fn read_reply(
+    output: &mut impl BufRead,
+    limit: usize,
+) -> std::io::Result<Option<Vec<u8>>> {
+    let mut line = Vec::new();
+    output
+        .by_ref()
+        .take(limit as u64 + 1)
+        .read_until(b'\n', &mut line)?;
+    if line.is_empty() {
+        return Ok(None);
+    }
+    if line.last() == Some(&b'\n') {
+        line.pop();
+    } else if line.len() > limit {
+        return Err(std::io::Error::other(format!(
+            "a reply line longer than {limit} bytes, more than any request allows"
+        )));
+    }
+    Ok(Some(line))
+}
+
 /// Keeps the last [`STDERR_TAIL`] lines of the program's standard error.
 fn keep_tail(errors: impl Read, tail: &Mutex<VecDeque<String>>) {
     for line in BufReader::new(errors).lines() {
@@ -497,15 +567,33 @@ fn keep_tail(errors: impl Read, tail: &Mutex<VecDeque<String>>) {
 }
 
 impl Drop for Session {
-    /// Sends `end`, closes the input and waits for the exit; kills a program still running
-    /// after the timeout.
+    /// Sends `end`, closes the input and waits for the exit, then kills the program's process
+    /// group (whatever it left running). A program still running after the timeout, or one
+    /// that wrote anything after its last reply, is a late failure ([`take_late_failure`]).
     fn drop(&mut self) {
-        if let Some(mut input) = self.input.take() {
-            let _ = input.write_all(b"end\n").and_then(|()| input.flush());
-        }
-        if self.wait_for_exit(self.timeout).is_none() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
+        let Some(mut input) = self.input.take() else {
+            kill_group(&self.child);
+            return;
+        };
+        let _ = input.write_all(b"end\n").and_then(|()| input.flush());
+        drop(input);
+        let exited = self.wait_for_exit(self.timeout).is_some();
+        kill_group(&self.child);
+        let _ = self.child.wait();
+        let late = if !exited {
+            Some(format!(
+                "still running {} s after `end` (BLOOMLAB_EXEC_TIMEOUT)",
+                self.timeout.as_secs_f64()
+            ))
+        } else {
+            match self.lines.recv_timeout(Duration::from_secs(1)) {
+                Ok(Ok(line)) => Some(format!("wrote {} after `end`", shown(&line))),
+                Ok(Err(e)) => Some(format!("its output after `end`: {e}")),
+                Err(_) => None,
+            }
+        };
+        if let Some(late) = late {
+            lock(&LATE_FAILURES).push((self.command.to_string(), late));
         }
     }
 }
