@@ -58,11 +58,19 @@ fn temporary_in(dir: &Path) -> std::io::Result<tempfile::NamedTempFile> {
 
 /// Writes a file atomically: a temporary file in the folder of the file written, then a
 /// rename, so that a failed or killed run leaves either the old contents or the new, never a
-/// partial file. When `path` is a symbolic link its target is written (in the target's
+/// partial file; an existing FIFO or device is written into instead. When `path` is a symbolic link its target is written (in the target's
 /// folder) and the link is kept. The new file has the mode `0666 & !umask`. Errors name
 /// `path`, never the temporary file.
 pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
     let target = resolve_links(path)?;
+    if fs::metadata(&target).is_ok_and(|meta| !meta.is_file()) {
+        // A FIFO or a device (`/dev/null`, `/dev/stdout`) is written into, never replaced.
+        return fs::OpenOptions::new()
+            .write(true)
+            .open(&target)
+            .and_then(|mut file| file.write_all(contents))
+            .map_err(|e| Error::io(path, e));
+    }
     let dir = folder_of(&target);
     let mut file = temporary_in(dir).map_err(|e| Error::io(path, e))?;
     file.write_all(contents).map_err(|e| Error::io(path, e))?;
@@ -126,10 +134,18 @@ impl Staging {
             .flatten()
     }
 
-    /// Writes the staged file `name`.
+    /// Writes the staged file `name`; an error names the destination's file, not the staged one.
     pub fn write(&mut self, name: &str, contents: &[u8]) -> Result<()> {
         let path = self.path(name);
-        write_atomic(&path, contents)
+        write_atomic(&path, contents).map_err(|e| self.named(name, e))
+    }
+
+    /// `error` naming the destination's file `name` where it named the staged one.
+    pub fn named(&self, name: &str, error: Error) -> Error {
+        match error {
+            Error::Io { source, .. } => Error::io(self.destination.join(name), source),
+            other => other,
+        }
     }
 
     /// Moves every staged file into the destination, in the order they were first named.

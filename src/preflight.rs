@@ -8,6 +8,11 @@ use crate::error::{Error, Result};
 /// Refuses an output path whose folder does not exist or cannot be written, or that names a
 /// folder. `flag` is the parameter's name (`out`, `plot`, `results`).
 pub fn check_output(flag: &'static str, path: &Path) -> Result<()> {
+    let special = std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir());
+    if special {
+        // A FIFO or device is written into, not replaced: its folder need not be writable.
+        return Ok(());
+    }
     if path.is_dir() {
         return Err(Error::invalid(
             flag,
@@ -29,6 +34,25 @@ pub fn check_output(flag: &'static str, path: &Path) -> Result<()> {
         ));
     }
     check_folder(flag, folder)
+}
+
+/// Refuses two outputs that name one file (through links too): the second would silently
+/// replace the first.
+pub fn check_distinct(first: (&'static str, &Path), second: (&'static str, &Path)) -> Result<()> {
+    let land = |path: &Path| {
+        crate::files::resolve_links(path)
+            .ok()
+            .and_then(|p| std::path::absolute(p).ok())
+    };
+    match (land(first.1), land(second.1)) {
+        (Some(a), Some(b)) if a == b => Err(Error::invalid(
+            second.0,
+            second.1.display(),
+            format!("is the file {} writes", crate::error::flag_name(first.0)),
+            format!("a file other than {}'s", crate::error::flag_name(first.0)),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Refuses a folder that cannot be written, or that does not exist and cannot be created

@@ -91,7 +91,8 @@ impl Record for SizeRow {
 const VALID_CALLS: &str =
     "--n with one of --fpr, --bits-per-key, --m; or --m with one of --fpr, --bits-per-key";
 
-fn check_fpr(fpr: f64) -> Result<f64> {
+/// Refuses, naming `--fpr`, a rate outside (0, 1).
+pub fn check_fpr(fpr: f64) -> Result<f64> {
     if fpr > 0.0 && fpr < 1.0 {
         Ok(fpr)
     } else {
@@ -104,7 +105,8 @@ fn check_fpr(fpr: f64) -> Result<f64> {
     }
 }
 
-fn check_bits_per_key(bits: f64) -> Result<f64> {
+/// Refuses, naming `--bits-per-key`, bits per key outside (0, 10000] (NaN included).
+pub fn check_bits_per_key(bits: f64) -> Result<f64> {
     if bits > 0.0 && bits <= 10_000.0 {
         Ok(bits)
     } else {

@@ -72,10 +72,11 @@ fn ready_adapters_are_audited_and_missing_ones_said() {
         .args(["--n", "2000", "--loads", "1", "--quiet"])
         .output()
         .unwrap();
-    // The notes follow the table on standard output.
-    let said = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{said}");
-    assert!(said.contains("skipped adapter /no/such/dir/*"), "{said}");
+    // A folder given that does not exist is bad input, refused before work: a CI job with
+    // --fail-above must not pass having measured nothing.
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(said.contains("--adapters /no/such/dir"), "{said}");
 }
 
 #[test]

@@ -86,3 +86,137 @@ fn reproduce_into_a_closed_stderr_loses_nothing() {
         assert!(dir.path().join(format!("results/small.{ext}")).exists());
     }
 }
+
+/// Runs bloomlab in `dir`, expecting exit 2 with every one of `messages` on stderr.
+fn refused(dir: &Path, args: &[&str], messages: &[&str]) {
+    let out = Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let stderr = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+    for message in messages {
+        assert!(stderr.contains(message), "{args:?}: {message}: {stderr}");
+    }
+    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+}
+
+#[test]
+fn a_key_file_that_is_a_fifo_or_pipe_is_refused_before_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = bash(
+        "mkfifo keys.fifo; timeout 20 \"$B\" sweep-size --keys file:keys.fifo --queries 1000; \
+         echo \"status $?\" >&2; \
+         timeout 20 \"$B\" sweep-size --keys file:<(seq 1000) --queries 1000; echo \"status $?\" >&2",
+        dir.path(),
+    );
+    let stderr = text(&out.stderr);
+    assert_eq!(stderr.matches("status 2").count(), 2, "{stderr}");
+    assert_eq!(stderr.matches("not a regular file").count(), 2, "{stderr}");
+}
+
+#[test]
+fn out_into_a_fifo_writes_through_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = bash(
+        "mkfifo out.fifo; cat out.fifo > got.csv & \
+         timeout 20 \"$B\" sweep-size --queries 1000 --format csv --out out.fifo --quiet; \
+         echo \"status $?\" >&2; wait; test -p out.fifo && echo still-a-fifo >&2",
+        dir.path(),
+    );
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("status 0"), "{stderr}");
+    assert!(stderr.contains("still-a-fifo"), "{stderr}");
+    let got = fs::read_to_string(dir.path().join("got.csv")).unwrap();
+    assert!(got.starts_with("experiment,"), "{got}");
+}
+
+#[test]
+fn refusals_name_the_right_flag_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    refused(
+        d,
+        &[
+            "sweep-size",
+            "--out",
+            "x.svg",
+            "--plot",
+            "x.svg",
+            "--queries",
+            "1000",
+        ],
+        &["--plot x.svg", "--out"],
+    );
+    assert!(!d.join("x.svg").exists());
+    refused(
+        d,
+        &["reproduce", "--experiments", "/nonexistent"],
+        &["--experiments /nonexistent"],
+    );
+    refused(
+        d,
+        &["check", "--experiments", "/nonexistent"],
+        &["--experiments /nonexistent"],
+    );
+    refused(
+        d,
+        &[
+            "audit",
+            "--audited",
+            "adapters",
+            "--adapters",
+            "/nonexistent",
+            "--n",
+            "1000",
+        ],
+        &["--adapters /nonexistent", "not a folder"],
+    );
+    for bits in ["NaN", "-1", "0"] {
+        refused(
+            d,
+            &["conform", "--filter", "classic", "--bits-per-key", bits],
+            &["--bits-per-key", "(allowed:"],
+        );
+    }
+    refused(
+        d,
+        &["conform", "--filter", "classic", "--fpr", "0"],
+        &["--fpr 0"],
+    );
+    refused(
+        d,
+        &["size", "--n", "1e30", "--fpr", "0.01"],
+        &["out of range"],
+    );
+    refused(
+        d,
+        &["conform", "--filter", "classic", "--n", "0"],
+        &["--n 0", "1..="],
+    );
+}
+
+#[test]
+fn counts_take_exponents_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        ["size", "--n", "1e6", "--fpr", "0.01", "--format", "csv"].as_slice(),
+        &[
+            "conform",
+            "--filter",
+            "classic",
+            "--n",
+            "2e3",
+            "--queries",
+            "1e4",
+        ],
+    ] {
+        let out = Command::new(BIN)
+            .args(args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+    }
+}

@@ -8,7 +8,7 @@ use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand}
 use bloomlab::Result;
 use bloomlab::console;
 use bloomlab::experiments::{self, Registered};
-use bloomlab::params::ShapeParams;
+use bloomlab::params::{Count, MAX_COUNT, ShapeParams, check_count};
 use bloomlab::preflight;
 use bloomlab::report::{self, Format, Table, View, progress_bar};
 use bloomlab::sizing::{self, SizeRequest};
@@ -73,21 +73,22 @@ struct ConformArgs {
     /// The structure checked, as --filter of the experiments names it
     #[arg(long)]
     filter: bloomlab::structures::FilterKind,
-    /// Keys inserted (the capacity the structure is built for)
-    #[arg(long, default_value_t = 10_000)]
-    n: u64,
-    /// Target rate of the structure's own constructor (where it has one and no shape is given)
-    #[arg(long, default_value_t = 0.01)]
+    /// Keys inserted (the capacity the structure is built for) [1..=10^10]
+    #[arg(long, default_value = "10000")]
+    n: Count,
+    /// Target rate of the structure's own constructor (where it has one and no shape is
+    /// given), in (0, 1)
+    #[arg(long, default_value_t = 0.01, allow_hyphen_values = true)]
     fpr: f64,
-    /// Build by shape instead, with m = this many bits per key (default 10)
-    #[arg(long)]
+    /// Build by shape instead, with m = this many bits per key (default 10) [> 0, <= 10000]
+    #[arg(long, allow_hyphen_values = true)]
     bits_per_key: Option<f64>,
     /// Build by shape instead, with k hashes (default 7)
     #[arg(long)]
     k: Option<u32>,
-    /// Absent keys asked of the two filters
-    #[arg(long, default_value_t = 100_000)]
-    queries: u64,
+    /// Absent keys asked of the two filters [1..=10^10]
+    #[arg(long, default_value = "100000")]
+    queries: Count,
     /// Seed of the keys and the hashes
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -161,7 +162,7 @@ fn parse_family_alpha(s: &str) -> std::result::Result<f64, String> {
 struct SizeArgs {
     /// Keys the filter must hold [1..=10^10]
     #[arg(long, allow_hyphen_values = true)]
-    n: Option<u64>,
+    n: Option<Count>,
     /// Target false-positive rate, a fraction in (0, 1)
     #[arg(long, allow_hyphen_values = true)]
     fpr: Option<f64>,
@@ -174,7 +175,7 @@ struct SizeArgs {
     bits_per_key: Option<f64>,
     /// Bits in the filter [1..=2^36]
     #[arg(long, allow_hyphen_values = true)]
-    m: Option<u64>,
+    m: Option<Count>,
     /// With --n and --fpr: only the table of every structure sized for them (CSV and JSON
     /// show the plan otherwise; the terminal shows both)
     #[arg(long)]
@@ -184,7 +185,7 @@ struct SizeArgs {
     measure: bool,
     /// Absent keys --measure queries per structure [1..=10^9, default 1000/ε within 10^5..10^7]
     #[arg(long, requires = "measure")]
-    queries: Option<u64>,
+    queries: Option<Count>,
     /// Run even when the estimate says the run exceeds 10 minutes or the memory available
     #[arg(long)]
     yes: bool,
@@ -262,6 +263,9 @@ fn run_experiment(experiment: &dyn Registered, matches: &ArgMatches) -> Result<E
     }
     if let Some(path) = &args.plot {
         preflight::check_output("plot", path)?;
+        if let Some(out) = &args.output.out {
+            preflight::check_distinct(("out", out), ("plot", path))?;
+        }
     }
     prepared.cost().check(args.yes)?;
     let bar = progress_bar(args.output.quiet, "keys");
@@ -299,16 +303,17 @@ fn run_experiment(experiment: &dyn Registered, matches: &ArgMatches) -> Result<E
 }
 
 fn run_size(args: &SizeArgs) -> Result<ExitCode> {
+    let (n, m) = (args.n.map(|c| c.0), args.m.map(|c| c.0));
     let request = SizeRequest {
-        n: args.n,
+        n,
         fpr: args.fpr,
         bits_per_key: args.bits_per_key,
-        m: args.m,
+        m,
     };
     let rows = sizing::plan(&request)?;
     let mut plan = Table::from_rows("size: the essay's sizing order", &rows)?;
     plan.preamble = sizing::plan_notes(&rows);
-    let (Some(n), Some(fpr)) = (args.n, args.fpr) else {
+    let (Some(n), Some(fpr)) = (n, args.fpr) else {
         if args.structures || args.measure {
             return Err(bloomlab::Error::invalid(
                 "structures",
@@ -321,7 +326,9 @@ fn run_size(args: &SizeArgs) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     };
     let measuring = args.measure.then(|| sizing::Measuring {
-        queries: args.queries.unwrap_or_else(|| sizing::default_queries(fpr)),
+        queries: args
+            .queries
+            .map_or_else(|| sizing::default_queries(fpr), |c| c.0),
         seed: 1,
     });
     if let Some(how) = measuring {
@@ -348,19 +355,21 @@ fn run_size(args: &SizeArgs) -> Result<ExitCode> {
 fn run_conform(args: &ConformArgs) -> Result<ExitCode> {
     use bloomlab::conform::{ConformRequest, Conformance, Sizing, conform};
     exec_filter::set_key_form(args.key_form);
+    let n = check_count("n", args.n.0, 1, MAX_COUNT)?;
+    let queries = check_count("queries", args.queries.0, 1, MAX_COUNT)?;
     let by_shape = args.bits_per_key.is_some() || args.k.is_some();
     let sizing = match args.filter.structure().for_rate {
-        Some(_) if !by_shape => Sizing::Rate(args.fpr),
+        Some(_) if !by_shape => Sizing::Rate(sizing::check_fpr(args.fpr)?),
         _ => Sizing::Shape {
-            bits_per_key: args.bits_per_key.unwrap_or(10.0),
+            bits_per_key: sizing::check_bits_per_key(args.bits_per_key.unwrap_or(10.0))?,
             k: args.k.unwrap_or(7),
         },
     };
     let request = ConformRequest {
         filter: args.filter,
-        n: args.n,
+        n,
         sizing,
-        queries: args.queries,
+        queries,
         seed: args.seed,
     };
     match conform(&request)? {
@@ -380,6 +389,14 @@ fn run_conform(args: &ConformArgs) -> Result<ExitCode> {
 /// Without a folder (neither `--experiments` nor `./experiments`), the files built into the
 /// binary alone.
 fn each_suite(args: &SuiteArgs, each: impl Fn(&SuiteArgs) -> Result<ExitCode>) -> Result<ExitCode> {
+    if let Some(folder) = args.experiments.as_ref().filter(|f| !f.is_dir()) {
+        return Err(bloomlab::Error::invalid(
+            "experiments",
+            folder.display(),
+            "is not a folder",
+            "a folder of experiment files (*.toml)",
+        ));
+    }
     let default = PathBuf::from("experiments");
     let Some(root) = args
         .experiments

@@ -74,6 +74,11 @@ impl KeyFile {
     }
 
     fn scan(&self) -> std::result::Result<u64, String> {
+        // A FIFO or a pipe would block the open or be drained by this first reading.
+        let meta = std::fs::metadata(&self.path).map_err(|e| format!("cannot read it: {e}"))?;
+        if !meta.is_file() {
+            return Err("not a regular file (a pipe, FIFO or device cannot be read twice)".into());
+        }
         let mut reader = open(&self.path).map_err(|e| format!("cannot read it: {e}"))?;
         let mut line = Vec::new();
         let mut lines = 0u64;

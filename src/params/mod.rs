@@ -138,6 +138,9 @@ fn parse_count(text: &str) -> std::result::Result<Count, String> {
     }
     match clean.parse::<f64>() {
         Ok(x) if x >= 0.0 && x.fract() == 0.0 && x <= u64::MAX as f64 => Ok(Count(x as u64)),
+        Ok(x) if x.is_finite() && x.fract() == 0.0 && x > 0.0 => Err(format!(
+            "'{text}' is out of range (allowed: at most {MAX_COUNT}, fewer for most counts)"
+        )),
         _ => Err(format!(
             "'{text}' is not a whole non-negative number (e.g. 60000 or 6e4)"
         )),

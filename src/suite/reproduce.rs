@@ -40,10 +40,9 @@ pub fn reproduce(
             let text = report::render(&outcome.table, format)?;
             staging.write(&result_name(definition, ext), text.as_bytes())?;
         }
-        crate::plot::write_plot(
-            &outcome.plate,
-            &staging.path(&result_name(definition, "svg")),
-        )?;
+        let svg = result_name(definition, "svg");
+        crate::plot::write_plot(&outcome.plate, &staging.path(&svg))
+            .map_err(|e| staging.named(&svg, e))?;
         unmet.extend(definition.unmet(&outcome));
         let elapsed = started.elapsed();
         on_done(definition, &outcome, elapsed);

@@ -121,6 +121,14 @@ pub(super) fn entries(params: &AuditParams) -> Result<(Vec<Entry>, Vec<Missing>)
     }
     let mut skipped = Vec::new();
     if set != Audited::Crates {
+        if let Some(folder) = params.adapters.as_ref().filter(|f| !f.is_dir()) {
+            return Err(crate::error::Error::invalid(
+                "adapters",
+                folder.display(),
+                "is not a folder",
+                "a folder of adapters with its `list` (such as the repository's adapters)",
+            ));
+        }
         let folder = params
             .adapters
             .clone()
