@@ -81,7 +81,9 @@ impl Record for CompareRow {
             col("95% CI", Cell::Interval("ci_low", "ci_high")),
             col("exact", Cell::Percent("fpr_exact")),
             col("z", Cell::Fixed("z_exact", 2)),
-            col("bits", Cell::Plain("bits_check")).wide_only(),
+            col("bits", Cell::Plain("bits_check"))
+                .wide_only()
+                .flags_when("fail"),
             col("ns insert (cache)", Cell::Fixed("ns_insert_in_cache", 1)).wide_only(),
             col("ns query (cache)", Cell::Fixed("ns_query_in_cache", 1)).wide_only(),
             col("ns insert (RAM)", Cell::Fixed("ns_insert_out_of_cache", 1)).wide_only(),

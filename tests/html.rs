@@ -1,7 +1,9 @@
 //! `results/index.html`: every table and plate of a `reproduce` run on one self-contained
 //! page, each with a command that really regenerates its table; rendered in a headless
-//! Chromium where one is installed (`.ci/run` installs Debian's), which must log no console
-//! message (the page's Content-Security-Policy turns any request it would make into one).
+//! Chromium where one is installed (`.ci/run` installs Debian's), driven through the DevTools
+//! protocol at 1280x800: no console message (the page's Content-Security-Policy turns any
+//! request it would make into one), no sideways scroll, every verdict within the width,
+//! every plate drawn, and on the committed page the findings in the first screen.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -114,60 +116,212 @@ fn browser() -> Option<PathBuf> {
         .find(|candidate| candidate.is_file())
 }
 
-/// The DOM Chromium builds from the page, and its log (console messages included).
-fn render(browser: &Path, page: &Path) -> (String, String) {
+/// The viewport the reader is assumed to have.
+const VIEWPORT: (u32, u32) = (1280, 800);
+
+/// What the page measures of itself once laid out, read through the DevTools protocol.
+const LAYOUT: &str = r#"JSON.stringify((() => {
+  const width = window.innerWidth, height = window.innerHeight;
+  const shown = e => e.getClientRects().length > 0 && !e.closest('details:not([open])');
+  const verdicts = [...document.querySelectorAll('td.verdict')].filter(shown);
+  const outside = verdicts.filter(e => {
+    const r = e.getBoundingClientRect();
+    return r.left < 0 || r.right > width;
+  });
+  const plates = [...document.querySelectorAll('figure[data-plate] svg')];
+  const undrawn = plates.filter(svg => {
+    const r = svg.getBoundingClientRect();
+    const marks = svg.querySelectorAll('circle, rect, polygon, polyline').length;
+    return !(r.width > 0 && r.height > 0 && r.right <= width && marks > 1);
+  });
+  const findings = document.getElementById('findings');
+  const below = e => e.getBoundingClientRect().bottom > height;
+  const attention = [...document.querySelectorAll('table.ledger tr.flagged')];
+  return {
+    width, height,
+    overflow: document.documentElement.scrollWidth - width,
+    verdicts: verdicts.length,
+    outside: outside.map(e => e.textContent),
+    plates: plates.length,
+    undrawn: undrawn.map(svg => svg.closest('figure').dataset.plate),
+    findings_in_first_screen: findings !== null && !below(findings),
+    attention: attention.length,
+    attention_below_first_screen: attention.filter(below).map(e => e.textContent.slice(0, 60)),
+  };
+})())"#;
+
+/// The page's layout at [`VIEWPORT`] with every fold closed, and every console message
+/// (log entries, console calls, exceptions: a request the Content-Security-Policy refuses
+/// is one). Writes a screenshot of the first screen to `screenshot`.
+fn render(browser: &Path, page: &Path, screenshot: &Path) -> (serde_json::Value, Vec<String>) {
+    use headless_chrome::protocol::cdp::Emulation;
+    use headless_chrome::protocol::cdp::Page::CaptureScreenshotFormatOption;
+    use headless_chrome::protocol::cdp::types::Event;
+    use headless_chrome::{Browser, LaunchOptions};
+    use std::ffi::OsStr;
+    use std::sync::{Arc, Mutex};
+
     let profile = tempfile::tempdir().unwrap();
-    let output = Command::new(browser)
-        .args([
-            "--headless",
-            "--no-sandbox",
+    let options = LaunchOptions {
+        path: Some(browser.to_path_buf()),
+        headless: true,
+        sandbox: false,
+        window_size: Some(VIEWPORT),
+        user_data_dir: Some(profile.path().to_path_buf()),
+        args: [
             "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
             "--disable-background-networking",
             "--disable-component-update",
             "--disable-sync",
-            "--enable-logging=stderr",
-            "--v=0",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg("--dump-dom")
-        .arg(format!("file://{}", page.display()))
-        .output()
+            "--no-first-run",
+            "--hide-scrollbars",
+        ]
+        .iter()
+        .map(OsStr::new)
+        .collect(),
+        ..LaunchOptions::default()
+    };
+    let browser = Browser::new(options).expect("the browser starts");
+    let tab = browser.new_tab().unwrap();
+    tab.call_method(Emulation::SetDeviceMetricsOverride {
+        width: VIEWPORT.0,
+        height: VIEWPORT.1,
+        device_scale_factor: 1.0,
+        mobile: false,
+        scale: None,
+        screen_width: None,
+        screen_height: None,
+        position_x: None,
+        position_y: None,
+        dont_set_visible_size: None,
+        screen_orientation: None,
+        viewport: None,
+        display_feature: None,
+        device_posture: None,
+    })
+    .unwrap();
+    let messages = Arc::new(Mutex::new(Vec::new()));
+    let heard = Arc::clone(&messages);
+    tab.add_event_listener(Arc::new(move |event: &Event| {
+        let message = match event {
+            Event::LogEntryAdded(e) => format!("log: {}", e.params.entry.text),
+            Event::RuntimeConsoleAPICalled(e) => format!("console: {:?}", e.params.args),
+            Event::RuntimeExceptionThrown(e) => {
+                format!("exception: {}", e.params.exception_details.text)
+            }
+            _ => return,
+        };
+        heard.lock().unwrap().push(message);
+    }))
+    .unwrap();
+    tab.enable_log().unwrap();
+    tab.enable_runtime().unwrap();
+    tab.navigate_to(&format!("file://{}", page.display()))
+        .unwrap()
+        .wait_until_navigated()
         .unwrap();
-    assert!(output.status.success(), "{browser:?} failed on the page");
-    (
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+    let layout = tab.evaluate(LAYOUT, false).unwrap().value.unwrap();
+    let layout: serde_json::Value = serde_json::from_str(layout.as_str().unwrap()).unwrap();
+    let png = tab
+        .capture_screenshot(CaptureScreenshotFormatOption::Png, None, None, true)
+        .unwrap();
+    std::fs::write(screenshot, png).unwrap();
+    let messages = messages.lock().unwrap().clone();
+    (layout, messages)
 }
 
-#[test]
-fn a_headless_browser_renders_every_table_and_plate_without_console_messages() {
-    let Some(browser) = browser() else {
+/// Asserts what every page must show at [`VIEWPORT`] with its folds closed: no console
+/// message, no horizontal scroll, every verdict cell within the width, every plate drawn.
+fn assert_reads_at_a_glance(layout: &serde_json::Value, messages: &[String], plates: usize) {
+    assert!(
+        messages.is_empty(),
+        "console messages:\n{}",
+        messages.join("\n")
+    );
+    assert_eq!(layout["width"], VIEWPORT.0, "{layout}");
+    assert_eq!(layout["height"], VIEWPORT.1, "{layout}");
+    assert!(
+        layout["overflow"].as_i64().unwrap() <= 0,
+        "the page scrolls sideways: {layout}"
+    );
+    assert!(layout["verdicts"].as_u64().unwrap() > 0, "{layout}");
+    assert_eq!(
+        layout["outside"],
+        serde_json::json!([]),
+        "verdicts past the edge: {layout}"
+    );
+    assert_eq!(layout["plates"], plates, "{layout}");
+    assert_eq!(
+        layout["undrawn"],
+        serde_json::json!([]),
+        "plates not drawn: {layout}"
+    );
+    assert_eq!(layout["findings_in_first_screen"], true, "{layout}");
+}
+
+/// The browser, or `None` after saying why the test is skipped.
+fn browser_or_skip() -> Option<PathBuf> {
+    let found = browser();
+    if found.is_none() {
         println!(
             "SKIPPED: no chromium, chromium-browser or google-chrome on the PATH (set \
              BLOOMLAB_BROWSER, or run .ci/run, which installs Debian's chromium)"
         );
+    }
+    found
+}
+
+#[test]
+fn a_headless_browser_renders_every_table_and_plate_without_console_messages() {
+    let Some(browser) = browser_or_skip() else {
         return;
     };
     let (_dir, results, _page) = reproduce_small();
-    let (dom, log) = render(&browser, &results.join("index.html"));
-    let console: Vec<&str> = log.lines().filter(|l| l.contains(":CONSOLE")).collect();
-    assert!(
-        console.is_empty(),
-        "console messages:\n{}",
-        console.join("\n")
+    let screenshot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("html-small.png");
+    let (layout, messages) = render(&browser, &results.join("index.html"), &screenshot);
+    assert_reads_at_a_glance(&layout, &messages, DEFINITIONS.len());
+}
+
+/// The committed page, as a reader opens it: the counts of verdicts and every claim that is
+/// not supported or undetermined in the first screen. Its screenshot,
+/// `target/tmp/html-first-screen.png`, is for a person to look at.
+#[test]
+fn the_committed_page_shows_its_findings_in_the_first_screen() {
+    let Some(browser) = browser_or_skip() else {
+        return;
+    };
+    let page = Path::new(env!("CARGO_MANIFEST_DIR")).join("results/index.html");
+    let committed = std::fs::read_to_string(&page).unwrap();
+    let screenshot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("html-first-screen.png");
+    let (layout, messages) = render(&browser, &page, &screenshot);
+    assert_reads_at_a_glance(&layout, &messages, committed.matches("<figure").count());
+    assert!(layout["attention"].as_u64().unwrap() > 0, "{layout}");
+    assert_eq!(
+        layout["attention_below_first_screen"],
+        serde_json::json!([]),
+        "claims to look at below the first screen: {layout}"
     );
-    for (name, _) in DEFINITIONS {
-        assert!(
-            dom.contains(&format!("<table data-table=\"{name}\">")),
-            "{name}"
-        );
-        assert!(
-            dom.contains(&format!("<figure data-plate=\"{name}\">")),
-            "{name}"
-        );
-    }
-    assert_eq!(dom.matches("<svg").count(), DEFINITIONS.len());
+    println!("screenshot: {}", screenshot.display());
+}
+
+/// The console check hears what it must: a page under the same policy that asks for an
+/// image logs the refusal.
+#[test]
+fn the_console_check_hears_a_refused_request() {
+    let Some(browser) = browser_or_skip() else {
+        return;
+    };
+    let (_dir, _results, page) = reproduce_small();
+    let dir = tempfile::tempdir().unwrap();
+    let refused = dir.path().join("refused.html");
+    let asks = page.replacen("</body>", "<img src=\"plate.png\" alt=\"\"></body>", 1);
+    std::fs::write(&refused, asks).unwrap();
+    let screenshot = dir.path().join("refused.png");
+    let (_layout, messages) = render(&browser, &refused, &screenshot);
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("Content Security Policy")),
+        "{messages:?}"
+    );
 }

@@ -1,7 +1,8 @@
-//! The plates: well-formed SVG, one circle per measured point, byte-identical for equal seeds.
+//! The plates: well-formed SVG, a point per measured row, one marker per point in a shape of
+//! its series, the legend beside the data, byte-identical for equal seeds.
 
 use bloomlab::experiments::{Outcome, find, registry};
-use bloomlab::plot::render_svg;
+use bloomlab::plot::{Axis, Colour, LEGEND_WIDTH, Mark, PANEL, Panel, Plate, Series, render_svg};
 use indicatif::ProgressBar;
 
 /// Runs a registered experiment with parameters given as an experiment file's `[params]`.
@@ -15,12 +16,24 @@ fn run(name: &str, params: &str) -> Outcome {
         .unwrap()
 }
 
-fn circles(svg: &str) -> usize {
+/// The elements of each tag in the SVG, which must be well-formed.
+fn count(svg: &str, tag: &str) -> usize {
     let doc = roxmltree::Document::parse(svg).expect("well-formed SVG");
     assert_eq!(doc.root_element().tag_name().name(), "svg");
     doc.descendants()
-        .filter(|n| n.tag_name().name() == "circle")
+        .filter(|n| n.tag_name().name() == tag)
         .count()
+}
+
+/// The measured points a plate draws.
+fn measured_points(plate: &Plate) -> usize {
+    plate
+        .panels
+        .iter()
+        .flat_map(|p| &p.series)
+        .filter(|s| s.mark == Mark::Measured)
+        .map(|s| s.points.len())
+        .sum()
 }
 
 #[test]
@@ -43,8 +56,9 @@ fn each_plate_has_one_point_per_measured_row() {
                 .count(),
             _ => outcome.measurements.len(),
         };
+        assert_eq!(measured_points(&outcome.plate), expected, "{name}");
         let svg = render_svg(&outcome.plate).unwrap();
-        assert_eq!(circles(&svg), expected, "{name}");
+        assert!(count(&svg, "text") > 0, "{name}: well-formed, with text");
         assert!(svg.contains("false-positive rate"), "{name}: y axis label");
     }
 }
@@ -55,8 +69,8 @@ fn the_curve_at_three_settings_has_a_legend_entry_per_k() {
         "sweep-size",
         "k = [4, 6, 8]\nbits_per_key = \"2..16\"\nqueries = 4000",
     );
+    assert_eq!(measured_points(&outcome.plate), 45);
     let svg = render_svg(&outcome.plate).unwrap();
-    assert_eq!(circles(&svg), 45);
     for k in [4, 6, 8] {
         assert!(
             svg.contains(&format!("k = {k}: classic")),
@@ -76,4 +90,65 @@ fn plates_are_byte_identical_for_equal_seeds() {
     };
     assert_eq!(svg(2), svg(2));
     assert_ne!(svg(2), svg(3));
+}
+
+/// Three measured series of three points each, labelled, in the first three palette colours.
+fn three_series() -> Plate {
+    let series = (0..3)
+        .map(|i| Series {
+            label: Some(format!("series {i}")),
+            colour: Colour::Palette(i),
+            mark: Mark::Measured,
+            points: (1..=3)
+                .map(|x| bloomlab::plot::Point {
+                    x: f64::from(x),
+                    y: 0.01 * f64::from(x) * (i + 1) as f64,
+                    interval: Some((0.008 * f64::from(x), 0.012 * f64::from(x) * 3.0)),
+                })
+                .collect(),
+        })
+        .collect();
+    Plate {
+        panels: vec![Panel {
+            title: "three".into(),
+            x: Axis::linear("x"),
+            y: Axis::rate(),
+            series,
+        }],
+    }
+}
+
+#[test]
+fn each_series_has_a_shape_of_its_own_one_marker_per_point_and_one_in_the_legend() {
+    let svg = render_svg(&three_series()).unwrap();
+    // Palette 0 is a circle, 1 a square, 2 a triangle: three points and a legend entry each.
+    assert_eq!(count(&svg, "circle"), 4, "{svg}");
+    assert_eq!(count(&svg, "polygon"), 4, "{svg}");
+    // The squares, and the white background.
+    assert_eq!(count(&svg, "rect"), 5, "{svg}");
+}
+
+#[test]
+fn the_legend_stands_beside_the_data_never_over_it() {
+    let svg = render_svg(&three_series()).unwrap();
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let edge = f64::from(PANEL.0 - LEGEND_WIDTH);
+    let number = |n: &roxmltree::Node, key: &str| n.attribute(key).unwrap().parse::<f64>().unwrap();
+    let mut legend = 0;
+    for node in doc.descendants() {
+        match node.tag_name().name() {
+            "text" if node.text().is_some_and(|t| t.trim().starts_with("series ")) => {
+                assert!(
+                    number(&node, "x") >= edge,
+                    "label left of the legend column"
+                );
+                legend += 1;
+            }
+            "circle" if number(&node, "cx") < edge => {}
+            "circle" => legend += 1,
+            _ => {}
+        }
+    }
+    // Three labels and the circle series' legend marker, the only circle right of the edge.
+    assert_eq!(legend, 4);
 }

@@ -314,7 +314,7 @@ impl Record for AuditRow {
             .wide_only(),
             col("detects", Cell::Percent("detectable_excess")).wide_only(),
             col("z config", Cell::Fixed("z_configured", 1)).wide_only(),
-            col("flag", Cell::Plain("above_configured")),
+            col("flag", Cell::Plain("above_configured")).flags_when("true"),
             col("predicted", Cell::Percent("fpr_exact")).wide_only(),
             col("z predicted", Cell::Fixed("z_exact", 2)).wide_only(),
             col("resolved", Cell::Plain("resolved")).wide_only(),

@@ -10,7 +10,7 @@ use crate::compare::{CompareRow, DEFAULT_N, DEFAULT_RATES, TimingSizes, compare,
 use crate::error::Result;
 use crate::measure::Measurement;
 use crate::params::{Count, DEFAULT_QUERIES, SeedParams, ValueList, check_count, rates};
-use crate::plot::{Axis, Colour, Corner, Mark, Panel, Plate, Series, extent};
+use crate::plot::{Axis, Colour, Mark, Panel, Plate, Series, extent};
 use crate::preflight::Cost;
 
 pub struct Compare;
@@ -142,27 +142,10 @@ Examples:
 }
 
 /// Rate against bits per key spent, per structure, beside the information floor `2^-bits`.
+/// Structures whose median spend is over twice the median structure's (the counting filter's
+/// four-bit counters) get a panel of their own, so that they do not squeeze the others into a
+/// fraction of the axis.
 fn plate(rows: &[CompareRow]) -> Plate {
-    let (_, high) = extent(rows.iter().map(|r| r.bits_per_key_spent));
-    let lowest = rows
-        .iter()
-        .map(|r| r.measurement.ci_low)
-        .filter(|&v| v > 0.0)
-        .fold(1.0, f64::min);
-    let highest = rows
-        .iter()
-        .map(|r| r.measurement.ci_high)
-        .fold(0.0, f64::max);
-    let floor = Series::new(
-        Some("information floor: rate 2^-bits".into()),
-        Colour::Black,
-        Mark::Line(2),
-        (0..=400)
-            .map(|j| high * 1.05 * f64::from(j) / 400.0)
-            .map(|bits| (bits, (-bits).exp2()))
-            .filter(|&(_, rate)| rate >= lowest / 1.6 && rate <= highest * 1.6),
-    );
-    let mut series = vec![floor];
     let mut kinds: Vec<String> = Vec::new();
     for r in rows {
         let kind = r.measurement.filter.to_string();
@@ -170,14 +153,91 @@ fn plate(rows: &[CompareRow]) -> Plate {
             kinds.push(kind);
         }
     }
-    for (i, kind) in kinds.iter().enumerate() {
+    let spend = |kind: &str| {
+        median(
+            rows.iter()
+                .filter(|r| r.measurement.filter.to_string() == kind)
+                .map(|r| r.bits_per_key_spent)
+                .collect(),
+        )
+    };
+    let typical = median(kinds.iter().map(|kind| spend(kind)).collect());
+    let (hungry, lean): (Vec<usize>, Vec<usize>) =
+        (0..kinds.len()).partition(|&i| spend(&kinds[i]) > 2.0 * typical);
+    let (n, queries) = rows
+        .first()
+        .map_or((0, 0), |r| (r.measurement.n, r.measurement.queries));
+    let mut panels = vec![panel(
+        rows,
+        &kinds,
+        &lean,
+        format!("Rate against space per structure: n = {n}, {queries} queries or more"),
+    )];
+    if !hungry.is_empty() {
+        let names: Vec<&str> = hungry.iter().map(|&i| kinds[i].as_str()).collect();
+        panels.push(panel(
+            rows,
+            &kinds,
+            &hungry,
+            format!(
+                "Over twice the median structure's space: {}, n = {n}",
+                names.join(", ")
+            ),
+        ));
+    }
+    Plate { panels }
+}
+
+/// The median of `values` (the mean of the middle two for an even count; 0 when empty).
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    match values.len() {
+        0 => 0.0,
+        len if len % 2 == 1 => values[len / 2],
+        len => (values[len / 2 - 1] + values[len / 2]) / 2.0,
+    }
+}
+
+/// One panel: the floor over the panel's span, then each chosen structure (`chosen` indexes
+/// `kinds`, and keeps its colour and marker across panels).
+fn panel(rows: &[CompareRow], kinds: &[String], chosen: &[usize], title: String) -> Panel {
+    let shown: Vec<&CompareRow> = rows
+        .iter()
+        .filter(|r| {
+            chosen
+                .iter()
+                .any(|&i| kinds[i] == r.measurement.filter.to_string())
+        })
+        .collect();
+    let (low, high) = extent(shown.iter().map(|r| r.bits_per_key_spent));
+    let lowest = shown
+        .iter()
+        .map(|r| r.measurement.ci_low)
+        .filter(|&v| v > 0.0)
+        .fold(1.0, f64::min);
+    let highest = shown
+        .iter()
+        .map(|r| r.measurement.ci_high)
+        .fold(0.0, f64::max);
+    let (from, to) = (low * 0.95, high * 1.05);
+    let floor = Series::new(
+        Some("information floor: rate 2^-bits".into()),
+        Colour::Black,
+        Mark::Line(2),
+        (0..=400)
+            .map(|j| from + (to - from) * f64::from(j) / 400.0)
+            .map(|bits| (bits, (-bits).exp2()))
+            .filter(|&(_, rate)| rate >= lowest / 1.6 && rate <= highest * 1.6),
+    );
+    let mut series = vec![floor];
+    for &i in chosen {
         let c = Colour::Palette(i);
-        let group: Vec<&CompareRow> = rows
+        let group: Vec<&&CompareRow> = shown
             .iter()
-            .filter(|r| r.measurement.filter.to_string() == *kind)
+            .filter(|r| r.measurement.filter.to_string() == kinds[i])
             .collect();
         series.push(Series::new(
-            Some(kind.clone()),
+            None,
             c,
             Mark::Line(1),
             group
@@ -185,25 +245,15 @@ fn plate(rows: &[CompareRow]) -> Plate {
                 .map(|r| (r.bits_per_key_spent, r.measurement.fpr_measured)),
         ));
         series.push(Series::measured(
-            None,
+            Some(kinds[i].clone()),
             c,
             group.iter().map(|r| (r.bits_per_key_spent, &r.measurement)),
         ));
     }
-    let title = match rows.first() {
-        Some(r) => format!(
-            "Rate against space per structure: n = {}, {} queries or more",
-            r.measurement.n, r.measurement.queries
-        ),
-        None => String::new(),
-    };
-    Plate {
-        panels: vec![Panel {
-            title,
-            x: Axis::linear("bits per key spent"),
-            y: Axis::rate(),
-            legend: Corner::UpperRight,
-            series,
-        }],
+    Panel {
+        title,
+        x: Axis::linear("bits per key spent"),
+        y: Axis::rate(),
+        series,
     }
 }

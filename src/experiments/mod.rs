@@ -431,8 +431,8 @@ pub fn measurement_columns() -> Vec<Column> {
         col("z classic", Cell::Fixed("z_classic", 2)).wide_only(),
         col("z fill^k", Cell::Fixed("z_from_fill", 2)).wide_only(),
         col("z exact", Cell::Fixed("z_exact", 2)),
-        col("bits", Cell::Plain("bits_check")),
-        col("uniform", Cell::Plain("uniformity")),
+        col("bits", Cell::Plain("bits_check")).flags_when("fail"),
+        col("uniform", Cell::Plain("uniformity")).flags_when("fail"),
     ]
 }
 

@@ -9,7 +9,7 @@ use super::{Experiment, Measured, MeasuredPlan, Outcome, measurement_columns_nar
 use crate::error::{Error, Result};
 use crate::measure::{CONFIDENCE, Measurement};
 use crate::params::{MAX_COUNT, MeasureParams, ShapeParams, ValueList, check_count, positive_list};
-use crate::plot::{Axis, Colour, Corner, Mark, Panel, Plate, Series, extent};
+use crate::plot::{Axis, Colour, Mark, Panel, Plate, Series, extent};
 use crate::preflight::Cost;
 use crate::report::{Cell, Column, Record, col, percent};
 use crate::stats::averaged_ratio_to_constant;
@@ -269,7 +269,6 @@ fn plate(rows: &[OverfillRow]) -> Plate {
                 title,
                 x: Axis::linear(x_label),
                 y: Axis::rate(),
-                legend: Corner::LowerRight,
                 series: rate,
             },
             Panel {
@@ -279,7 +278,6 @@ fn plate(rows: &[OverfillRow]) -> Plate {
                     ticks: crate::plot::Ticks::Percent,
                     ..Axis::linear("fraction of bits set").within(0.0, 1.0)
                 },
-                legend: Corner::LowerRight,
                 series: fill,
             },
         ],

@@ -28,7 +28,7 @@ use crate::measure::{Measurement, Setup, Spread};
 use crate::params::{
     Count, MAX_COUNT, MeasureParams, ShapeParams, ValueList, bits_for, check_count, positive_list,
 };
-use crate::plot::{Axis, Colour, Corner, Mark, Panel, Plate, Series};
+use crate::plot::{Axis, Colour, Mark, Panel, Plate, Series};
 use crate::preflight::Cost;
 use crate::report::{Cell, Column, Record, col, percent};
 use crate::stats::{CountDistribution, chi_square_sf, cochran_q, count_goodness_of_fit, stouffer};
@@ -367,7 +367,6 @@ fn plate(seeds: &[Measurement], spread: &Spread) -> Plate {
             title,
             x: Axis::linear("hash seed").integer(),
             y: Axis::rate(),
-            legend: Corner::UpperRight,
             series,
         }],
     }

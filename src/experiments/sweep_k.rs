@@ -17,7 +17,7 @@ use super::{Experiment, Measured, MeasuredPlan, Outcome, measurement_columns_nar
 use crate::error::Result;
 use crate::measure::{CONFIDENCE, Measurement, Setup};
 use crate::params::{Count, MeasureParams, ShapeParams, check_count};
-use crate::plot::{Axis, Colour, Corner, Mark, Panel, Plate, Series};
+use crate::plot::{Axis, Colour, Mark, Panel, Plate, Series};
 use crate::preflight::Cost;
 use crate::report::{Cell, Column, Record, col, percent};
 use crate::stats::{
@@ -433,7 +433,6 @@ fn plate(rows: &[SweepKRow]) -> Plate {
             title,
             x: Axis::linear("number of hashes k").integer(),
             y: Axis::rate(),
-            legend: Corner::UpperRight,
             series,
         }],
     }

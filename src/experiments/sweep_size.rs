@@ -8,7 +8,7 @@ use super::{Experiment, MeasuredPlan, Outcome};
 use crate::error::Result;
 use crate::measure::Measurement;
 use crate::params::{MeasureParams, ShapeParams};
-use crate::plot::{Axis, Colour, Corner, Mark, Panel, Plate, Series, extent};
+use crate::plot::{Axis, Colour, Mark, Panel, Plate, Series, extent};
 use crate::preflight::Cost;
 use crate::report::percent;
 use crate::theory;
@@ -129,7 +129,6 @@ fn plate(rows: &[Measurement]) -> Plate {
             title,
             x: Axis::linear("bits per key (m/n)"),
             y: Axis::rate(),
-            legend: Corner::UpperRight,
             series,
         }],
     }

@@ -34,6 +34,9 @@ pub struct Column {
     pub cell: Cell,
     /// Whether the narrow view shows the column (the wide view shows every column).
     pub narrow: bool,
+    /// For a verdict column (a check each row passes or fails, a flag), the cell text that
+    /// flags the row: the HTML page badges the cell and lists flagged rows first.
+    pub flagged_when: Option<&'static str>,
 }
 
 /// A column that both views show.
@@ -42,6 +45,7 @@ pub const fn col(header: &'static str, cell: Cell) -> Column {
         header,
         cell,
         narrow: true,
+        flagged_when: None,
     }
 }
 
@@ -52,6 +56,20 @@ impl Column {
             narrow: false,
             ..self
         }
+    }
+
+    /// The same column as a verdict: a row whose cell reads `text` is flagged.
+    pub const fn flags_when(self, text: &'static str) -> Column {
+        Column {
+            flagged_when: Some(text),
+            ..self
+        }
+    }
+
+    /// Whether this column flags `record`.
+    pub fn flags(&self, record: &Map<String, Value>) -> bool {
+        self.flagged_when
+            .is_some_and(|text| self.cell.show(record) == text)
     }
 }
 

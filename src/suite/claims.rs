@@ -88,11 +88,9 @@ impl Summary for Claims {
 
     /// Writes nothing for a suite that runs none of the claims' sources (`results/wild`).
     fn write(&self, runs: &[Run], staging: &mut Staging) -> Result<Vec<String>> {
-        let names = |run: &Run| essay::SOURCES.contains(&run.definition.name.as_str());
-        if !runs.iter().any(names) {
+        let Some(rows) = judged(runs) else {
             return Ok(Vec::new());
-        }
-        let rows = ledger(runs);
+        };
         let table = Table::from_rows("claims", &rows)?;
         staging.write(
             "claims.csv",
@@ -102,6 +100,17 @@ impl Summary for Claims {
         Ok(Vec::new())
     }
 }
+
+/// The ledger of a suite that runs at least one of the claims' sources; `None` for one that
+/// runs none (`results/wild`), which has no ledger.
+pub fn judged(runs: &[Run]) -> Option<Vec<ClaimRow>> {
+    let names = |run: &Run| essay::SOURCES.contains(&run.definition.name.as_str());
+    runs.iter().any(names).then(|| ledger(runs))
+}
+
+/// The verdicts of the ledger, worst first: `not supported`, then `undetermined`, then
+/// `supported`.
+pub const VERDICTS: [&str; 3] = ["not supported", "undetermined", "supported"];
 
 /// The band a claim's true value must lie in.
 struct Band {
@@ -224,36 +233,65 @@ fn unmeasured(claim: &str, band: Band, reason: String) -> ClaimRow {
     }
 }
 
-/// The ledger as Markdown: what "about" means, then one table row per claim.
-fn markdown(rows: &[ClaimRow]) -> String {
-    let number = |x: f64| {
-        if x.is_nan() {
+impl ClaimRow {
+    /// The measured value and its 95% interval as the ledger shows them, `1.16 [1.11, 1.24]`;
+    /// empty when not measured.
+    pub fn measured_text(&self) -> String {
+        if self.measured.is_nan() {
+            return String::new();
+        }
+        let interval = if self.interval_low.is_nan() {
             String::new()
         } else {
-            significant(x)
-        }
-    };
-    let mut out = String::from(
+            format!(
+                " [{}, {}]",
+                significant(self.interval_low),
+                significant(self.interval_high)
+            )
+        };
+        format!("{}{interval}", significant(self.measured))
+    }
+}
+
+/// How many rows have each of [`VERDICTS`], in that order.
+pub fn verdict_counts(rows: &[ClaimRow]) -> [usize; 3] {
+    VERDICTS.map(|verdict| rows.iter().filter(|r| r.verdict == verdict).count())
+}
+
+/// The rows worst verdict first ([`VERDICTS`]), the essay's order within each verdict.
+pub fn worst_first(rows: &[ClaimRow]) -> Vec<&ClaimRow> {
+    let mut sorted: Vec<&ClaimRow> = rows.iter().collect();
+    sorted.sort_by_key(|r| VERDICTS.iter().position(|v| *v == r.verdict));
+    sorted
+}
+
+/// The ledger as Markdown: the count of each verdict, what they mean, then one table row
+/// per claim, verdict first and worst first.
+fn markdown(rows: &[ClaimRow]) -> String {
+    let counts: Vec<String> = VERDICTS
+        .iter()
+        .zip(verdict_counts(rows))
+        .map(|(verdict, count)| format!("**{count} {verdict}**"))
+        .collect();
+    let mut out = format!(
         "### claims: the essay's quantitative claims against this run\n\n\
+         {} of {} claims.\n\n\
          Each claim's tolerance was fixed before measuring (src/suite/claims.rs). \
          `supported`: the 95% interval lies inside the tolerance; `not supported`: wholly \
          outside it; `undetermined`: across an edge, with the sample that would decide it \
-         (80% power).\n\n\
-         | claim | tolerance | measured | 95% interval | verdict | to decide | source | basis |\n\
-         |---|---|---|---|---|---|---|---|\n",
+         (80% power). Worst verdict first.\n\n\
+         | verdict | claim | measured [95% interval] | tolerance | to decide | source | basis |\n\
+         |---|---|---|---|---|---|---|\n",
+        counts.join(", "),
+        rows.len()
     );
-    for r in rows {
-        let interval = if r.interval_low.is_nan() {
-            String::new()
-        } else {
-            format!("[{}, {}]", number(r.interval_low), number(r.interval_high))
-        };
+    for r in worst_first(rows) {
         out.push_str(&format!(
-            "| {} | {} | {} | {interval} | {} | {} | {} | {} |\n",
-            r.claim,
-            r.tolerance,
-            number(r.measured),
+            "| {} | {} | {} | {} | {} | {} | {} |\n",
             r.verdict,
+            r.claim,
+            r.measured_text(),
+            r.tolerance,
             r.to_decide,
             r.source,
             r.basis

@@ -5,7 +5,7 @@
 use super::{AuditPlan, AuditRow, AuditRun, FLAG_Z, MIN_EXPECTED_FALSE_POSITIVES};
 use crate::experiments::Verdict;
 use crate::measure::CONFIDENCE;
-use crate::plot::{Axis, Colour, Corner, Mark, Panel, Plate, Series, extent};
+use crate::plot::{Axis, Colour, Mark, Panel, Plate, Series, extent};
 use crate::report::{percent, times};
 use crate::stats::{DETECTION_LEVEL, DETECTION_POWER, binomial_upper_tail};
 
@@ -237,7 +237,6 @@ pub fn plate(rows: &[AuditRow]) -> Plate {
                 ),
                 x: Axis::linear("load: keys inserted / n planned"),
                 y: Axis::rate(),
-                legend: Corner::UpperLeft,
                 series,
             }
         })
