@@ -1,10 +1,12 @@
 //! A split-block filter (as in Parquet): 256-bit blocks of eight 32-bit words, one bit set in
 //! each word, so k is always 8.
 
+use super::block_simd::{Design, Kernel};
+use super::blocked::on_path;
 use super::blocks::{Blocks, Index, poisson_mixture, smallest_size, whole_blocks};
 use super::interface::{Filter, FilterKind, Membership, Origin, Structure, check_answers};
 use crate::error::{Error, Result};
-use crate::hash::{HashFamily, HashScheme, with_index};
+use crate::hash::{HashFamily, HashScheme, Simd, with_index};
 
 /// Bits in a split-block filter's block: eight 32-bit words.
 pub const SPLIT_BLOCK_BITS: u64 = 256;
@@ -67,15 +69,37 @@ fn fpr_exact(n: u64, m: u64, _k: u32) -> f64 {
 pub struct SplitBlockFilter {
     blocks: Blocks,
     in_word: HashFamily,
+    /// All eight probes at once, as one 256-bit mask ([`Kernel`]): on the multiply-shift
+    /// and double-hashing paths; none on the byte hashes.
+    kernel: Option<Kernel>,
 }
 
 impl SplitBlockFilter {
     /// m must be a whole number of 256-bit blocks ([`FilterKind::layout`]).
     pub fn new(m: u64, scheme: HashScheme, hash_seed: u64) -> Result<Self> {
+        let in_word = HashFamily::new(scheme, SPLIT_WORDS, 32, hash_seed);
         Ok(SplitBlockFilter {
             blocks: Blocks::new(m, SPLIT_BLOCK_BITS, scheme, hash_seed)?,
-            in_word: HashFamily::new(scheme, SPLIT_WORDS, 32, hash_seed),
+            kernel: Kernel::new(in_word.lanes(), SPLIT_WORDS, Design::Split256),
+            in_word,
         })
+    }
+
+    /// The same filter computing its probes on another vector path; refused when this CPU
+    /// lacks it or the filter has no kernel (a byte hash).
+    pub fn on(mut self, simd: Simd) -> Result<Self> {
+        self.kernel = Some(on_path(self.kernel.as_ref(), simd)?);
+        Ok(self)
+    }
+
+    /// The vector path of the probes, if the filter has a kernel.
+    pub fn simd(&self) -> Option<Simd> {
+        self.kernel.as_ref().map(Kernel::simd)
+    }
+
+    /// The bit array, block after block.
+    pub fn words(&self) -> &[u64] {
+        &self.blocks.words
     }
 }
 
@@ -89,18 +113,28 @@ fn split_probe(index: Index, in_word: &HashFamily, key: u64, j: usize) -> (usize
 
 impl Membership for SplitBlockFilter {
     fn insert(&mut self, key: u64) {
+        if let Some(kernel) = &self.kernel {
+            return kernel.set(&mut self.blocks, key);
+        }
         let in_word = &self.in_word;
         with_index!(in_word, index => self
             .blocks
             .set(key, SPLIT_WORDS as usize, |x, j| split_probe(index, in_word, x, j)))
     }
     fn contains(&self, key: u64) -> bool {
+        if let Some(kernel) = &self.kernel {
+            return kernel.test(&self.blocks, key);
+        }
         let in_word = &self.in_word;
         with_index!(in_word, index => self
             .blocks
             .all_set(key, SPLIT_WORDS as usize, |x, j| split_probe(index, in_word, x, j)))
     }
     fn insert_many(&mut self, keys: &[u64]) -> Result<()> {
+        if let Some(kernel) = &self.kernel {
+            kernel.set_many(&mut self.blocks, keys);
+            return Ok(());
+        }
         let in_word = &self.in_word;
         with_index!(in_word, index => self
             .blocks
@@ -109,6 +143,10 @@ impl Membership for SplitBlockFilter {
     }
     fn contains_many(&self, keys: &[u64], answers: &mut [bool]) -> Result<()> {
         check_answers(keys, answers)?;
+        if let Some(kernel) = &self.kernel {
+            kernel.test_many(&self.blocks, keys, answers);
+            return Ok(());
+        }
         let in_word = &self.in_word;
         with_index!(in_word, index => self.blocks.all_set_many(
             keys,
