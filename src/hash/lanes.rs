@@ -102,6 +102,19 @@ impl Lanes {
 }
 
 impl HashFamily {
+    /// `[a_0, b_0]` when index 0 is `((a_0·x + b_0) · m) >> 64` (bloomlab's multiply-shift
+    /// and double-hashing paths, a power-of-two m included: there the shift is the same
+    /// product's high bits); none on the others.
+    pub fn first_affine(&self) -> Option<[u64; 2]> {
+        match self.path {
+            IndexPath::MultiplyShift
+            | IndexPath::MultiplyShiftPow2
+            | IndexPath::DoubleHashing
+            | IndexPath::DoubleHashingPow2 => Some(self.params[0]),
+            _ => None,
+        }
+    }
+
     /// The family's index functions in lane form, on the two power-of-two paths (none on
     /// the others).
     pub fn lanes(&self) -> Option<Lanes> {

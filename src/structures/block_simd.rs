@@ -31,6 +31,11 @@ pub(super) struct Kernel {
     k: usize,
     simd: Simd,
     design: Design,
+    /// The block chooser's `[a_0, b_0]`: block `((a_0·x + b_0) · blocks) >> 64`, as
+    /// [`Blocks::base`] picks it.
+    chooser: [u64; 2],
+    blocks: u64,
+    words_per_block: usize,
 }
 
 /// Calls `$body` with `$path` naming the module of `$simd`'s path.
@@ -59,9 +64,16 @@ macro_rules! dispatch {
 
 impl Kernel {
     /// The kernel of a family with lanes ([`crate::hash::HashFamily::lanes`]) whose indexes
-    /// fit the design's block, on the widest path this CPU runs; none otherwise.
-    pub(super) fn new(lanes: Option<Lanes>, k: u32, design: Design) -> Option<Kernel> {
+    /// fit the design's block, on the widest path this CPU runs; none otherwise (or when
+    /// the blocks' chooser is not a multiply-shift or double-hashing one).
+    pub(super) fn new(
+        lanes: Option<Lanes>,
+        k: u32,
+        design: Design,
+        blocks: &Blocks,
+    ) -> Option<Kernel> {
         let lanes = lanes?;
+        let chooser = blocks.chooser().first_affine()?;
         let shift = match design {
             Design::Blocked512 => 55,
             Design::Split256 => 59,
@@ -71,7 +83,18 @@ impl Kernel {
             k: k as usize,
             simd: Simd::best(),
             design,
+            chooser,
+            blocks: (blocks.words.len() / blocks.words_per_block) as u64,
+            words_per_block: blocks.words_per_block,
         })
+    }
+
+    /// The first word of the key's block: [`Blocks::base`] without its dispatch.
+    #[inline(always)]
+    fn base(&self, key: u64) -> usize {
+        let [a, b] = self.chooser;
+        let h = a.wrapping_mul(key).wrapping_add(b);
+        ((h as u128 * self.blocks as u128) >> 64) as usize * self.words_per_block
     }
 
     /// The same kernel on another path, or none when this CPU does not run it.
@@ -115,48 +138,75 @@ impl Kernel {
 macro_rules! entries {
     ($(#[$attr:meta])*) => {
         use super::{Blocks, Design, Kernel};
+        use crate::words::prefetch_pays;
 
         $(#[$attr])*
         #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
         pub(super) fn test_one(kernel: &Kernel, blocks: &Blocks, key: u64) -> bool {
-            let (lanes, k) = (&kernel.lanes, kernel.k);
+            let (lanes, k, per_block) = (&kernel.lanes, kernel.k, kernel.words_per_block);
+            let block = &blocks.words[kernel.base(key)..][..per_block];
             match kernel.design {
-                Design::Blocked512 => blocks.all_set_with(key, |x, b| unsafe { test512(lanes, k, x, b) }),
-                Design::Split256 => blocks.all_set_with(key, |x, b| unsafe { test256(lanes, k, x, b) }),
+                Design::Blocked512 => unsafe { test512(lanes, k, key, block) },
+                Design::Split256 => unsafe { test256(lanes, k, key, block) },
             }
         }
 
         $(#[$attr])*
         #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
         pub(super) fn set_one(kernel: &Kernel, blocks: &mut Blocks, key: u64) {
-            let (lanes, k) = (&kernel.lanes, kernel.k);
+            let (lanes, k, per_block) = (&kernel.lanes, kernel.k, kernel.words_per_block);
+            let block = &mut blocks.words[kernel.base(key)..][..per_block];
             match kernel.design {
-                Design::Blocked512 => blocks.set_with(key, |x, b| unsafe { set512(lanes, k, x, b) }),
-                Design::Split256 => blocks.set_with(key, |x, b| unsafe { set256(lanes, k, x, b) }),
+                Design::Blocked512 => unsafe { set512(lanes, k, key, block) },
+                Design::Split256 => unsafe { set256(lanes, k, key, block) },
             }
         }
 
+        /// In cache key by key in one loop; else pipelined ([`Blocks::all_set_many_with`]).
         $(#[$attr])*
         #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
         pub(super) fn test_many(kernel: &Kernel, blocks: &Blocks, keys: &[u64], answers: &mut [bool]) {
-            let (lanes, k) = (&kernel.lanes, kernel.k);
-            match kernel.design {
-                Design::Blocked512 => {
+            let (lanes, k, per_block) = (&kernel.lanes, kernel.k, kernel.words_per_block);
+            let in_cache = !prefetch_pays(&blocks.words);
+            match (kernel.design, in_cache) {
+                (Design::Blocked512, true) => for (answer, &key) in answers.iter_mut().zip(keys) {
+                    let block = &blocks.words[kernel.base(key)..][..per_block];
+                    *answer = unsafe { test512(lanes, k, key, block) };
+                },
+                (Design::Split256, true) => for (answer, &key) in answers.iter_mut().zip(keys) {
+                    let block = &blocks.words[kernel.base(key)..][..per_block];
+                    *answer = unsafe { test256(lanes, k, key, block) };
+                },
+                (Design::Blocked512, false) => {
                     blocks.all_set_many_with(keys, answers, |x, b| unsafe { test512(lanes, k, x, b) })
                 }
-                Design::Split256 => {
+                (Design::Split256, false) => {
                     blocks.all_set_many_with(keys, answers, |x, b| unsafe { test256(lanes, k, x, b) })
                 }
             }
         }
 
+        /// In cache key by key in one loop; else pipelined ([`Blocks::set_many_with`]).
         $(#[$attr])*
         #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
         pub(super) fn set_many(kernel: &Kernel, blocks: &mut Blocks, keys: &[u64]) {
-            let (lanes, k) = (&kernel.lanes, kernel.k);
-            match kernel.design {
-                Design::Blocked512 => blocks.set_many_with(keys, |x, b| unsafe { set512(lanes, k, x, b) }),
-                Design::Split256 => blocks.set_many_with(keys, |x, b| unsafe { set256(lanes, k, x, b) }),
+            let (lanes, k, per_block) = (&kernel.lanes, kernel.k, kernel.words_per_block);
+            let in_cache = !prefetch_pays(&blocks.words);
+            match (kernel.design, in_cache) {
+                (Design::Blocked512, true) => for &key in keys {
+                    let block = &mut blocks.words[kernel.base(key)..][..per_block];
+                    unsafe { set512(lanes, k, key, block) };
+                },
+                (Design::Split256, true) => for &key in keys {
+                    let block = &mut blocks.words[kernel.base(key)..][..per_block];
+                    unsafe { set256(lanes, k, key, block) };
+                },
+                (Design::Blocked512, false) => {
+                    blocks.set_many_with(keys, |x, b| unsafe { set512(lanes, k, x, b) })
+                }
+                (Design::Split256, false) => {
+                    blocks.set_many_with(keys, |x, b| unsafe { set256(lanes, k, x, b) })
+                }
             }
         }
     };

@@ -78,11 +78,12 @@ impl BlockedFilter {
             m, k, hash, hash_seed, ..
         } = *shape;
         let in_block = HashFamily::new(hash, k, block_bits, hash_seed);
+        let blocks = Blocks::new(m, block_bits, hash, hash_seed)?;
         let kernel = (block_bits == BLOCK_BITS)
-            .then(|| Kernel::new(in_block.lanes(), k, Design::Blocked512))
+            .then(|| Kernel::new(in_block.lanes(), k, Design::Blocked512, &blocks))
             .flatten();
         Ok(BlockedFilter {
-            blocks: Blocks::new(m, block_bits, hash, hash_seed)?,
+            blocks,
             in_block,
             k,
             kind: shape.kind,
@@ -131,24 +132,38 @@ fn block_probe(index: Index, in_block: &HashFamily, key: u64, i: usize) -> (usiz
     ((bit >> 6) as usize, 1u64 << (bit & 63))
 }
 
-impl Membership for BlockedFilter {
-    fn insert(&mut self, key: u64) {
-        if let Some(kernel) = &self.kernel {
-            return kernel.set(&mut self.blocks, key);
-        }
+impl BlockedFilter {
+    /// [`Membership::insert`] probe by probe, for a filter without a kernel.
+    #[inline(never)]
+    fn insert_by_probes(&mut self, key: u64) {
         let (in_block, k) = (&self.in_block, self.k as usize);
         with_index!(in_block, index => self
             .blocks
             .set(key, k, |x, i| block_probe(index, in_block, x, i)))
     }
-    fn contains(&self, key: u64) -> bool {
-        if let Some(kernel) = &self.kernel {
-            return kernel.test(&self.blocks, key);
-        }
+
+    /// [`Membership::contains`] probe by probe, for a filter without a kernel.
+    #[inline(never)]
+    fn contains_by_probes(&self, key: u64) -> bool {
         let (in_block, k) = (&self.in_block, self.k as usize);
         with_index!(in_block, index => self
             .blocks
             .all_set(key, k, |x, i| block_probe(index, in_block, x, i)))
+    }
+}
+
+impl Membership for BlockedFilter {
+    fn insert(&mut self, key: u64) {
+        match &self.kernel {
+            Some(kernel) => kernel.set(&mut self.blocks, key),
+            None => self.insert_by_probes(key),
+        }
+    }
+    fn contains(&self, key: u64) -> bool {
+        match &self.kernel {
+            Some(kernel) => kernel.test(&self.blocks, key),
+            None => self.contains_by_probes(key),
+        }
     }
     fn insert_many(&mut self, keys: &[u64]) -> Result<()> {
         if let Some(kernel) = &self.kernel {

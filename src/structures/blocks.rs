@@ -75,6 +75,11 @@ impl Blocks {
         })
     }
 
+    /// The function that picks the block.
+    pub(super) fn chooser(&self) -> &HashFamily {
+        &self.chooser
+    }
+
     /// The first word of the key's block.
     #[inline(always)]
     pub(super) fn base(&self, key: u64) -> usize {

@@ -49,6 +49,7 @@ registry! {
     peer fastbloom;
     peer bloomfilter;
     peer growable;
+    peer sbbf;
 }
 
 /// Refused names and arguments say what is allowed.
