@@ -70,8 +70,10 @@ fn own(structure: &'static str, hash: HashScheme) -> Option<Contender> {
 /// hashing (one hash pair per key, then an add per probe: for classic the derivation
 /// fastbloom uses, so that like meets like as well as the default meets the fastest) and,
 /// with the `peers` feature, the crates of the classic design:
-/// fastbloom on foldhash, bloomfilter on SipHash-1-3 (the only hash it takes). No crate here
-/// implements a blocked design, so those rows have no peer ratio.
+/// fastbloom on foldhash, bloomfilter on SipHash-1-3 (the only hash it takes); and of the
+/// split-block design: sbbf-rs, timed with its hashing, bloomlab's multiply-shift. No Rust
+/// crate implements the 512-bit blocked design (fastbloom probes k words anywhere in its
+/// table), so those rows have no peer ratio ([`NO_BLOCKED_PEER`]).
 pub fn contenders(full: bool) -> Vec<Contender> {
     let designs: &[&'static str] = if full {
         &["classic", "blocked", "split-block", "blocked-1024"]
@@ -104,9 +106,20 @@ pub fn contenders(full: bool) -> Vec<Contender> {
             }),
             out_of_cache_by_default: false,
         });
+        all.push(Contender {
+            structure: "split-block",
+            peer: "sbbf-rs",
+            maker: Maker::Peer(|m, k, seed| {
+                Ok(Box::new(crate::peers::Sbbf::by_shape(m, k, seed)?))
+            }),
+            out_of_cache_by_default: true,
+        });
     }
     all
 }
+
+/// Why the blocked rows have no peer ratio.
+pub const NO_BLOCKED_PEER: &str = "no Rust crate implements the 512-bit blocked design (fastbloom probes k words anywhere in its table, a classic filter), so blocked has no peer ratio";
 
 /// The k a design takes: split-block always 8, the others the k asked for.
 fn k_of(structure: &str, k: u32) -> u32 {
@@ -427,6 +440,10 @@ pub fn notes(rows: &[BenchRow], limits: &[LineRate], full: bool) -> Vec<String> 
             ));
         }
     }
+    notes.extend(design_rates(rows));
+    if rows.iter().any(|r| r.structure == "blocked") {
+        notes.push(NO_BLOCKED_PEER.into());
+    }
     let hashes = |name: &str| rows.iter().any(|r| r.peer == "bloomlab" && r.hash == name);
     if hashes("multiply-shift") && hashes("double-hashing") {
         notes.push("multiply-shift computes k independent functions (the essay's hash: per probe a multiplication, and a second one unless m is a power of two); double-hashing derives the k from one pair per key, as fastbloom does: like against like".into());
@@ -437,6 +454,34 @@ pub fn notes(rows: &[BenchRow], limits: &[LineRate], full: bool) -> Vec<String> 
             "bloomfilter (SipHash only, never the fastest peer) is timed out of cache with --full"
                 .into(),
         );
+    }
+    notes
+}
+
+/// For each size, k and design, bloomlab's fastest batched absent query beside the rate it
+/// measured: what a faster design costs in accuracy at the same bits per key.
+fn design_rates(rows: &[BenchRow]) -> Vec<String> {
+    let absent = |r: &&BenchRow| r.peer == "bloomlab" && r.batched && r.operation == "absent";
+    let mut notes = Vec::new();
+    for row in rows.iter().filter(absent) {
+        let same =
+            |r: &&BenchRow| (&r.structure, &r.size, r.k) == (&row.structure, &row.size, row.k);
+        let fastest = rows
+            .iter()
+            .filter(absent)
+            .filter(same)
+            .min_by(|a, b| a.ns_per_key.total_cmp(&b.ns_per_key));
+        if fastest.is_some_and(|f| std::ptr::eq(f, row)) {
+            notes.push(format!(
+                "{} {} k={}: {:.2} ns per absent query batched ({}) at a rate of {:.3}%",
+                row.structure,
+                row.size,
+                row.k,
+                row.ns_per_key,
+                row.hash,
+                100.0 * row.fpr_measured
+            ));
+        }
     }
     notes
 }

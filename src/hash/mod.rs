@@ -7,11 +7,13 @@ use serde::{Deserialize, Serialize};
 pub mod fnv1a;
 pub mod foldhash;
 mod index;
+mod lanes;
 pub mod murmur3;
 pub mod siphash;
 pub mod xxh3;
 
 pub use index::{INDEX_BITS, IndexMath, Probes, Reduce, Reducer, addressable_bits};
+pub use lanes::{Lanes, Simd};
 
 /// A hash of bytes with a 64-bit seed, as a shipped library applies it to a key. An integer
 /// key is hashed as its 8 little-endian bytes.

@@ -13,6 +13,7 @@ pub mod fastbloom;
 pub mod growable;
 #[cfg(feature = "peers")]
 mod inspector;
+pub mod sbbf;
 
 #[cfg(feature = "peers")]
 pub use bloomfilter::Bloomfilter;
@@ -22,6 +23,8 @@ pub use fastbloom::Fastbloom;
 pub use growable::{GROWABLE_GROWTH, GROWABLE_TIGHTENING, Growable, SubFilter};
 #[cfg(feature = "peers")]
 pub use inspector::InspectedSub;
+#[cfg(feature = "peers")]
+pub use sbbf::Sbbf;
 
 /// Every peer's origin: the feature that brings the crates, and whether this build has it.
 const ORIGIN: Origin = Origin::Peer {

@@ -1,13 +1,14 @@
 //! A blocked filter (Putze, Sanders and Singler 2007): all k probes of a key in one block of
 //! B bits, chosen by a further hash. [`descriptor`] registers one for any block size.
 
+use super::block_simd::{Design, Kernel};
 use super::blocks::{Blocks, Index, poisson_mixture, smallest_size, whole_blocks};
 use super::interface::{
     CACHE_LINE_BITS, Filter, FilterKind, Membership, Origin, Shape, Structure, check_answers,
 };
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::filter::popcount;
-use crate::hash::{HashFamily, with_index};
+use crate::hash::{HashFamily, Simd, with_index};
 use crate::theory;
 
 /// Bits in a blocked filter's block: one 512-bit cache line.
@@ -65,6 +66,9 @@ pub struct BlockedFilter {
     in_block: HashFamily,
     k: u32,
     kind: FilterKind,
+    /// All k probes at once, with word-wide masks ([`Kernel`]): 512-bit blocks on the
+    /// power-of-two multiply-shift and double-hashing paths; none elsewhere.
+    kernel: Option<Kernel>,
 }
 
 impl BlockedFilter {
@@ -73,13 +77,52 @@ impl BlockedFilter {
         let Shape {
             m, k, hash, hash_seed, ..
         } = *shape;
+        let in_block = HashFamily::new(hash, k, block_bits, hash_seed);
+        let blocks = Blocks::new(m, block_bits, hash, hash_seed)?;
+        let kernel = (block_bits == BLOCK_BITS)
+            .then(|| Kernel::new(in_block.lanes(), k, Design::Blocked512, &blocks))
+            .flatten();
         Ok(BlockedFilter {
-            blocks: Blocks::new(m, block_bits, hash, hash_seed)?,
-            in_block: HashFamily::new(hash, k, block_bits, hash_seed),
+            blocks,
+            in_block,
             k,
             kind: shape.kind,
+            kernel,
         })
     }
+
+    /// The same filter computing its probes on another vector path; refused when this CPU
+    /// lacks it or the filter has no kernel (another hash, or another block size).
+    pub fn on(mut self, simd: Simd) -> Result<Self> {
+        self.kernel = Some(on_path(self.kernel.as_ref(), simd)?);
+        Ok(self)
+    }
+
+    /// The vector path of the probes, if the filter has a kernel.
+    pub fn simd(&self) -> Option<Simd> {
+        self.kernel.as_ref().map(Kernel::simd)
+    }
+
+    /// The bit array, block after block.
+    pub fn words(&self) -> &[u64] {
+        &self.blocks.words
+    }
+}
+
+/// `kernel` on path `simd`, or why not.
+pub(super) fn on_path(kernel: Option<&Kernel>, simd: Simd) -> Result<Kernel> {
+    let kernel = kernel.ok_or_else(|| {
+        Error::invalid(
+            "simd",
+            simd,
+            "no vector kernel for this hash or block",
+            "a 512-bit blocked or a split-block filter on multiply-shift or double-hashing",
+        )
+    })?;
+    kernel.on(simd).ok_or_else(|| {
+        let available: Vec<&str> = Simd::available().iter().map(|s| s.name()).collect();
+        Error::invalid("simd", simd, "this CPU lacks it", available.join(", "))
+    })
 }
 
 /// Probe i of a blocked filter: bit `h_i(x)` of the block.
@@ -89,20 +132,44 @@ fn block_probe(index: Index, in_block: &HashFamily, key: u64, i: usize) -> (usiz
     ((bit >> 6) as usize, 1u64 << (bit & 63))
 }
 
-impl Membership for BlockedFilter {
-    fn insert(&mut self, key: u64) {
+impl BlockedFilter {
+    /// [`Membership::insert`] probe by probe, for a filter without a kernel.
+    #[inline(never)]
+    fn insert_by_probes(&mut self, key: u64) {
         let (in_block, k) = (&self.in_block, self.k as usize);
         with_index!(in_block, index => self
             .blocks
             .set(key, k, |x, i| block_probe(index, in_block, x, i)))
     }
-    fn contains(&self, key: u64) -> bool {
+
+    /// [`Membership::contains`] probe by probe, for a filter without a kernel.
+    #[inline(never)]
+    fn contains_by_probes(&self, key: u64) -> bool {
         let (in_block, k) = (&self.in_block, self.k as usize);
         with_index!(in_block, index => self
             .blocks
             .all_set(key, k, |x, i| block_probe(index, in_block, x, i)))
     }
+}
+
+impl Membership for BlockedFilter {
+    fn insert(&mut self, key: u64) {
+        match &self.kernel {
+            Some(kernel) => kernel.set(&mut self.blocks, key),
+            None => self.insert_by_probes(key),
+        }
+    }
+    fn contains(&self, key: u64) -> bool {
+        match &self.kernel {
+            Some(kernel) => kernel.test(&self.blocks, key),
+            None => self.contains_by_probes(key),
+        }
+    }
     fn insert_many(&mut self, keys: &[u64]) -> Result<()> {
+        if let Some(kernel) = &self.kernel {
+            kernel.set_many(&mut self.blocks, keys);
+            return Ok(());
+        }
         let (in_block, k) = (&self.in_block, self.k as usize);
         with_index!(in_block, index => self
             .blocks
@@ -111,6 +178,10 @@ impl Membership for BlockedFilter {
     }
     fn contains_many(&self, keys: &[u64], answers: &mut [bool]) -> Result<()> {
         check_answers(keys, answers)?;
+        if let Some(kernel) = &self.kernel {
+            kernel.test_many(&self.blocks, keys, answers);
+            return Ok(());
+        }
         let (in_block, k) = (&self.in_block, self.k as usize);
         with_index!(in_block, index => self
             .blocks

@@ -75,10 +75,16 @@ impl Blocks {
         })
     }
 
+    /// The function that picks the block.
+    pub(super) fn chooser(&self) -> &HashFamily {
+        &self.chooser
+    }
+
     /// The first word of the key's block.
-    #[inline]
+    #[inline(always)]
     pub(super) fn base(&self, key: u64) -> usize {
-        self.chooser.index(0, key) as usize * self.words_per_block
+        let chooser = &self.chooser;
+        with_index!(chooser, index => index(chooser, 0, key)) as usize * self.words_per_block
     }
 
     /// Sets probes `0..probes` of the key.
@@ -89,8 +95,7 @@ impl Blocks {
         probes: usize,
         probe: impl Fn(u64, usize) -> (usize, u64),
     ) {
-        let (base, per_block) = (self.base(key), self.words_per_block);
-        set_in(&mut self.words[base..][..per_block], key, probes, &probe)
+        self.set_with(key, |key, block| set_in(block, key, probes, &probe))
     }
 
     /// True when every probe of the key is set.
@@ -101,12 +106,20 @@ impl Blocks {
         probes: usize,
         probe: impl Fn(u64, usize) -> (usize, u64),
     ) -> bool {
-        all_set_in(
-            &self.words[self.base(key)..][..self.words_per_block],
-            key,
-            probes,
-            &probe,
-        )
+        self.all_set_with(key, |key, block| all_set_in(block, key, probes, &probe))
+    }
+
+    /// `set(key, the words of its block)`.
+    #[inline(always)]
+    pub(super) fn set_with(&mut self, key: u64, set: impl Fn(u64, &mut [u64])) {
+        let (base, per_block) = (self.base(key), self.words_per_block);
+        set(key, &mut self.words[base..][..per_block])
+    }
+
+    /// `test(key, the words of its block)`.
+    #[inline(always)]
+    pub(super) fn all_set_with(&self, key: u64, test: impl Fn(u64, &[u64]) -> bool) -> bool {
+        test(key, &self.words[self.base(key)..][..self.words_per_block])
     }
 
     /// Starts loading the lines of the key's block.
@@ -123,14 +136,7 @@ impl Blocks {
         probes: usize,
         probe: impl Fn(u64, usize) -> (usize, u64),
     ) {
-        if !prefetch_pays(&self.words) {
-            return keys.iter().for_each(|&key| self.set(key, probes, &probe));
-        }
-        let (chooser, per_block) = (&self.chooser, self.words_per_block);
-        let mut words: &mut [u64] = &mut self.words;
-        pipelined(chooser, per_block, &mut words, keys, |words, j, base| {
-            set_in(&mut words[base..][..per_block], keys[j], probes, &probe)
-        })
+        self.set_many_with(keys, |key, block| set_in(block, key, probes, &probe))
     }
 
     /// `answers[j] = all_set(keys[j])`, pipelined ([`pipelined`]).
@@ -141,21 +147,51 @@ impl Blocks {
         probes: usize,
         probe: impl Fn(u64, usize) -> (usize, u64),
     ) {
-        if !prefetch_pays(&self.words) {
-            for (answer, &key) in answers.iter_mut().zip(keys) {
-                *answer = self.all_set(key, probes, &probe);
-            }
-            return;
+        self.all_set_many_with(keys, answers, |key, block| {
+            all_set_in(block, key, probes, &probe)
+        })
+    }
+
+    /// `set(key, the words of its block)` for each key in order, pipelined ([`pipelined`])
+    /// where prefetching pays, else key by key.
+    #[inline(always)]
+    pub(super) fn set_many_with(&mut self, keys: &[u64], set: impl Fn(u64, &mut [u64])) {
+        let (chooser, per_block) = (&self.chooser, self.words_per_block);
+        let mut words: &mut [u64] = &mut self.words;
+        if !prefetch_pays(words) {
+            return with_index!(chooser, index => for &key in keys {
+                let base = index(chooser, 0, key) as usize * per_block;
+                set(key, &mut words[base..][..per_block])
+            });
         }
+        pipelined(chooser, per_block, &mut words, keys, |words, j, base| {
+            set(keys[j], &mut words[base..][..per_block])
+        })
+    }
+
+    /// `answers[j] = test(keys[j], the words of its block)`, pipelined ([`pipelined`])
+    /// where prefetching pays, else key by key.
+    #[inline(always)]
+    pub(super) fn all_set_many_with(
+        &self,
+        keys: &[u64],
+        answers: &mut [bool],
+        test: impl Fn(u64, &[u64]) -> bool,
+    ) {
         let (mut words, per_block): (&[u64], _) = (&self.words, self.words_per_block);
+        if !prefetch_pays(words) {
+            let chooser = &self.chooser;
+            return with_index!(chooser, index => for (answer, &key) in answers.iter_mut().zip(keys) {
+                let base = index(chooser, 0, key) as usize * per_block;
+                *answer = test(key, &words[base..][..per_block]);
+            });
+        }
         pipelined(
             &self.chooser,
             per_block,
             &mut words,
             keys,
-            |words, j, base| {
-                answers[j] = all_set_in(&words[base..][..per_block], keys[j], probes, &probe)
-            },
+            |words, j, base| answers[j] = test(keys[j], &words[base..][..per_block]),
         )
     }
 
@@ -226,7 +262,12 @@ fn prefetch_lines(words: &[u64], base: usize, per_block: usize) {
 
 /// Sets probes `0..probes` of the key in `block`, the words of its block.
 #[inline(always)]
-fn set_in(block: &mut [u64], key: u64, probes: usize, probe: &impl Fn(u64, usize) -> (usize, u64)) {
+pub(super) fn set_in(
+    block: &mut [u64],
+    key: u64,
+    probes: usize,
+    probe: &impl Fn(u64, usize) -> (usize, u64),
+) {
     for j in 0..probes {
         let (word, mask) = probe(key, j);
         block[word] |= mask;
@@ -236,7 +277,7 @@ fn set_in(block: &mut [u64], key: u64, probes: usize, probe: &impl Fn(u64, usize
 /// True when probes `0..probes` of the key are set in `block`, the words of its block
 /// ([`every_group`]).
 #[inline(always)]
-fn all_set_in(
+pub(super) fn all_set_in(
     block: &[u64],
     key: u64,
     probes: usize,

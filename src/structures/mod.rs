@@ -8,6 +8,7 @@
 
 use crate::error::{Error, Result};
 
+mod block_simd;
 mod blocks;
 pub mod interface;
 
@@ -48,6 +49,7 @@ registry! {
     peer fastbloom;
     peer bloomfilter;
     peer growable;
+    peer sbbf;
 }
 
 /// Refused names and arguments say what is allowed.

@@ -1,10 +1,12 @@
 //! A split-block filter (as in Parquet): 256-bit blocks of eight 32-bit words, one bit set in
 //! each word, so k is always 8.
 
+use super::block_simd::{Design, Kernel};
+use super::blocked::on_path;
 use super::blocks::{Blocks, Index, poisson_mixture, smallest_size, whole_blocks};
 use super::interface::{Filter, FilterKind, Membership, Origin, Structure, check_answers};
 use crate::error::{Error, Result};
-use crate::hash::{HashFamily, HashScheme, with_index};
+use crate::hash::{HashFamily, HashScheme, Simd, with_index};
 
 /// Bits in a split-block filter's block: eight 32-bit words.
 pub const SPLIT_BLOCK_BITS: u64 = 256;
@@ -34,7 +36,7 @@ pub static STRUCTURE: Structure = Structure {
 };
 
 /// Whole 256-bit blocks; k must be 8.
-fn layout(m: u64, k: u32) -> Result<u64> {
+pub(crate) fn layout(m: u64, k: u32) -> Result<u64> {
     if k != SPLIT_WORDS {
         return Err(Error::invalid(
             "k",
@@ -56,10 +58,20 @@ fn design(n: u64, fpr: f64) -> Result<(u64, u32)> {
 
 /// `Σ_i Po(i; nb/m) · (1 - (1 - 1/32)^i)^8`: a block holding i keys has each of its words'
 /// query bit set with probability `1 - (1 - 1/32)^i`.
-fn fpr_exact(n: u64, m: u64, _k: u32) -> f64 {
+pub(crate) fn fpr_exact(n: u64, m: u64, _k: u32) -> f64 {
     poisson_mixture(n, m, SPLIT_BLOCK_BITS, |i| {
         (1.0 - (1.0 - 1.0 / 32.0f64).powi(i as i32)).powi(SPLIT_WORDS as i32)
     })
+}
+
+/// `Π_j (fill of 32-bit word j)` of a block's four u64 words: the rate of a query landing
+/// in it. A filter's rate from its bits is the mean over its blocks.
+pub(crate) fn block_rate(block: &[u64]) -> f64 {
+    block
+        .iter()
+        .flat_map(|w| [w & 0xffff_ffff, w >> 32])
+        .map(|half| f64::from(half.count_ones()) / 32.0)
+        .product::<f64>()
 }
 
 /// A split-block filter: 256-bit blocks of eight 32-bit words, one bit set in each word.
@@ -67,15 +79,38 @@ fn fpr_exact(n: u64, m: u64, _k: u32) -> f64 {
 pub struct SplitBlockFilter {
     blocks: Blocks,
     in_word: HashFamily,
+    /// All eight probes at once, as one 256-bit mask ([`Kernel`]): on the multiply-shift
+    /// and double-hashing paths; none on the byte hashes.
+    kernel: Option<Kernel>,
 }
 
 impl SplitBlockFilter {
     /// m must be a whole number of 256-bit blocks ([`FilterKind::layout`]).
     pub fn new(m: u64, scheme: HashScheme, hash_seed: u64) -> Result<Self> {
+        let in_word = HashFamily::new(scheme, SPLIT_WORDS, 32, hash_seed);
+        let blocks = Blocks::new(m, SPLIT_BLOCK_BITS, scheme, hash_seed)?;
         Ok(SplitBlockFilter {
-            blocks: Blocks::new(m, SPLIT_BLOCK_BITS, scheme, hash_seed)?,
-            in_word: HashFamily::new(scheme, SPLIT_WORDS, 32, hash_seed),
+            kernel: Kernel::new(in_word.lanes(), SPLIT_WORDS, Design::Split256, &blocks),
+            blocks,
+            in_word,
         })
+    }
+
+    /// The same filter computing its probes on another vector path; refused when this CPU
+    /// lacks it or the filter has no kernel (a byte hash).
+    pub fn on(mut self, simd: Simd) -> Result<Self> {
+        self.kernel = Some(on_path(self.kernel.as_ref(), simd)?);
+        Ok(self)
+    }
+
+    /// The vector path of the probes, if the filter has a kernel.
+    pub fn simd(&self) -> Option<Simd> {
+        self.kernel.as_ref().map(Kernel::simd)
+    }
+
+    /// The bit array, block after block.
+    pub fn words(&self) -> &[u64] {
+        &self.blocks.words
     }
 }
 
@@ -87,20 +122,44 @@ fn split_probe(index: Index, in_word: &HashFamily, key: u64, j: usize) -> (usize
     (j / 2, 1u64 << bit)
 }
 
-impl Membership for SplitBlockFilter {
-    fn insert(&mut self, key: u64) {
+impl SplitBlockFilter {
+    /// [`Membership::insert`] probe by probe, for a filter without a kernel.
+    #[inline(never)]
+    fn insert_by_probes(&mut self, key: u64) {
         let in_word = &self.in_word;
         with_index!(in_word, index => self
             .blocks
             .set(key, SPLIT_WORDS as usize, |x, j| split_probe(index, in_word, x, j)))
     }
-    fn contains(&self, key: u64) -> bool {
+
+    /// [`Membership::contains`] probe by probe, for a filter without a kernel.
+    #[inline(never)]
+    fn contains_by_probes(&self, key: u64) -> bool {
         let in_word = &self.in_word;
         with_index!(in_word, index => self
             .blocks
             .all_set(key, SPLIT_WORDS as usize, |x, j| split_probe(index, in_word, x, j)))
     }
+}
+
+impl Membership for SplitBlockFilter {
+    fn insert(&mut self, key: u64) {
+        match &self.kernel {
+            Some(kernel) => kernel.set(&mut self.blocks, key),
+            None => self.insert_by_probes(key),
+        }
+    }
+    fn contains(&self, key: u64) -> bool {
+        match &self.kernel {
+            Some(kernel) => kernel.test(&self.blocks, key),
+            None => self.contains_by_probes(key),
+        }
+    }
     fn insert_many(&mut self, keys: &[u64]) -> Result<()> {
+        if let Some(kernel) = &self.kernel {
+            kernel.set_many(&mut self.blocks, keys);
+            return Ok(());
+        }
         let in_word = &self.in_word;
         with_index!(in_word, index => self
             .blocks
@@ -109,6 +168,10 @@ impl Membership for SplitBlockFilter {
     }
     fn contains_many(&self, keys: &[u64], answers: &mut [bool]) -> Result<()> {
         check_answers(keys, answers)?;
+        if let Some(kernel) = &self.kernel {
+            kernel.test_many(&self.blocks, keys, answers);
+            return Ok(());
+        }
         let in_word = &self.in_word;
         with_index!(in_word, index => self.blocks.all_set_many(
             keys,
@@ -142,13 +205,7 @@ impl Filter for SplitBlockFilter {
     fn hash_name(&self) -> String {
         self.in_word.scheme().to_string()
     }
-    /// The mean over blocks of `Π_j (fill of word j)`.
     fn fpr_from_bits(&self) -> f64 {
-        self.blocks.mean_over_blocks(|b| {
-            b.iter()
-                .flat_map(|w| [w & 0xffff_ffff, w >> 32])
-                .map(|half| f64::from(half.count_ones()) / 32.0)
-                .product::<f64>()
-        })
+        self.blocks.mean_over_blocks(block_rate)
     }
 }

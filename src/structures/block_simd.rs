@@ -1,0 +1,576 @@
+//! The in-block probes of the blocked (512-bit) and split-block (256-bit) filters, computed
+//! for all k probes of a key at once and tested against the block with word-wide masks: a
+//! scalar loop and, where the CPU has them (detected at run time, [`Simd`]), AVX2 and
+//! AVX-512 twins that give the same bits. The indexes are those of the in-block family's
+//! own index function ([`Lanes`]), so every filter is the one the probe-by-probe code builds.
+//!
+//! A 512-bit block is one AVX-512 register: `vpermq` fetches the word of each probe and a
+//! masked test checks all eight probes at once. With AVX2 the block is two registers of
+//! eight 32-bit words, and `vpermd` with a blend does the same. A split block is eight
+//! 32-bit words, one probe each, as Parquet's AVX2 filter tests it: one `vptest`.
+
+use super::blocks::Blocks;
+use crate::hash::{Lanes, Simd};
+
+/// Which block a kernel serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Design {
+    /// 512 bits, 8 u64 words, k probes anywhere in it.
+    Blocked512,
+    /// 256 bits, eight 32-bit words, probe j in word j.
+    Split256,
+}
+
+/// A filter's in-block probes on one path.
+///
+/// Invariant: `simd` runs on this CPU ([`Simd::runs_here`]); `lanes.shift` is 55 for
+/// [`Design::Blocked512`] (indexes below 512) and 59 for [`Design::Split256`] (below 32).
+#[derive(Clone, Debug)]
+pub(super) struct Kernel {
+    lanes: Lanes,
+    k: usize,
+    simd: Simd,
+    design: Design,
+    /// The block chooser's `[a_0, b_0]`: block `((a_0·x + b_0) · blocks) >> 64`, as
+    /// [`Blocks::base`] picks it.
+    chooser: [u64; 2],
+    blocks: u64,
+    words_per_block: usize,
+}
+
+/// Calls `$body` with `$path` naming the module of `$simd`'s path.
+macro_rules! dispatch {
+    ($simd:expr, $path:ident => $body:expr) => {
+        match $simd {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: a kernel's path runs on this CPU (its invariant).
+            Simd::Avx512 => unsafe {
+                use avx512 as $path;
+                $body
+            },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: as above.
+            Simd::Avx2 => unsafe {
+                use avx2 as $path;
+                $body
+            },
+            _ => {
+                use scalar as $path;
+                $body
+            }
+        }
+    };
+}
+
+impl Kernel {
+    /// The kernel of a family with lanes ([`crate::hash::HashFamily::lanes`]) whose indexes
+    /// fit the design's block, on the widest path this CPU runs; none otherwise (or when
+    /// the blocks' chooser is not a multiply-shift or double-hashing one).
+    pub(super) fn new(
+        lanes: Option<Lanes>,
+        k: u32,
+        design: Design,
+        blocks: &Blocks,
+    ) -> Option<Kernel> {
+        let lanes = lanes?;
+        let chooser = blocks.chooser().first_affine()?;
+        let shift = match design {
+            Design::Blocked512 => 55,
+            Design::Split256 => 59,
+        };
+        (lanes.shift == shift).then(|| Kernel {
+            lanes,
+            k: k as usize,
+            simd: Simd::best(),
+            design,
+            chooser,
+            blocks: (blocks.words.len() / blocks.words_per_block) as u64,
+            words_per_block: blocks.words_per_block,
+        })
+    }
+
+    /// The first word of the key's block: [`Blocks::base`] without its dispatch.
+    #[inline(always)]
+    fn base(&self, key: u64) -> usize {
+        let [a, b] = self.chooser;
+        let h = a.wrapping_mul(key).wrapping_add(b);
+        ((h as u128 * self.blocks as u128) >> 64) as usize * self.words_per_block
+    }
+
+    /// The same kernel on another path, or none when this CPU does not run it.
+    pub(super) fn on(&self, simd: Simd) -> Option<Kernel> {
+        simd.runs_here().then(|| Kernel {
+            simd,
+            ..self.clone()
+        })
+    }
+
+    pub(super) fn simd(&self) -> Simd {
+        self.simd
+    }
+
+    /// Whether every probe of the key is set.
+    #[inline]
+    pub(super) fn test(&self, blocks: &Blocks, key: u64) -> bool {
+        dispatch!(self.simd, path => path::test_one(self, blocks, key))
+    }
+
+    /// Sets every probe of the key.
+    #[inline]
+    pub(super) fn set(&self, blocks: &mut Blocks, key: u64) {
+        dispatch!(self.simd, path => path::set_one(self, blocks, key))
+    }
+
+    /// `answers[j] = test(keys[j])`, through [`Blocks::all_set_many_with`].
+    pub(super) fn test_many(&self, blocks: &Blocks, keys: &[u64], answers: &mut [bool]) {
+        dispatch!(self.simd, path => path::test_many(self, blocks, keys, answers))
+    }
+
+    /// Sets the keys in order, through [`Blocks::set_many_with`].
+    pub(super) fn set_many(&self, blocks: &mut Blocks, keys: &[u64]) {
+        dispatch!(self.simd, path => path::set_many(self, blocks, keys))
+    }
+}
+
+/// A path's entry points, each compiled with the path's features (`$attr`) so that the
+/// kernels inline into the loops of [`Blocks`]: the module defines `test512`, `set512`,
+/// `test256` and `set256`, each `(lanes, k, key, block)`.
+macro_rules! entries {
+    ($(#[$attr:meta])*) => {
+        use super::{Blocks, Design, Kernel};
+        use crate::words::prefetch_pays;
+
+        $(#[$attr])*
+        #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
+        pub(super) fn test_one(kernel: &Kernel, blocks: &Blocks, key: u64) -> bool {
+            let (lanes, k, per_block) = (&kernel.lanes, kernel.k, kernel.words_per_block);
+            let block = &blocks.words[kernel.base(key)..][..per_block];
+            match kernel.design {
+                Design::Blocked512 => unsafe { test512(lanes, k, key, block) },
+                Design::Split256 => unsafe { test256(lanes, k, key, block) },
+            }
+        }
+
+        $(#[$attr])*
+        #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
+        pub(super) fn set_one(kernel: &Kernel, blocks: &mut Blocks, key: u64) {
+            let (lanes, k, per_block) = (&kernel.lanes, kernel.k, kernel.words_per_block);
+            let block = &mut blocks.words[kernel.base(key)..][..per_block];
+            match kernel.design {
+                Design::Blocked512 => unsafe { set512(lanes, k, key, block) },
+                Design::Split256 => unsafe { set256(lanes, k, key, block) },
+            }
+        }
+
+        /// In cache key by key in one loop; else pipelined ([`Blocks::all_set_many_with`]).
+        $(#[$attr])*
+        #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
+        pub(super) fn test_many(kernel: &Kernel, blocks: &Blocks, keys: &[u64], answers: &mut [bool]) {
+            let (lanes, k, per_block) = (&kernel.lanes, kernel.k, kernel.words_per_block);
+            let in_cache = !prefetch_pays(&blocks.words);
+            match (kernel.design, in_cache) {
+                (Design::Blocked512, true) => for (answer, &key) in answers.iter_mut().zip(keys) {
+                    let block = &blocks.words[kernel.base(key)..][..per_block];
+                    *answer = unsafe { test512(lanes, k, key, block) };
+                },
+                (Design::Split256, true) => for (answer, &key) in answers.iter_mut().zip(keys) {
+                    let block = &blocks.words[kernel.base(key)..][..per_block];
+                    *answer = unsafe { test256(lanes, k, key, block) };
+                },
+                (Design::Blocked512, false) => {
+                    blocks.all_set_many_with(keys, answers, |x, b| unsafe { test512(lanes, k, x, b) })
+                }
+                (Design::Split256, false) => {
+                    blocks.all_set_many_with(keys, answers, |x, b| unsafe { test256(lanes, k, x, b) })
+                }
+            }
+        }
+
+        /// In cache key by key in one loop; else pipelined ([`Blocks::set_many_with`]).
+        $(#[$attr])*
+        #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
+        pub(super) fn set_many(kernel: &Kernel, blocks: &mut Blocks, keys: &[u64]) {
+            let (lanes, k, per_block) = (&kernel.lanes, kernel.k, kernel.words_per_block);
+            let in_cache = !prefetch_pays(&blocks.words);
+            match (kernel.design, in_cache) {
+                (Design::Blocked512, true) => for &key in keys {
+                    let block = &mut blocks.words[kernel.base(key)..][..per_block];
+                    unsafe { set512(lanes, k, key, block) };
+                },
+                (Design::Split256, true) => for &key in keys {
+                    let block = &mut blocks.words[kernel.base(key)..][..per_block];
+                    unsafe { set256(lanes, k, key, block) };
+                },
+                (Design::Blocked512, false) => {
+                    blocks.set_many_with(keys, |x, b| unsafe { set512(lanes, k, x, b) })
+                }
+                (Design::Split256, false) => {
+                    blocks.set_many_with(keys, |x, b| unsafe { set256(lanes, k, x, b) })
+                }
+            }
+        }
+    };
+}
+
+/// The scalar path: every CPU.
+mod scalar {
+    use super::super::blocks::{all_set_in, set_in};
+    use crate::hash::Lanes;
+
+    entries!();
+
+    /// Probe i of the key whose [`Lanes::key`] is `key`: (word, mask) in a 512-bit block.
+    #[inline(always)]
+    fn probe(lanes: &Lanes, key: (u64, u64), i: usize) -> (usize, u64) {
+        let bit = lanes.index(i, key);
+        ((bit >> 6) as usize & 7, 1 << (bit & 63))
+    }
+
+    /// The key's probes as a 256-bit mask: probe j in 32-bit word j, half `j & 1` of u64 `j / 2`.
+    #[inline(always)]
+    fn mask256(lanes: &Lanes, key: u64) -> [u64; 4] {
+        let key = lanes.key(key);
+        let mut mask = [0u64; 4];
+        for j in 0..8 {
+            mask[j / 2] |= 1 << (lanes.index(j, key) + 32 * (j as u64 & 1));
+        }
+        mask
+    }
+
+    #[inline(always)]
+    fn covers(block: &[u64], mask: &[u64]) -> bool {
+        mask.iter()
+            .zip(block)
+            .fold(0, |missing, (m, w)| missing | (m & !w))
+            == 0
+    }
+
+    /// Probe by probe, exiting after each group that fails ([`all_set_in`]).
+    #[inline(always)]
+    pub(super) fn test512(lanes: &Lanes, k: usize, key: u64, block: &[u64]) -> bool {
+        let key = lanes.key(key);
+        all_set_in(block, 0, k, &|_, i| probe(lanes, key, i))
+    }
+
+    #[inline(always)]
+    pub(super) fn set512(lanes: &Lanes, k: usize, key: u64, block: &mut [u64]) {
+        let key = lanes.key(key);
+        set_in(block, 0, k, &|_, i| probe(lanes, key, i))
+    }
+
+    #[inline(always)]
+    pub(super) fn test256(lanes: &Lanes, _k: usize, key: u64, block: &[u64]) -> bool {
+        covers(block, &mask256(lanes, key))
+    }
+
+    #[inline(always)]
+    pub(super) fn set256(lanes: &Lanes, _k: usize, key: u64, block: &mut [u64]) {
+        block
+            .iter_mut()
+            .zip(mask256(lanes, key))
+            .for_each(|(w, m)| *w |= m)
+    }
+}
+
+/// AVX2: the 64-bit lane products from 32-bit multiplies, four lanes to a register.
+/// Each function requires AVX2 (its callers are compiled with it).
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::*;
+
+    use crate::hash::Lanes;
+
+    entries!(#[target_feature(enable = "avx2")]);
+
+    /// Inserts into a 512-bit block probe by probe, as the scalar path does: assembling
+    /// the mask in two registers cost more than it saved.
+    pub(super) use super::scalar::set512;
+
+    /// `a·y` mod 2^64 in each lane: `lo(a)·lo(y) + ((hi(a)·lo(y) + lo(a)·hi(y)) << 32)`.
+    #[inline(always)]
+    unsafe fn mul64(a: __m256i, y: __m256i, y_high: __m256i) -> __m256i {
+        // SAFETY: AVX2 (the module's requirement).
+        unsafe {
+            let low = _mm256_mul_epu32(a, y);
+            let cross = _mm256_add_epi64(
+                _mm256_mul_epu32(_mm256_srli_epi64::<32>(a), y),
+                _mm256_mul_epu32(a, y_high),
+            );
+            _mm256_add_epi64(low, _mm256_slli_epi64::<32>(cross))
+        }
+    }
+
+    /// The indexes of lanes `4q..4q + 4` of the key whose [`Lanes::key`] is `(y, c)`.
+    #[inline(always)]
+    unsafe fn quad(lanes: &Lanes, q: usize, (y, c): (u64, u64)) -> __m256i {
+        let (mul, add) = (&lanes.mul[4 * q..][..4], &lanes.add[4 * q..][..4]);
+        // SAFETY: AVX2; each slice holds four u64, 32 bytes.
+        unsafe {
+            let mul = _mm256_loadu_si256(mul.as_ptr().cast());
+            let add = _mm256_loadu_si256(add.as_ptr().cast());
+            let y = _mm256_set1_epi64x(y as i64);
+            let g = _mm256_add_epi64(mul64(mul, y, _mm256_srli_epi64::<32>(y)), add);
+            let g = _mm256_add_epi64(g, _mm256_set1_epi64x(c as i64));
+            _mm256_srl_epi64(g, _mm_cvtsi32_si128(lanes.shift as i32))
+        }
+    }
+
+    /// The indexes of lanes `8c..8c + 8` (each below 2^32) as eight 32-bit words, in the
+    /// lane order [0, 4, 1, 5, 2, 6, 3, 7].
+    #[inline(always)]
+    unsafe fn octet(lanes: &Lanes, c: usize, key: (u64, u64)) -> __m256i {
+        // SAFETY: AVX2.
+        unsafe {
+            let (low, high) = (quad(lanes, 2 * c, key), quad(lanes, 2 * c + 1, key));
+            _mm256_or_si256(low, _mm256_slli_epi64::<32>(high))
+        }
+    }
+
+    /// Four words.
+    #[inline(always)]
+    unsafe fn load(words: &[u64]) -> __m256i {
+        let words = &words[..4];
+        // SAFETY: AVX2; four u64, 32 bytes.
+        unsafe { _mm256_loadu_si256(words.as_ptr().cast()) }
+    }
+
+    /// Whether a probe of lanes `8c..8c + 8` (those below k) is unset in the block held as
+    /// sixteen 32-bit words, `low` and `high`: `vpermd` fetches each probe's word from both
+    /// halves, and bit 3 of its word number picks one.
+    #[inline(always)]
+    unsafe fn misses(
+        lanes: &Lanes,
+        k: usize,
+        c: usize,
+        key: (u64, u64),
+        [low, high]: [__m256i; 2],
+    ) -> bool {
+        // SAFETY: AVX2.
+        unsafe {
+            let bits = octet(lanes, c, key);
+            let order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+            let live = _mm256_cmpgt_epi32(_mm256_set1_epi32((k - 8 * c) as i32), order);
+            let word = _mm256_srli_epi32::<5>(bits);
+            let one_bit = _mm256_and_si256(bits, _mm256_set1_epi32(31));
+            let mask = _mm256_and_si256(_mm256_sllv_epi32(_mm256_set1_epi32(1), one_bit), live);
+            let held = _mm256_castps_si256(_mm256_blendv_ps(
+                _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(low, word)),
+                _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(high, word)),
+                _mm256_castsi256_ps(_mm256_slli_epi32::<28>(word)),
+            ));
+            let missing = _mm256_andnot_si256(held, mask);
+            _mm256_testz_si256(missing, missing) == 0
+        }
+    }
+
+    #[inline(always)]
+    pub(super) unsafe fn test512(lanes: &Lanes, k: usize, key: u64, block: &[u64]) -> bool {
+        // SAFETY: AVX2.
+        unsafe {
+            let halves = [load(&block[..4]), load(&block[4..8])];
+            let key = lanes.key(key);
+            !misses(lanes, k, 0, key, halves) && (k <= 8 || test512_beyond(lanes, k, key, block))
+        }
+    }
+
+    /// Lanes 8 and beyond of [`test512`], out of line: most k are at most 8.
+    #[target_feature(enable = "avx2")]
+    #[inline(never)]
+    fn test512_beyond(lanes: &Lanes, k: usize, key: (u64, u64), block: &[u64]) -> bool {
+        // SAFETY: compiled with AVX2.
+        unsafe {
+            let halves = [load(&block[..4]), load(&block[4..8])];
+            (1..k.div_ceil(8)).all(|c| !misses(lanes, k, c, key, halves))
+        }
+    }
+
+    /// A split block's mask: probe j's bit in 32-bit word j.
+    #[inline(always)]
+    unsafe fn mask256(lanes: &Lanes, key: u64) -> __m256i {
+        // SAFETY: AVX2.
+        unsafe {
+            let bits = octet(lanes, 0, lanes.key(key));
+            let in_order = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+            let bits = _mm256_permutevar8x32_epi32(bits, in_order);
+            _mm256_sllv_epi32(_mm256_set1_epi32(1), bits)
+        }
+    }
+
+    #[inline(always)]
+    pub(super) unsafe fn test256(lanes: &Lanes, _k: usize, key: u64, block: &[u64]) -> bool {
+        // SAFETY: AVX2.
+        unsafe { _mm256_testc_si256(load(block), mask256(lanes, key)) != 0 }
+    }
+
+    #[inline(always)]
+    pub(super) unsafe fn set256(lanes: &Lanes, _k: usize, key: u64, block: &mut [u64]) {
+        let block = &mut block[..4];
+        // SAFETY: AVX2; four u64, 32 bytes.
+        unsafe {
+            let words = _mm256_or_si256(load(block), mask256(lanes, key));
+            _mm256_storeu_si256(block.as_mut_ptr().cast(), words)
+        }
+    }
+}
+
+/// AVX-512: eight 64-bit lanes, `vpmullq`; a 512-bit block in one register. Each function
+/// requires AVX2 and AVX-512 F, DQ, BW and VL (its callers are compiled with them).
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use std::arch::x86_64::*;
+
+    use crate::hash::Lanes;
+
+    entries!(#[target_feature(enable = "avx2,avx512f,avx512dq,avx512bw,avx512vl")]);
+
+    /// The indexes of lanes `8c..8c + 8` of the key whose [`Lanes::key`] is `(y, c)`.
+    #[inline(always)]
+    unsafe fn octet(lanes: &Lanes, chunk: usize, (y, c): (u64, u64)) -> __m512i {
+        let (mul, add) = (&lanes.mul[8 * chunk..][..8], &lanes.add[8 * chunk..][..8]);
+        // SAFETY: AVX-512; each slice holds eight u64, 64 bytes.
+        unsafe {
+            let mul = _mm512_loadu_si512(mul.as_ptr().cast());
+            let add = _mm512_loadu_si512(add.as_ptr().cast());
+            let g = _mm512_mullo_epi64(mul, _mm512_set1_epi64(y as i64));
+            let g = _mm512_add_epi64(_mm512_add_epi64(g, add), _mm512_set1_epi64(c as i64));
+            _mm512_srl_epi64(g, _mm_cvtsi32_si128(lanes.shift as i32))
+        }
+    }
+
+    /// Lanes `0..live` of eight.
+    #[inline(always)]
+    fn first(live: usize) -> __mmask8 {
+        ((1u16 << live.min(8)) - 1) as u8
+    }
+
+    /// Eight words.
+    #[inline(always)]
+    unsafe fn load512(block: &[u64]) -> __m512i {
+        let block = &block[..8];
+        // SAFETY: AVX-512; eight u64, 64 bytes.
+        unsafe { _mm512_loadu_si512(block.as_ptr().cast()) }
+    }
+
+    /// Whether a probe of lanes `8c..8c + 8` (those below k) is unset in `words`: `vpermq`
+    /// fetches each probe's word, and a masked test checks all eight.
+    #[inline(always)]
+    unsafe fn misses(lanes: &Lanes, k: usize, c: usize, key: (u64, u64), words: __m512i) -> bool {
+        // SAFETY: AVX-512.
+        unsafe {
+            let bits = octet(lanes, c, key);
+            let one_bit = _mm512_and_si512(bits, _mm512_set1_epi64(63));
+            let mask = _mm512_sllv_epi64(_mm512_set1_epi64(1), one_bit);
+            let held = _mm512_permutexvar_epi64(_mm512_srli_epi64::<6>(bits), words);
+            let missing = _mm512_andnot_si512(held, mask);
+            _mm512_mask_test_epi64_mask(first(k - 8 * c), missing, missing) != 0
+        }
+    }
+
+    #[inline(always)]
+    pub(super) unsafe fn test512(lanes: &Lanes, k: usize, key: u64, block: &[u64]) -> bool {
+        // SAFETY: AVX-512.
+        unsafe {
+            let key = lanes.key(key);
+            !misses(lanes, k, 0, key, load512(block))
+                && (k <= 8 || test512_beyond(lanes, k, key, block))
+        }
+    }
+
+    /// Lanes 8 and beyond of [`test512`], out of line: most k are at most 8.
+    #[target_feature(enable = "avx2,avx512f,avx512dq,avx512bw,avx512vl")]
+    #[inline(never)]
+    fn test512_beyond(lanes: &Lanes, k: usize, key: (u64, u64), block: &[u64]) -> bool {
+        // SAFETY: compiled with AVX-512.
+        unsafe {
+            let words = load512(block);
+            (1..k.div_ceil(8)).all(|c| !misses(lanes, k, c, key, words))
+        }
+    }
+
+    /// Lanes `8c..8c + 8` of the key's probes (those below k) as a 512-bit mask, built in
+    /// registers: word j gathers `1 << (b - 64j)` over the probes b, a shift by 64 or more
+    /// (b outside word j, or a lane past k moved out of reach) giving 0; over eight
+    /// rotations every word meets every probe once.
+    #[inline(always)]
+    unsafe fn mask512(lanes: &Lanes, k: usize, c: usize, key: (u64, u64)) -> __m512i {
+        // SAFETY: AVX-512.
+        unsafe {
+            let word_starts = _mm512_setr_epi64(0, 64, 128, 192, 256, 320, 384, 448);
+            let (one, out_of_reach) = (_mm512_set1_epi64(1), _mm512_set1_epi64(1 << 20));
+            let bits =
+                _mm512_mask_blend_epi64(first(k - 8 * c), out_of_reach, octet(lanes, c, key));
+            let (mut mask, mut rotation) = (
+                _mm512_setzero_si512(),
+                _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7),
+            );
+            for _ in 0..8 {
+                let probes = _mm512_permutexvar_epi64(rotation, bits);
+                let shifted = _mm512_sllv_epi64(one, _mm512_sub_epi64(probes, word_starts));
+                mask = _mm512_or_si512(mask, shifted);
+                rotation = _mm512_add_epi64(rotation, one);
+            }
+            mask
+        }
+    }
+
+    #[inline(always)]
+    pub(super) unsafe fn set512(lanes: &Lanes, k: usize, key: u64, block: &mut [u64]) {
+        let block = &mut block[..8];
+        // SAFETY: AVX-512; eight u64, 64 bytes, read then written.
+        unsafe {
+            let key = lanes.key(key);
+            let mut mask = mask512(lanes, k, 0, key);
+            if k > 8 {
+                mask = _mm512_or_si512(mask, mask512_beyond(lanes, k, key));
+            }
+            let words = _mm512_or_si512(load512(block), mask);
+            _mm512_storeu_si512(block.as_mut_ptr().cast(), words);
+        }
+    }
+
+    /// Lanes 8 and beyond of [`set512`]'s mask, out of line.
+    #[target_feature(enable = "avx2,avx512f,avx512dq,avx512bw,avx512vl")]
+    #[inline(never)]
+    fn mask512_beyond(lanes: &Lanes, k: usize, key: (u64, u64)) -> __m512i {
+        // SAFETY: compiled with AVX-512.
+        unsafe {
+            (1..k.div_ceil(8)).fold(_mm512_setzero_si512(), |mask, c| {
+                _mm512_or_si512(mask, mask512(lanes, k, c, key))
+            })
+        }
+    }
+
+    /// A split block's mask: probe j's bit in 32-bit word j.
+    #[inline(always)]
+    unsafe fn mask256(lanes: &Lanes, key: u64) -> __m256i {
+        // SAFETY: AVX-512.
+        unsafe {
+            let bits = _mm512_cvtepi64_epi32(octet(lanes, 0, lanes.key(key)));
+            _mm256_sllv_epi32(_mm256_set1_epi32(1), bits)
+        }
+    }
+
+    /// Four words.
+    #[inline(always)]
+    unsafe fn load256(words: &[u64]) -> __m256i {
+        let words = &words[..4];
+        // SAFETY: AVX2; four u64, 32 bytes.
+        unsafe { _mm256_loadu_si256(words.as_ptr().cast()) }
+    }
+
+    #[inline(always)]
+    pub(super) unsafe fn test256(lanes: &Lanes, _k: usize, key: u64, block: &[u64]) -> bool {
+        // SAFETY: AVX-512.
+        unsafe { _mm256_testc_si256(load256(block), mask256(lanes, key)) != 0 }
+    }
+
+    #[inline(always)]
+    pub(super) unsafe fn set256(lanes: &Lanes, _k: usize, key: u64, block: &mut [u64]) {
+        let block = &mut block[..4];
+        // SAFETY: AVX-512; four u64, 32 bytes.
+        unsafe {
+            let words = _mm256_or_si256(load256(block), mask256(lanes, key));
+            _mm256_storeu_si256(block.as_mut_ptr().cast(), words)
+        }
+    }
+}

@@ -1,0 +1,148 @@
+//! Every vector path this CPU runs (AVX2 forced on an AVX-512 machine too) builds the same
+//! bits and gives the same answers as the scalar path, key by key and batched, for the
+//! blocked (512-bit) and split-block filters, at every shape tried: k below, at and above a
+//! register's eight lanes, in-cache and prefetching sizes, power-of-two and other block
+//! counts; and the lanes give the indexes of the family's own index function.
+
+use bloomlab::hash::{HashFamily, Simd};
+use bloomlab::structures::{BlockedFilter, FilterKind, Membership, Shape, SplitBlockFilter};
+use bloomlab::{HashScheme, KeySource};
+
+const HASHES: [HashScheme; 2] = [HashScheme::MultiplyShift, HashScheme::DoubleHashing];
+
+/// Present keys, then absent ones, in a count that is no multiple of any group size.
+fn queries(keys: &KeySource, n: u64) -> Vec<u64> {
+    keys.inserted(n)
+        .step_by(5)
+        .chain(keys.absent(n, 10_007))
+        .collect()
+}
+
+/// A filter's bits and answers with its probes on `simd`: the first half of the keys
+/// inserted key by key, the rest batched; the queries asked key by key and batched.
+fn run<F: Membership>(
+    mut filter: F,
+    words: fn(&F) -> Vec<u64>,
+    keys: &KeySource,
+    n: u64,
+) -> (Vec<u64>, Vec<bool>) {
+    let inserted: Vec<u64> = keys.inserted(n).collect();
+    let (first, rest) = inserted.split_at(inserted.len() / 2);
+    first.iter().for_each(|&key| filter.insert(key));
+    filter.insert_many(rest).unwrap();
+    let asked = queries(keys, n);
+    let one_by_one: Vec<bool> = asked.iter().map(|&key| filter.contains(key)).collect();
+    let mut batched = vec![false; asked.len()];
+    filter.contains_many(&asked, &mut batched).unwrap();
+    assert_eq!(
+        one_by_one, batched,
+        "batched answers differ from key by key"
+    );
+    assert!(
+        one_by_one[..first.len().div_ceil(5)].iter().all(|&a| a),
+        "a false negative"
+    );
+    (words(&filter), one_by_one)
+}
+
+fn blocked(m: u64, k: u32, hash: HashScheme, simd: Simd) -> BlockedFilter {
+    let shape = Shape {
+        kind: FilterKind::named("blocked").unwrap(),
+        n: m / 10,
+        m,
+        k,
+        hash,
+        hash_seed: 9,
+    };
+    BlockedFilter::new(&shape, 512).unwrap().on(simd).unwrap()
+}
+
+#[test]
+fn blocked_paths_set_the_same_bits_and_answer_alike() {
+    let keys = KeySource::new(21);
+    let shapes = [40_448, 1 << 24, (1 << 24) + 512]
+        .into_iter()
+        .flat_map(|m| [1, 2, 7, 8, 9, 16, 17, 64].map(|k| (m, k)))
+        .filter(|&(m, k)| m == 40_448 || [7, 64].contains(&k));
+    for (m, k) in shapes {
+        for hash in HASHES {
+            let n = m / (10 + u64::from(k) / 4);
+            let words = |f: &BlockedFilter| f.words().to_vec();
+            let scalar = run(blocked(m, k, hash, Simd::Scalar), words, &keys, n);
+            for simd in Simd::available() {
+                let on = run(blocked(m, k, hash, simd), words, &keys, n);
+                assert!(on.0 == scalar.0, "{simd} bits differ: m={m} k={k} {hash}");
+                assert!(
+                    on.1 == scalar.1,
+                    "{simd} answers differ: m={m} k={k} {hash}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn split_block_paths_set_the_same_bits_and_answer_alike() {
+    let keys = KeySource::new(22);
+    for m in [40_192, 256, 1 << 24, (1 << 24) + 256] {
+        for hash in HASHES {
+            let n = (m / 10).max(3);
+            let build = |simd| SplitBlockFilter::new(m, hash, 9).unwrap().on(simd).unwrap();
+            let words = |f: &SplitBlockFilter| f.words().to_vec();
+            let scalar = run(build(Simd::Scalar), words, &keys, n);
+            for simd in Simd::available() {
+                let on = run(build(simd), words, &keys, n);
+                assert!(on.0 == scalar.0, "{simd} bits differ: m={m} {hash}");
+                assert!(on.1 == scalar.1, "{simd} answers differ: m={m} {hash}");
+            }
+        }
+    }
+}
+
+#[test]
+fn the_lanes_give_the_family_indexes() {
+    let keys = KeySource::new(23);
+    for hash in HASHES {
+        for (k, m) in [(64, 512), (8, 32), (3, 1 << 20)] {
+            let family = HashFamily::new(hash, k, m, 5);
+            let lanes = family.lanes().unwrap();
+            for x in keys.inserted(1000) {
+                for i in 0..k as usize {
+                    assert_eq!(
+                        lanes.index(i, lanes.key(x)),
+                        family.index(i, x),
+                        "{hash} k={k} m={m}"
+                    );
+                }
+            }
+        }
+    }
+    let not_pow2 = HashFamily::new(HashScheme::MultiplyShift, 7, 1000, 5);
+    assert!(not_pow2.lanes().is_none());
+    assert!(
+        HashFamily::new(HashScheme::Xxh3, 7, 512, 5)
+            .lanes()
+            .is_none()
+    );
+}
+
+#[test]
+fn filters_start_on_the_widest_path_and_refuse_a_path_they_cannot_take() {
+    let best = Simd::best();
+    assert_eq!(
+        blocked(40_448, 7, HashScheme::MultiplyShift, best).simd(),
+        Some(best)
+    );
+    let default = SplitBlockFilter::new(40_192, HashScheme::DoubleHashing, 1).unwrap();
+    assert_eq!(default.simd(), Some(best));
+    let bytes = SplitBlockFilter::new(40_192, HashScheme::Xxh3, 1).unwrap();
+    assert_eq!(bytes.simd(), None);
+    let refused = bytes.on(Simd::Scalar).unwrap_err().to_string();
+    assert!(refused.contains("simd"), "{refused}");
+    for simd in Simd::ALL.into_iter().filter(|s| !s.runs_here()) {
+        let refused = SplitBlockFilter::new(256, HashScheme::MultiplyShift, 1)
+            .unwrap()
+            .on(simd);
+        assert!(refused.is_err(), "{simd} accepted on a CPU without it");
+    }
+}
