@@ -45,6 +45,10 @@ registry! {
     own counting;
     own cuckoo;
     own binary_fuse;
+    own partitioned;
+    own scalable;
+    own register_blocked;
+    own sectorized;
     own exec;
     peer fastbloom;
     peer bloomfilter;
