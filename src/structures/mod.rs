@@ -44,6 +44,9 @@ registry! {
     own counting;
     own cuckoo;
     own binary_fuse;
+    own ribbon;
+    own ribbon_64;
+    own ribbon_32;
     own exec;
     peer fastbloom;
     peer bloomfilter;
