@@ -204,14 +204,7 @@ impl Record for WorkloadRow {
     }
 }
 
-/// `splitmix64`: a bijective mix of 64 bits.
-#[inline(always)]
-fn mix64(mut x: u64) -> u64 {
-    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    x ^ (x >> 31)
-}
+use crate::hash::splitmix64 as mix64;
 
 /// `⌊r · n / 2^64⌋`: a uniform draw below n from 64 random bits.
 #[inline(always)]

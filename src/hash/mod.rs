@@ -129,6 +129,15 @@ pub fn prehash(bytes: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(bytes)
 }
 
+/// `splitmix64` (Steele, Lea and Flood 2014): a bijective mix of 64 bits.
+#[inline(always)]
+pub fn splitmix64(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
 /// The 64-bit values a family draws for a key, `j` numbering the seeded functions.
 pub trait KeyHash {
     fn of_u64(family: &HashFamily, j: usize, x: u64) -> u64;

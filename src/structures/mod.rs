@@ -49,6 +49,9 @@ registry! {
     own scalable;
     own register_blocked;
     own sectorized;
+    own ribbon;
+    own ribbon_64;
+    own ribbon_32;
     own exec;
     peer fastbloom;
     peer bloomfilter;
