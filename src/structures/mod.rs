@@ -44,6 +44,7 @@ registry! {
     own counting;
     own cuckoo;
     own binary_fuse;
+    own xor;
     own ribbon;
     own ribbon_64;
     own ribbon_32;
