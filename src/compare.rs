@@ -109,9 +109,19 @@ pub const DEFAULT_RATES: [f64; 3] = [0.05, 0.01, 0.002];
 /// Default number of keys of the compare experiment.
 pub const DEFAULT_N: u64 = 20_000;
 
-/// Builds and measures every structure for n keys at each target rate, with at least
-/// `min_queries` absent queries and enough that 100 false positives are expected (up to
-/// 10^8); with `timing`, also times each design at both sizes.
+/// Most absent queries a row asks for the sake of its expected false positives.
+pub const MAX_QUERIES: u64 = 30_000_000;
+
+/// Absent queries of a row at target ε: at least `min_queries`, and enough that 100 false
+/// positives are expected at ε, up to [`MAX_QUERIES`]. At ε = 10^-6 the cap leaves 30
+/// expected, whose 95% Clopper-Pearson upper bound is about 1.4ε: the interval still
+/// separates ε from 2ε.
+pub fn queries_for(min_queries: u64, fpr: f64) -> u64 {
+    min_queries.max(((100.0 / fpr).ceil() as u64).min(MAX_QUERIES))
+}
+
+/// Builds and measures every structure for n keys at each target rate, with
+/// [`queries_for`] absent queries; with `timing`, also times each design at both sizes.
 pub fn compare(
     n: u64,
     rates: &[f64],
@@ -133,9 +143,7 @@ pub fn compare(
     }
     let mut plans = Vec::new();
     for &fpr in rates {
-        let queries = min_queries
-            .max((100.0 / fpr).ceil() as u64)
-            .min(100_000_000);
+        let queries = queries_for(min_queries, fpr);
         for kind in designed() {
             let (m, k) = match kind.design(n, fpr) {
                 Ok(shape) => shape,

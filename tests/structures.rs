@@ -332,7 +332,7 @@ fn batches_answer_as_single_keys_do() {
         .filter(|k| k.require_built().is_ok())
     {
         let k = match kind.name() {
-            "split-block" | "binary-fuse" | "sbbf" => 8,
+            "split-block" | "binary-fuse" | "sbbf" | "xor" => 8,
             _ => 6,
         };
         let build = || {

@@ -6,7 +6,9 @@ use indicatif::ProgressBar;
 use serde::Deserialize;
 
 use super::{Experiment, Measured, Outcome};
-use crate::compare::{CompareRow, DEFAULT_N, DEFAULT_RATES, TimingSizes, compare, notes};
+use crate::compare::{
+    CompareRow, DEFAULT_N, DEFAULT_RATES, TimingSizes, compare, notes, queries_for,
+};
 use crate::error::Result;
 use crate::measure::Measurement;
 use crate::params::{Count, DEFAULT_QUERIES, SeedParams, ValueList, check_count, rates};
@@ -24,8 +26,8 @@ pub struct CompareParams {
     /// Target false-positive rates: a fraction in (0, 1), or a list [default 0.05,0.01,0.002]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub fpr: Option<ValueList>,
-    /// Least number of absent queries; more are used where 100 false positives need them
-    /// [1..=10^8, default 60000]
+    /// Least number of absent queries; more are used where 100 false positives need them,
+    /// up to 3·10^7 [1..=10^8, default 60000]
     #[arg(long, allow_hyphen_values = true)]
     pub queries: Option<Count>,
     #[command(flatten)]
@@ -90,13 +92,13 @@ Examples:
         })
     }
 
-    /// Every structure at every rate: n inserts and about `max(queries, 100/ε)` queries;
+    /// Every structure at every rate: n inserts and [`queries_for`] queries;
     /// timed, 1.5·10^7 more (5 passes of 10^6 keys, three operations); timed out of cache,
     /// 10^8 inserts to fill the table and 9·10^6 more.
     fn cost(plan: &ComparePlan) -> Cost {
         let structures = crate::compare::designed().len() as f64;
         let per_rate = |fpr: f64| {
-            let queries = (plan.queries as f64).max(100.0 / fpr).min(1e8);
+            let queries = queries_for(plan.queries, fpr) as f64;
             let timing = match (plan.timed, plan.timed_ram) {
                 (_, true) => 1.5e7 + 1.1e8,
                 (true, false) => 1.5e7,

@@ -4,23 +4,65 @@
 use super::interface::{Filter, FilterKind, Membership, Origin, Structure};
 use crate::error::{Error, Result};
 
-pub static STRUCTURE: Structure = Structure {
-    name: "binary-fuse",
-    help: "a binary fuse filter (xorf): static, built from all its keys, k-bit fingerprints (8, 16 or 32)",
-    origin: Origin::Own,
-    supports_delete: false,
-    is_static: true,
-    accepts_seed: true,
-    argument: None,
-    layout: binary_fuse_layout,
-    build: |shape| Ok(Box::new(BinaryFuseFilter::new(shape.k)?)),
-    for_rate: None,
-    design: Some(design),
-    lines_per_query: Some(|_| 3),
-    // `2^-k`, the chance that the XOR of an absent key's three k-bit fingerprints matches its
-    // own.
-    fpr_exact: |_, _, k| 0.5f64.powi(k as i32),
-};
+pub static STRUCTURE: Structure = descriptor::<Fuse>(
+    "binary-fuse",
+    "a binary fuse filter (xorf): static, built from all its keys, k-bit fingerprints (8, 16 or 32)",
+);
+
+/// A family of static xorf tables of f-bit fingerprints: the binary fuse and xor filters.
+pub trait Family {
+    /// Builds the table of distinct keys with f-bit fingerprints (8, 16 or 32).
+    fn construct(keys: &[u64], f: u32) -> Table;
+    /// `(m, f)` for n keys at rate ε: the nominal table and the fingerprint bits.
+    fn design(n: u64, fpr: f64) -> Result<(u64, u32)>;
+}
+
+/// The binary fuse filters (Graf and Lemire 2022).
+pub struct Fuse;
+
+impl Family for Fuse {
+    /// xorf's `BinaryFuse8`, `BinaryFuse16` or `BinaryFuse32`.
+    fn construct(keys: &[u64], f: u32) -> Table {
+        match f {
+            8 => Box::new(construct::<xorf::BinaryFuse8>(keys)),
+            16 => Box::new(construct::<xorf::BinaryFuse16>(keys)),
+            _ => Box::new(construct::<xorf::BinaryFuse32>(keys)),
+        }
+    }
+    /// The fewest of 8, 16, 32 fingerprint bits with `2^-f <= ε`; its m is nominal, about
+    /// 1.125 n slots (the built table is what a measurement reports).
+    fn design(n: u64, fpr: f64) -> Result<(u64, u32)> {
+        let f = fingerprint_bits(fpr);
+        Ok(((n as f64 * 1.125).ceil() as u64 * u64::from(f), f))
+    }
+}
+
+/// The structure of a family's tables.
+pub const fn descriptor<F: Family>(name: &'static str, help: &'static str) -> Structure {
+    Structure {
+        name,
+        help,
+        origin: Origin::Own,
+        supports_delete: false,
+        is_static: true,
+        accepts_seed: true,
+        argument: None,
+        layout: binary_fuse_layout,
+        build: |shape| Ok(Box::new(BinaryFuseFilter::new(shape.k, shape.kind, F::construct)?)),
+        for_rate: None,
+        design: Some(F::design),
+        lines_per_query: Some(|_| 3),
+        // `2^-k`, the chance that the XOR of an absent key's three k-bit fingerprints matches
+        // its own.
+        fpr_exact: |_, _, k| 0.5f64.powi(k as i32),
+    }
+}
+
+/// A built xorf table behind its `Filter` trait.
+pub type Table = Box<dyn xorf::Filter<u64> + Send + Sync>;
+
+/// Builds the table of distinct keys with f-bit fingerprints.
+pub type Construct = fn(&[u64], u32) -> Table;
 
 /// xorf's key hash: MurmurHash3's 64-bit finaliser of the key plus a seed it draws itself.
 pub const HASH: &str = "murmur3-fmix64";
@@ -28,82 +70,71 @@ pub const HASH: &str = "murmur3-fmix64";
 /// The fingerprint sizes `xorf` offers.
 pub const BINARY_FUSE_BITS: [u32; 3] = [8, 16, 32];
 
-/// A binary fuse filter's nominal m: it is sized by its keys, so m is only checked for k.
+/// A binary fuse or xor filter's nominal m: it is sized by its keys, so m is only checked
+/// for k.
 fn binary_fuse_layout(m: u64, k: u32) -> Result<u64> {
     if !BINARY_FUSE_BITS.contains(&k) {
         return Err(Error::invalid(
             "k",
             k,
-            "for a binary fuse filter, k is the fingerprint size in bits",
-            "8, 16 or 32 for binary-fuse",
+            "for a binary fuse or xor filter, k is the fingerprint size in bits",
+            "8, 16 or 32 for binary-fuse and xor",
         ));
     }
     Ok(m)
 }
 
-/// The smallest of 8, 16, 32 fingerprint bits with `2^-f <= ε`; its m is nominal, about
-/// 1.125 n slots (the built table is what a measurement reports).
-fn design(n: u64, fpr: f64) -> Result<(u64, u32)> {
-    let f = BINARY_FUSE_BITS
+/// The fewest of 8, 16, 32 fingerprint bits with `2^-f <= ε` (32 below 2^-32).
+pub fn fingerprint_bits(fpr: f64) -> u32 {
+    BINARY_FUSE_BITS
         .into_iter()
         .find(|&f| 0.5f64.powi(f as i32) <= fpr)
-        .unwrap_or(32);
-    Ok(((n as f64 * 1.125).ceil() as u64 * u64::from(f), f))
+        .unwrap_or(32)
 }
 
-enum Fuse {
-    Eight(xorf::BinaryFuse8),
-    Sixteen(xorf::BinaryFuse16),
-    ThirtyTwo(xorf::BinaryFuse32),
-}
-
-/// A binary fuse filter behind the one-key-at-a-time interface: it is static, so inserts
-/// collect the keys and the first query after an insert builds the filter from all of them
-/// (sorted and deduplicated). Its memory is that of the built filter only: the key list is
-/// the construction's input, not part of the filter a user would keep.
+/// A static fingerprint table (binary fuse, xor) behind the one-key-at-a-time interface: it
+/// is static, so inserts collect the keys and the first query after an insert builds the
+/// table from all of them (sorted and deduplicated). Its memory is that of the built table
+/// only: the key list is the construction's input, not part of the filter a user would keep.
 pub struct BinaryFuseFilter {
     fingerprint_bits: u32,
+    kind: FilterKind,
+    construct: Construct,
     keys: Vec<u64>,
-    built: std::sync::OnceLock<Fuse>,
+    built: std::sync::OnceLock<Table>,
 }
 
 impl BinaryFuseFilter {
-    /// An empty filter of k-bit fingerprints (8, 16 or 32).
-    pub fn new(k: u32) -> Result<Self> {
+    /// An empty table of k-bit fingerprints (8, 16 or 32) of the registered `kind`, built
+    /// by `construct`.
+    pub fn new(k: u32, kind: FilterKind, construct: Construct) -> Result<Self> {
         binary_fuse_layout(1, k)?;
         Ok(BinaryFuseFilter {
             fingerprint_bits: k,
+            kind,
+            construct,
             keys: Vec::new(),
             built: std::sync::OnceLock::new(),
         })
     }
 
-    fn fuse(&self) -> &Fuse {
+    fn table(&self) -> &Table {
         self.built.get_or_init(|| {
             let mut keys = self.keys.clone();
             keys.sort_unstable();
             keys.dedup();
-            match self.fingerprint_bits {
-                8 => Fuse::Eight(construct(&keys)),
-                16 => Fuse::Sixteen(construct(&keys)),
-                _ => Fuse::ThirtyTwo(construct(&keys)),
-            }
+            (self.construct)(&keys, self.fingerprint_bits)
         })
     }
 
     fn slots(&self) -> u64 {
-        use xorf::Filter as _;
-        match self.fuse() {
-            Fuse::Eight(f) => f.len() as u64,
-            Fuse::Sixteen(f) => f.len() as u64,
-            Fuse::ThirtyTwo(f) => f.len() as u64,
-        }
+        self.table().len() as u64
     }
 }
 
 /// xorf's construction from distinct keys. It retries with fresh internal seeds and gives up
 /// only after 1000 attempts, which for distinct keys does not happen: a failure is a bug.
-fn construct<'k, F: TryFrom<&'k Vec<u64>, Error = &'static str>>(keys: &'k Vec<u64>) -> F {
+fn construct<'k, F: TryFrom<&'k [u64], Error = &'static str>>(keys: &'k [u64]) -> F {
     F::try_from(keys).unwrap_or_else(|e| panic!("binary fuse construction failed: {e}"))
 }
 
@@ -118,12 +149,7 @@ impl Membership for BinaryFuseFilter {
         Ok(())
     }
     fn contains(&self, key: u64) -> bool {
-        use xorf::Filter as _;
-        match self.fuse() {
-            Fuse::Eight(f) => f.contains(&key),
-            Fuse::Sixteen(f) => f.contains(&key),
-            Fuse::ThirtyTwo(f) => f.contains(&key),
-        }
+        self.table().contains(&key)
     }
 }
 
@@ -146,7 +172,7 @@ impl Filter for BinaryFuseFilter {
         self.fingerprint_bits
     }
     fn kind(&self) -> FilterKind {
-        FilterKind::of(&STRUCTURE)
+        self.kind
     }
     fn hash_name(&self) -> String {
         HASH.to_string()

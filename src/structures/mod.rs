@@ -49,6 +49,7 @@ registry! {
     own scalable;
     own register_blocked;
     own sectorized;
+    own xor;
     own ribbon;
     own ribbon_64;
     own ribbon_32;
