@@ -60,6 +60,11 @@ fn the_page_holds_every_table_and_plate_and_makes_no_request() {
     }
     assert_eq!(page.matches("<svg").count(), DEFINITIONS.len());
     assert!(page.contains("A &lt;small&gt; sweep &amp; its plate"));
+    let identity = format!(
+        "bloomlab {} · key seed 1 · hash seeds 2-5",
+        env!("CARGO_PKG_VERSION")
+    );
+    assert!(page.contains(&identity), "the run's identity");
     assert!(!page.contains("<small>"), "text is escaped");
     for request in ["src=", "<link", "<script", "url(", "@import"] {
         assert!(!page.contains(request), "the page must not load {request}");

@@ -152,3 +152,26 @@ fn the_legend_stands_beside_the_data_never_over_it() {
     // Three labels and the circle series' legend marker, the only circle right of the edge.
     assert_eq!(legend, 4);
 }
+
+#[test]
+fn compare_puts_the_counting_filter_on_a_panel_of_its_own() {
+    let outcome = run("compare", "n = 2000\nqueries = 4000");
+    let labels = |panel: &Panel| -> Vec<String> {
+        panel
+            .series
+            .iter()
+            .filter(|s| s.mark == Mark::Measured)
+            .filter_map(|s| s.label.clone())
+            .collect()
+    };
+    let panels = &outcome.plate.panels;
+    assert_eq!(
+        panels.len(),
+        2,
+        "{:?}",
+        panels.iter().map(labels).collect::<Vec<_>>()
+    );
+    assert_eq!(labels(&panels[1]), ["counting"]);
+    assert!(labels(&panels[0]).contains(&"classic".to_string()));
+    assert!(!labels(&panels[0]).contains(&"counting".to_string()));
+}

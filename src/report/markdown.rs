@@ -1,5 +1,6 @@
-//! Markdown: a `###` title, the preamble as lines, a pipe table, the notes as a list; every
-//! column by default, since these are the committed result files.
+//! Markdown: a `###` title, the verdict line in bold (how many rows the verdict columns flag),
+//! the preamble as lines, a pipe table, the notes as a list; every column by default, since
+//! these are the committed result files.
 
 use tabled::settings::Style;
 
@@ -15,6 +16,9 @@ impl Exporter for Markdown {
         let mut grid = cell_grid(table, view, |text| text.replace('|', "\\|"));
         grid.with(Style::markdown());
         let mut out = format!("### {}\n\n", table.title);
+        if let Some(verdict) = table.verdict_line() {
+            out.push_str(&format!("**{verdict}**\n\n"));
+        }
         for line in &table.preamble {
             out.push_str(&format!("{line}  \n"));
         }

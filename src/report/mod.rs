@@ -138,6 +138,35 @@ impl Table {
         table::grid(self, view).total_width()
     }
 
+    /// Whether a verdict column ([`Column::flagged_when`]) flags `record`.
+    pub fn is_flagged(&self, record: &Map<String, Value>) -> bool {
+        self.columns.iter().any(|c| c.flags(record))
+    }
+
+    /// How many rows the verdict columns flag, each column's count in brackets:
+    /// `1 of 5 rows flagged (bits = fail: 1, uniform = fail: 0)`; `None` without a verdict
+    /// column.
+    pub fn verdict_line(&self) -> Option<String> {
+        let counts: Vec<String> = self
+            .columns
+            .iter()
+            .filter_map(|c| {
+                let text = c.flagged_when?;
+                let count = self.records.iter().filter(|r| c.flags(r)).count();
+                Some(format!("{} = {text}: {count}", c.header))
+            })
+            .collect();
+        if counts.is_empty() {
+            return None;
+        }
+        let flagged = self.records.iter().filter(|r| self.is_flagged(r)).count();
+        Some(format!(
+            "{flagged} of {} rows flagged ({})",
+            self.records.len(),
+            counts.join(", ")
+        ))
+    }
+
     /// The legend as a table of its own, to show in any format.
     pub fn legend_table(&self) -> Result<Table> {
         Table::from_rows(format!("columns of {}", self.title), &self.legend)
@@ -368,5 +397,38 @@ mod tests {
         assert_eq!(headers(View::Narrow), ["a"]);
         assert_eq!(headers(View::Wide), ["a", "b"]);
         assert!(table.width(View::Narrow) < table.width(View::Wide));
+    }
+
+    #[test]
+    fn the_verdict_line_counts_the_rows_each_verdict_column_flags() {
+        let record = |a: &str, b: &str| {
+            serde_json::json!({"a": a, "b": b})
+                .as_object()
+                .unwrap()
+                .clone()
+        };
+        let mut table = Table {
+            columns: vec![
+                col("a", Cell::Plain("a")).flags_when("fail"),
+                col("b", Cell::Plain("b")).flags_when("true"),
+            ],
+            records: vec![
+                record("fail", "true"),
+                record("pass", "true"),
+                record("pass", "false"),
+            ],
+            ..Table::default()
+        };
+        assert_eq!(
+            table.verdict_line().as_deref(),
+            Some("2 of 3 rows flagged (a = fail: 1, b = true: 2)")
+        );
+        let markdown = Format::MARKDOWN.render(&table, View::Wide).unwrap();
+        assert!(
+            markdown.starts_with("### \n\n**2 of 3 rows flagged"),
+            "{markdown}"
+        );
+        table.columns = vec![col("a", Cell::Plain("a"))];
+        assert_eq!(table.verdict_line(), None);
     }
 }

@@ -18,9 +18,9 @@ use super::summary::{Run, Summary};
 use super::{SUB_SUITES, result_name};
 use crate::error::{Error, Result};
 use crate::files::Staging;
-use crate::report::escape;
+use crate::report::{escape, percent, times};
 use crate::structures::exec::shell_word;
-use tables::{badge, csv_table, experiment_tables};
+use tables::{Row, badge, csv_table, experiment_tables, grid};
 
 /// The page's file name in the results folder.
 pub const PAGE: &str = "index.html";
@@ -127,6 +127,9 @@ fn header(runs: &[Run], claims: Option<&[ClaimRow]>) -> String {
         out.push_str(&sub);
     }
     out.push_str("</ul>\n");
+    if wild {
+        out.push_str(&wild_overview(runs));
+    }
     for (run, unmet) in failed {
         out.push_str(&format!(
             "<p>{} <a href=\"#{}\">{}</a>: {}</p>\n",
@@ -137,6 +140,56 @@ fn header(runs: &[Run], claims: Option<&[ClaimRow]>) -> String {
         ));
     }
     out
+}
+
+/// For a sub-suite (the failures from the wild): each experiment's row furthest above the
+/// rate its filter was configured for, measured against configured, and its verdict line.
+fn wild_overview(runs: &[Run]) -> String {
+    let headers = [
+        "experiment",
+        "measured [95% CI]",
+        "configured",
+        "× configured",
+        "verdicts",
+    ]
+    .map(String::from);
+    let rows: Vec<Row> = runs
+        .iter()
+        .filter_map(|run| {
+            let worst = run.outcome.measurements.iter().max_by(|a, b| {
+                (a.fpr_measured / a.fpr_configured).total_cmp(&(b.fpr_measured / b.fpr_configured))
+            })?;
+            let cell = |text: String| format!("<td>{}</td>", escape(&text));
+            Some(Row {
+                cells: vec![
+                    format!(
+                        "<td><a href=\"#{}\">{}</a></td>",
+                        escape(&section_id(run.definition)),
+                        escape(&run.definition.name)
+                    ),
+                    cell(format!(
+                        "{} [{}, {}]",
+                        percent(worst.fpr_measured),
+                        percent(worst.ci_low),
+                        percent(worst.ci_high)
+                    )),
+                    cell(percent(worst.fpr_configured)),
+                    cell(times(worst.fpr_measured / worst.fpr_configured)),
+                    cell(run.outcome.table.verdict_line().unwrap_or_default()),
+                ],
+                flagged: None,
+            })
+        })
+        .collect();
+    format!(
+        "<div class=\"scroll\">{}</div>\n",
+        grid(
+            "data-table=\"wild-overview\" class=\"ledger\"",
+            "each failure's row furthest above the rate configured",
+            &headers,
+            &rows
+        )
+    )
 }
 
 /// The distinct key and hash seeds of every measured row, as `key seed 1 · hash seeds 2-33`.

@@ -20,16 +20,13 @@ pub(super) fn experiment_tables(table: &Table, name: &str) -> String {
     for line in &table.preamble {
         out.push_str(&format!("<p>{}</p>\n", escape(line)));
     }
-    let flagged = table
-        .records
-        .iter()
-        .filter(|r| table.columns.iter().any(|c| c.flags(r)))
-        .count();
-    if flagged > 0 {
+    if let Some(verdict) = table.verdict_line() {
+        let flagged = table.records.iter().any(|r| table.is_flagged(r));
         out.push_str(&format!(
-            "<p>{} {flagged} of {} rows, listed first</p>\n",
-            badge("no", "flagged"),
-            table.records.len()
+            "<p>{} {}{}</p>\n",
+            badge(if flagged { "no" } else { "ok" }, "verdict"),
+            escape(&verdict),
+            if flagged { ", listed first" } else { "" }
         ));
     }
     out.push_str(&format!(
@@ -83,11 +80,7 @@ fn rows(table: &Table, view: View) -> Vec<Row> {
                     }
                 })
                 .collect(),
-            flagged: table
-                .columns
-                .iter()
-                .any(|c| c.flags(record))
-                .then_some("no"),
+            flagged: table.is_flagged(record).then_some("no"),
         })
         .collect();
     rows.sort_by_key(|row| row.flagged.is_none());
@@ -220,6 +213,9 @@ mod tests {
             .collect();
         assert!(order[0] < order[1] && order[1] < order[2], "{html}");
         assert!(html.contains("<tr class=\"flagged flagged-no\"><td>b</td><td class=\"verdict\"><span class=\"badge no\">fail</span>"), "{html}");
-        assert!(html.contains("1 of 3 rows, listed first"), "{html}");
+        assert!(
+            html.contains("1 of 3 rows flagged (check = fail: 1), listed first"),
+            "{html}"
+        );
     }
 }
