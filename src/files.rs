@@ -171,6 +171,67 @@ impl Drop for Staging {
     }
 }
 
+/// The name of the lock file a [`FolderLock`] holds in its folder (ignored by git).
+pub const LOCK_NAME: &str = ".reproduce.lock";
+
+/// An exclusive lock on a results folder for the whole of a run, so that two runs never mix
+/// their files: `flock(2)` on [`LOCK_NAME`], which holds the holder's process id and is
+/// removed when the lock is dropped. The kernel releases the lock when the process ends,
+/// however it ends; a file left by a killed run is simply taken by the next.
+#[derive(Debug)]
+pub struct FolderLock {
+    path: PathBuf,
+    _file: fs::File,
+}
+
+impl FolderLock {
+    /// Takes the lock of `folder` (created if needed), or refuses, naming parameter `flag`
+    /// and the process that holds it.
+    pub fn take(flag: &'static str, folder: &Path) -> Result<Self> {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::fs::MetadataExt;
+        fs::create_dir_all(folder).map_err(|e| Error::io(folder, e))?;
+        let path = folder.join(LOCK_NAME);
+        loop {
+            let mut file = fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&path)
+                .map_err(|e| Error::io(&path, e))?;
+            // SAFETY: flock(2) on a descriptor this function owns; no pointers.
+            if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+                let holder = fs::read_to_string(&path).unwrap_or_default();
+                return Err(Error::invalid(
+                    flag,
+                    folder.display(),
+                    format!("another run (process {}) is writing it", holder.trim()),
+                    "one run at a time per results folder: wait for it, or give another folder",
+                ));
+            }
+            // A holder that removed the file between our open and our lock: lock the new one.
+            let same = match (file.metadata(), fs::metadata(&path)) {
+                (Ok(ours), Ok(named)) => ours.ino() == named.ino() && ours.dev() == named.dev(),
+                _ => false,
+            };
+            if !same {
+                continue;
+            }
+            file.set_len(0).map_err(|e| Error::io(&path, e))?;
+            write!(file, "{}", std::process::id()).map_err(|e| Error::io(&path, e))?;
+            return Ok(FolderLock { path, _file: file });
+        }
+    }
+}
+
+impl Drop for FolderLock {
+    fn drop(&mut self) {
+        // Removed while still locked, so that no run can lock this file after it.
+        let _ = fs::remove_file(&self.path);
+    }
+}
+
 /// True for the staging folder of a run that no longer exists: this process's own id (left
 /// by an earlier process that had it), or, where `/proc` tells, an id no process has.
 fn is_leftover(name: &str) -> bool {

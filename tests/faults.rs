@@ -220,3 +220,72 @@ fn counts_take_exponents_everywhere() {
         assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
     }
 }
+
+#[test]
+fn a_second_reproduce_into_a_locked_folder_is_refused_naming_the_holder() {
+    let dir = small_suite();
+    fs::create_dir_all(dir.path().join("results")).unwrap();
+    let out = bash(
+        "exec 9>results/.reproduce.lock; flock -n 9; echo $$ >&9; \
+         \"$B\" reproduce --experiments experiments --results results --quiet; \
+         echo \"status $? holder $$\" >&2",
+        dir.path(),
+    );
+    let stderr = text(&out.stderr);
+    let holder = stderr.rsplit("holder ").next().unwrap().trim();
+    assert!(stderr.contains("status 2"), "{stderr}");
+    assert!(stderr.contains(&format!("(process {holder})")), "{stderr}");
+    assert!(!dir.path().join("results/small.csv").exists());
+}
+
+#[test]
+fn a_failing_sub_suite_leaves_every_suite_untouched() {
+    let dir = small_suite();
+    fs::create_dir_all(dir.path().join("experiments/wild")).unwrap();
+    fs::write(
+        dir.path().join("experiments/wild/bad.toml"),
+        "command = \"sweep-size\"\n[params]\nk = 0\n",
+    )
+    .unwrap();
+    let out = bash(
+        "\"$B\" reproduce --experiments experiments --results results --quiet; echo \"status $?\" >&2",
+        dir.path(),
+    );
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("status 2"), "{stderr}");
+    assert!(
+        !dir.path().join("results/small.csv").exists(),
+        "the first suite was committed alone"
+    );
+}
+
+#[test]
+fn an_experiment_whose_every_filter_is_skipped_keeps_its_files() {
+    let dir = small_suite();
+    let d = dir.path();
+    fs::create_dir_all(d.join("no-adapters")).unwrap();
+    fs::create_dir_all(d.join("results")).unwrap();
+    fs::write(
+        d.join("experiments/adapters.toml"),
+        "command = \"audit\"\n[params]\naudited = \"adapters\"\nadapters = \"no-adapters\"\nn = 1000\nfpr = 0.05\n",
+    )
+    .unwrap();
+    for name in ["adapters.csv", "adapters.md", "adapters.svg", "index.html"] {
+        fs::write(d.join("results").join(name), "committed").unwrap();
+    }
+    let out = bash(
+        "\"$B\" reproduce --experiments experiments --results results --quiet; echo \"status $?\" >&2",
+        d,
+    );
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("status 0"), "{stderr}");
+    assert!(stderr.contains("adapters: kept"), "{stderr}");
+    for name in ["adapters.csv", "adapters.md", "adapters.svg", "index.html"] {
+        assert_eq!(
+            fs::read_to_string(d.join("results").join(name)).unwrap(),
+            "committed",
+            "{name}"
+        );
+    }
+    assert!(d.join("results/small.csv").exists());
+}

@@ -384,51 +384,89 @@ fn run_conform(args: &ConformArgs) -> Result<ExitCode> {
     }
 }
 
-/// Runs `each` on the suite and on each of its sub-suites ([`suite::suite_folders`]):
-/// failure if any fails.
-/// Without a folder (neither `--experiments` nor `./experiments`), the files built into the
-/// binary alone.
-fn each_suite(args: &SuiteArgs, each: impl Fn(&SuiteArgs) -> Result<ExitCode>) -> Result<ExitCode> {
-    if let Some(folder) = args.experiments.as_ref().filter(|f| !f.is_dir()) {
-        return Err(bloomlab::Error::invalid(
+/// Refuses an `--experiments` that is not a folder, before any work.
+fn check_experiments(args: &SuiteArgs) -> Result<()> {
+    match args.experiments.as_ref().filter(|f| !f.is_dir()) {
+        Some(folder) => Err(bloomlab::Error::invalid(
             "experiments",
             folder.display(),
             "is not a folder",
             "a folder of experiment files (*.toml)",
-        ));
+        )),
+        None => Ok(()),
     }
+}
+
+/// Runs `each` on the suite and on each of its sub-suites ([`suite::suite_folders`]), in
+/// order, and returns what each gave.
+/// Without a folder (neither `--experiments` nor `./experiments`), the files built into the
+/// binary alone.
+fn each_suite<T>(
+    args: &SuiteArgs,
+    mut each: impl FnMut(&SuiteArgs) -> Result<T>,
+) -> Result<Vec<T>> {
+    check_experiments(args)?;
     let default = PathBuf::from("experiments");
     let Some(root) = args
         .experiments
         .clone()
         .or(default.is_dir().then_some(default))
     else {
-        return each(args);
+        return Ok(vec![each(args)?]);
     };
-    let mut status = ExitCode::SUCCESS;
-    for (experiments, results) in suite::suite_folders(&root, &args.results) {
-        let folder = SuiteArgs {
-            experiments: Some(experiments),
-            results,
-            quiet: args.quiet,
-        };
-        if each(&folder)? != ExitCode::SUCCESS {
-            status = ExitCode::FAILURE;
-        }
+    suite::suite_folders(&root, &args.results)
+        .into_iter()
+        .map(|(experiments, results)| {
+            each(&SuiteArgs {
+                experiments: Some(experiments),
+                results,
+                quiet: args.quiet,
+            })
+        })
+        .collect()
+}
+
+/// Failure when any suite failed.
+fn worst(codes: Vec<ExitCode>) -> ExitCode {
+    match codes.iter().all(|c| *c == ExitCode::SUCCESS) {
+        true => ExitCode::SUCCESS,
+        false => ExitCode::FAILURE,
     }
-    Ok(status)
 }
 
+/// Stages every suite, then moves all their files in together: all or nothing for the whole
+/// run, under a lock on the results folder that a second run is refused by.
 fn run_reproduce(args: &SuiteArgs) -> Result<ExitCode> {
-    each_suite(args, reproduce_folder)
+    check_experiments(args)?;
+    preflight::check_folder("results", &args.results)?;
+    let _lock = bloomlab::files::FolderLock::take("results", &args.results)?;
+    let staged = each_suite(args, reproduce_folder)?;
+    let mut unmet = Vec::new();
+    for suite in &staged {
+        for line in &suite.kept {
+            console::note(line);
+        }
+        unmet.extend(suite.unmet.iter().cloned());
+    }
+    for suite in staged {
+        suite.commit()?;
+    }
+    for line in &unmet {
+        console::note(&format!("expectation not met: {line}"));
+    }
+    Ok(if unmet.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
-fn reproduce_folder(args: &SuiteArgs) -> Result<ExitCode> {
+fn reproduce_folder(args: &SuiteArgs) -> Result<suite::Staged> {
     let (definitions, _) = suite::load_suite(args.experiments.as_deref(), args.quiet)?;
     preflight::check_folder("results", &args.results)?;
     let bar = progress_bar(args.quiet, "keys");
     let started = std::time::Instant::now();
-    let unmet = suite::reproduce(
+    let staged = suite::stage(
         &definitions,
         &args.results,
         &bar,
@@ -463,18 +501,11 @@ fn reproduce_folder(args: &SuiteArgs) -> Result<ExitCode> {
             started.elapsed().as_secs_f64()
         ));
     }
-    for line in &unmet {
-        console::note(&format!("expectation not met: {line}"));
-    }
-    Ok(if unmet.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    Ok(staged)
 }
 
 fn run_check(args: &CheckArgs) -> Result<ExitCode> {
-    each_suite(&args.suite, |suite| check_folder(args, suite))
+    each_suite(&args.suite, |suite| check_folder(args, suite)).map(worst)
 }
 
 fn check_folder(args: &CheckArgs, suite: &SuiteArgs) -> Result<ExitCode> {

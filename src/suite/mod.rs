@@ -19,7 +19,7 @@ pub use family::{
     normal_two_sided_p,
 };
 pub use html::{HtmlReport, command_line};
-pub use reproduce::reproduce;
+pub use reproduce::{Staged, reproduce, stage};
 pub use summary::{Run, SUMMARIES, Summary};
 
 /// Sub-folders of the experiments folder that are suites of their own, each with its results
