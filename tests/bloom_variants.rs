@@ -70,10 +70,10 @@ fn sectorized_structures_match_their_poisson_mixture() {
     // n = 50000: enough blocks that the spread of the rate between filters (not modelled) is
     // well below the binomial error of 200000 queries.
     for (name, k, bits) in [
-        ("register-blocked", 4, 12),
-        ("register-blocked", 6, 20),
-        ("cache-sectorized", 4, 8),
-        ("cache-sectorized", 8, 16),
+        ("reg-blocked", 4, 12),
+        ("reg-blocked", 6, 20),
+        ("cache-sector", 4, 8),
+        ("cache-sector", 8, 16),
     ] {
         assert_matches(named(name), 50_000, 50_000 * bits, k, 200_000);
     }
@@ -84,7 +84,7 @@ fn register_blocked_is_the_64_bit_blocked_mixture() {
     // One group of one sector: the blocked filter's Poisson mixture with B = 64, which for
     // large blocks approaches the classic rate and for 64 bits stays well above it.
     let (n, m, k) = (10_000, 160_000, 8);
-    let register = named("register-blocked").fpr_exact(n, m, k);
+    let register = named("reg-blocked").fpr_exact(n, m, k);
     let blocked = named("blocked").fpr_exact(n, m, k);
     let classic = FilterKind::CLASSIC.fpr_exact(n, m, k);
     assert!(
@@ -98,8 +98,8 @@ fn every_lookup_path_answers_as_the_scalar_one() {
     let keys = KeySource::new(8);
     let paths = Lookup::available();
     for (name, block, groups) in [
-        ("register-blocked", SECTOR_BITS, 1),
-        ("cache-sectorized", CACHE_BLOCK_BITS, CACHE_GROUPS),
+        ("reg-blocked", SECTOR_BITS, 1),
+        ("cache-sector", CACHE_BLOCK_BITS, CACHE_GROUPS),
     ] {
         let kind = named(name);
         for (n, bits, k) in [(1, 8, 2), (100, 4, 4), (3_001, 10, 6), (20_000, 16, 8)] {

@@ -52,7 +52,7 @@ pub struct OverfillRow {
     pub fill_closed_form: f64,
     /// `(1 - 2^{-s})^k`.
     pub fpr_closed_form: f64,
-    /// The exact rate at the design n.
+    /// The structure's exact rate at the design n ([`crate::structures::FilterKind::fpr_exact`]).
     pub fpr_design: f64,
     /// `fpr_measured / fpr_design`: what s times the keys cost, as a multiple of the rate
     /// the filter was designed for.
@@ -163,7 +163,7 @@ impl Experiment for Overfill {
             .map(|(i, measurement)| {
                 let s = plan.factors[i / trials % plan.factors.len()];
                 let k = measurement.k;
-                let fpr_design = theory::fpr_exact(design_n, m, k);
+                let fpr_design = measurement.filter.fpr_exact(design_n, measurement.m, k);
                 let cost = averaged_ratio_to_constant(
                     measurement.false_positives,
                     measurement.queries,

@@ -10,6 +10,6 @@ use super::sectorized::{SECTOR_BITS, descriptor};
 pub const REGISTER_BLOCK_BITS: u64 = SECTOR_BITS;
 
 pub static STRUCTURE: Structure = descriptor::<REGISTER_BLOCK_BITS, 1>(
-    "register-blocked",
+    "reg-blocked",
     "all k bits of a key in one 64-bit word chosen by a hash (Lang et al. 2019)",
 );

@@ -27,7 +27,7 @@ pub const CACHE_BLOCK_BITS: u64 = 512;
 pub const CACHE_GROUPS: u32 = 2;
 
 pub static STRUCTURE: Structure = descriptor::<CACHE_BLOCK_BITS, CACHE_GROUPS>(
-    "cache-sectorized",
+    "cache-sector",
     "a 512-bit block of eight 64-bit sectors in 2 groups; k/2 bits in one sector of each (Lang et al. 2019)",
 );
 
@@ -95,9 +95,9 @@ fn design<const B: u64, const Z: u32>(n: u64, fpr: f64) -> Result<(u64, u32)> {
     if reached > fpr {
         return Err(Error::Unsupported {
             filter: if B == SECTOR_BITS {
-                "register-blocked"
+                "reg-blocked"
             } else {
-                "cache-sectorized"
+                "cache-sector"
             },
             operation: "reach this rate within three times the classic filter's bits (its block's fullest words cap it)",
             supported: "a higher target rate".into(),

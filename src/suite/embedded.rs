@@ -11,7 +11,7 @@ use crate::error::Result;
 pub const EMBEDDED_FOLDER: &str = "experiments (built in)";
 
 /// `(file name, text)` of every file of `experiments/`, by name.
-pub const EMBEDDED: [(&str, &str); 10] = [
+pub const EMBEDDED: [(&str, &str); 13] = [
     (
         "audit-adapters.toml",
         include_str!("../../experiments/audit-adapters.toml"),
@@ -28,6 +28,18 @@ pub const EMBEDDED: [(&str, &str); 10] = [
     (
         "flawed-hash.toml",
         include_str!("../../experiments/flawed-hash.toml"),
+    ),
+    (
+        "overfill-blocked.toml",
+        include_str!("../../experiments/overfill-blocked.toml"),
+    ),
+    (
+        "overfill-partitioned.toml",
+        include_str!("../../experiments/overfill-partitioned.toml"),
+    ),
+    (
+        "overfill-scalable.toml",
+        include_str!("../../experiments/overfill-scalable.toml"),
     ),
     (
         "overfill-strict.toml",

@@ -2,6 +2,8 @@
 //! from (the runs' typed rows) and the band it is judged against (see the parent module for
 //! what "about" means).
 
+mod variants;
+
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -16,11 +18,13 @@ use crate::suite::summary::Run;
 use crate::theory;
 
 /// The experiments the claims take their values from.
-pub const SOURCES: [&str; 7] = [
+pub const SOURCES: [&str; 9] = [
     "sweep-size",
     "sweep-k",
     "overfill",
     "overfill-strict",
+    "overfill-scalable",
+    "overfill-partitioned",
     "flawed-hash",
     "compare",
     "seed-check",
@@ -38,6 +42,10 @@ pub fn ledger(runs: &[Run]) -> Vec<ClaimRow> {
         rows.push(sensitivity(runs, name, k));
     }
     rows.push(overfill_cost(runs, "overfill-strict", 14, 2.0, 292.0));
+    rows.extend([
+        variants::scalable_promise(runs),
+        variants::partitioned_cliff(runs),
+    ]);
     rows.push(flawed_hash(runs));
     rows.extend(information_floor(runs));
     rows.push(classic_accuracy(runs));
