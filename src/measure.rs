@@ -314,11 +314,20 @@ pub struct Measurement {
     /// The uniformity diagnostic of the classic filter ([`crate::uniformity`]): the
     /// Bonferroni-combined p-value of a chi-square test of the set bits over regions of the
     /// array and a test of shared (probe 0, probe 1) pairs among up to 8192 inserted keys.
-    /// NaN for the other structures.
+    /// NaN for the other structures (written as an empty field, read back as NaN).
+    #[serde(deserialize_with = "null_as_nan")]
     pub uniformity_p: f64,
     /// "fail" when `uniformity_p < 6.334e-5` (the bits check's false-alarm rate), "n/a"
     /// without a p-value, else "pass": the bits are not spread as a uniform hash spreads them.
     pub uniformity: String,
+}
+
+/// A NaN written to JSON becomes `null`: read it back as NaN, so that every row of a table
+/// deserialises (the claims read rows of every structure).
+fn null_as_nan<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> std::result::Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(deserializer)?.unwrap_or(f64::NAN))
 }
 
 impl Measurement {

@@ -364,7 +364,7 @@ fn filter_flag_selects_the_structure() {
         .code(2)
         .stderr(predicate::str::starts_with("error: --k 4"));
     bloomlab()
-        .args(["sweep-size", "--filter", "quotient"])
+        .args(["sweep-size", "--filter", "no-such-filter"])
         .assert()
         .code(2)
         .stderr(predicate::str::contains("--filter"));

@@ -2,12 +2,13 @@
 
 use super::blocks::BLOCK_SEED;
 use super::interface::{Filter, FilterKind, Membership, Origin, Structure};
+use super::packed::Packed;
 use crate::error::{Error, Result};
 use crate::hash::{HashFamily, HashScheme};
 
 pub static STRUCTURE: Structure = Structure {
     name: "cuckoo",
-    help: "a cuckoo filter: buckets of 4 fingerprints of k bits (k = 4..=16), with delete",
+    help: "a cuckoo filter: buckets of 4 fingerprints of k bits (k = 4..=32), with delete",
     origin: Origin::Own,
     supports_delete: true,
     is_static: false,
@@ -36,14 +37,17 @@ pub const CUCKOO_SLOTS: u64 = 4;
 /// Relocations tried before the filter is full (Fan et al.'s and the peer libraries' bound).
 pub const CUCKOO_MAX_KICKS: u32 = 500;
 
-/// Whole buckets of 4 slots of k bits; k must be a fingerprint size of 4 to 16 bits.
+/// Widest fingerprint: 8/2^32 ≈ 1.9·10^-9 is the lowest rate it designs for.
+pub const CUCKOO_MAX_FINGERPRINT: u32 = 32;
+
+/// Whole buckets of 4 slots of k bits; k must be a fingerprint size of 4 to 32 bits.
 fn cuckoo_layout(m: u64, k: u32) -> Result<u64> {
-    if !(4..=16).contains(&k) {
+    if !(4..=CUCKOO_MAX_FINGERPRINT).contains(&k) {
         return Err(Error::invalid(
             "k",
             k,
             "with --filter cuckoo, k is the fingerprint size in bits",
-            "4..=16 with --filter cuckoo",
+            "4..=32 with --filter cuckoo",
         ));
     }
     let slot_bits = CUCKOO_SLOTS * u64::from(k);
@@ -51,13 +55,13 @@ fn cuckoo_layout(m: u64, k: u32) -> Result<u64> {
 }
 
 /// Fingerprints of `f = ceil(log2(2·4/ε))` bits (Fan et al.'s `2b/2^f`), buckets for n keys
-/// at [`CUCKOO_LOAD`]. Refuses an ε that would need more than 16 bits.
+/// at [`CUCKOO_LOAD`]. Refuses an ε that would need more than [`CUCKOO_MAX_FINGERPRINT`] bits.
 fn design(n: u64, fpr: f64) -> Result<(u64, u32)> {
     let f = ((2.0 * CUCKOO_SLOTS as f64 / fpr).log2().ceil() as u32).max(4);
-    if f > 16 {
+    if f > CUCKOO_MAX_FINGERPRINT {
         return Err(Error::Unsupported {
             filter: STRUCTURE.name,
-            operation: "be sized below 8/2^16 = 0.0122% (its fingerprints have at most 16 bits)",
+            operation: "be sized below 8/2^32 = 1.9e-9 (its fingerprints have at most 32 bits)",
             supported: super::FilterKind::names_where(|s| {
                 s.design.is_some() && !std::ptr::eq(s, &STRUCTURE)
             }),
@@ -74,8 +78,12 @@ fn design(n: u64, fpr: f64) -> Result<(u64, u32)> {
 fn fpr_exact(n: u64, m: u64, k: u32) -> f64 {
     let buckets = (m / (CUCKOO_SLOTS * u64::from(k))) as f64;
     let stored = (n as f64).min(buckets * CUCKOO_SLOTS as f64);
-    let miss = 1.0 - 1.0 / ((1u64 << k) - 1) as f64;
-    -((2.0 * stored / buckets) * miss.ln()).exp_m1()
+    -((2.0 * stored / buckets) * log_miss(k)).exp_m1()
+}
+
+/// `ln(1 - q)`, `q = 1/(2^k - 1)`, without the cancellation of `1 - q` at 32 bits.
+fn log_miss(k: u32) -> f64 {
+    (-1.0 / ((1u64 << k) - 1) as f64).ln_1p()
 }
 
 /// A cuckoo filter: a key is stored as a nonzero k-bit fingerprint in one of two buckets,
@@ -87,15 +95,17 @@ fn fpr_exact(n: u64, m: u64, k: u32) -> f64 {
 /// [`CuckooFilter::failed_inserts`] (no kicks: an overfilled run stays linear).
 ///
 /// Invariant: every key whose insert succeeded is reported present (until deleted).
-/// Storage is one u16 per slot; `bits` counts k per slot, as a packed layout would spend.
+/// Storage is k bits per slot, packed ([`Packed`]); slot `4b + j` is slot j of bucket b and
+/// 0 marks an empty slot.
 #[derive(Clone, Debug)]
 pub struct CuckooFilter {
-    buckets: Vec<[u16; CUCKOO_SLOTS as usize]>,
+    slots: Packed,
+    bucket_count: u64,
     fingerprint_bits: u32,
     bucket_hash: HashFamily,
     fingerprint_hash: HashFamily,
     /// The entry a failed relocation left without a bucket: (one of its buckets, fingerprint).
-    victim: Option<(u64, u16)>,
+    victim: Option<(u64, u64)>,
     failed_inserts: u64,
     kicks: rand_pcg::Pcg64,
 }
@@ -107,18 +117,9 @@ impl CuckooFilter {
         let m = cuckoo_layout(m, k)?;
         let count = m / (CUCKOO_SLOTS * u64::from(k));
         crate::filter::check_shape(m, 1)?;
-        let mut buckets = Vec::new();
-        buckets.try_reserve_exact(count as usize).map_err(|_| {
-            Error::invalid(
-                "m",
-                m,
-                "cannot allocate the buckets",
-                "a table that fits in memory",
-            )
-        })?;
-        buckets.resize(count as usize, [0; CUCKOO_SLOTS as usize]);
         Ok(CuckooFilter {
-            buckets,
+            slots: Packed::new(count * CUCKOO_SLOTS, k, "m")?,
+            bucket_count: count,
             fingerprint_bits: k,
             bucket_hash: HashFamily::new(scheme, 1, count, hash_seed),
             fingerprint_hash: HashFamily::new(scheme, 1, (1u64 << k) - 1, hash_seed ^ BLOCK_SEED),
@@ -152,7 +153,10 @@ impl CuckooFilter {
         };
         for _ in 0..CUCKOO_MAX_KICKS {
             let slot = (self.kicks.next_u32() % CUCKOO_SLOTS as u32) as usize;
-            std::mem::swap(&mut fingerprint, &mut self.buckets[bucket as usize][slot]);
+            let index = bucket * CUCKOO_SLOTS + slot as u64;
+            let evicted = self.slots.get(index);
+            self.slots.set(index, fingerprint);
+            fingerprint = evicted;
             bucket = self.alternate(bucket, fingerprint);
             if self.place(bucket, fingerprint) {
                 return true;
@@ -163,23 +167,23 @@ impl CuckooFilter {
     }
 
     /// Whether the victim slot holds `fingerprint` for one of the buckets `first`, `second`.
-    fn victim_is(&self, fingerprint: u16, first: u64, second: u64) -> bool {
+    fn victim_is(&self, fingerprint: u64, first: u64, second: u64) -> bool {
         self.victim
             .is_some_and(|(b, f)| f == fingerprint && (b == first || b == second))
     }
 
     /// The key's nonzero fingerprint and its two buckets.
-    fn locate(&self, key: u64) -> (u16, u64, u64) {
-        let fingerprint = 1 + self.fingerprint_hash.index(0, key) as u16;
+    fn locate(&self, key: u64) -> (u64, u64, u64) {
+        let fingerprint = 1 + self.fingerprint_hash.index(0, key);
         let first = self.bucket_hash.index(0, key);
         (fingerprint, first, self.alternate(first, fingerprint))
     }
 
     /// `(H(fp) - i) mod B`: an involution for any B, so the alternate of the alternate is
     /// the bucket itself without needing a power-of-two table.
-    fn alternate(&self, bucket: u64, fingerprint: u16) -> u64 {
-        let count = self.buckets.len() as u64;
-        let offset = ((u64::from(fingerprint).wrapping_mul(0x9e37_79b9_7f4a_7c15) as u128
+    fn alternate(&self, bucket: u64, fingerprint: u64) -> u64 {
+        let count = self.bucket_count;
+        let offset = ((fingerprint.wrapping_mul(0x9e37_79b9_7f4a_7c15) as u128
             * count as u128)
             >> 64) as u64;
         // offset and bucket both lie in 0..count, so one conditional subtraction reduces.
@@ -187,22 +191,33 @@ impl CuckooFilter {
         if sum >= count { sum - count } else { sum }
     }
 
-    fn place(&mut self, bucket: u64, fingerprint: u16) -> bool {
-        match self.buckets[bucket as usize].iter_mut().find(|s| **s == 0) {
+    /// The slot indexes of a bucket.
+    fn bucket(bucket: u64) -> std::ops::Range<u64> {
+        bucket * CUCKOO_SLOTS..(bucket + 1) * CUCKOO_SLOTS
+    }
+
+    /// The first slot of `bucket` holding `fingerprint` (0: the first empty one).
+    fn find(&self, bucket: u64, fingerprint: u64) -> Option<u64> {
+        Self::bucket(bucket).find(|&i| self.slots.get(i) == fingerprint)
+    }
+
+    fn place(&mut self, bucket: u64, fingerprint: u64) -> bool {
+        match self.find(bucket, 0) {
             Some(slot) => {
-                *slot = fingerprint;
+                self.slots.set(slot, fingerprint);
                 true
             }
             None => false,
         }
     }
 
+    /// Occupied slots of the bucket.
+    fn load(&self, bucket: u64) -> i32 {
+        Self::bucket(bucket).filter(|&i| self.slots.get(i) != 0).count() as i32
+    }
+
     fn occupied(&self) -> u64 {
-        self.buckets
-            .iter()
-            .flat_map(|b| b.iter())
-            .filter(|&&s| s != 0)
-            .count() as u64
+        (0..self.slots.len()).filter(|&i| self.slots.get(i) != 0).count() as u64
     }
 }
 
@@ -212,8 +227,8 @@ impl Membership for CuckooFilter {
     }
     fn contains(&self, key: u64) -> bool {
         let (fingerprint, first, second) = self.locate(key);
-        self.buckets[first as usize].contains(&fingerprint)
-            || self.buckets[second as usize].contains(&fingerprint)
+        self.find(first, fingerprint).is_some()
+            || self.find(second, fingerprint).is_some()
             || self.victim_is(fingerprint, first, second)
     }
 }
@@ -224,17 +239,16 @@ impl Filter for CuckooFilter {
     fn set_bits(&self) -> u64 {
         self.occupied() * u64::from(self.fingerprint_bits)
     }
-    /// `1 - (E_b[(1 - q)^{occ(b)}])²`, `q = 1/(2^k - 1)`: the two buckets of a query are
-    /// uniform and independent, and each entry in them matches with probability q.
+    /// `1 - (1 - h)² = 2h - h²` with `h = E_b[1 - (1 - q)^{occ(b)}]`, `q = 1/(2^k - 1)`: the
+    /// two buckets of a query are uniform and independent, and each entry in them matches
+    /// with probability q (h kept as a small number so that 32-bit fingerprints keep digits).
     fn fpr_from_bits(&self) -> f64 {
-        let miss = 1.0 - 1.0 / ((1u64 << self.fingerprint_bits) - 1) as f64;
-        let per_bucket = self
-            .buckets
-            .iter()
-            .map(|b| miss.powi(b.iter().filter(|&&s| s != 0).count() as i32))
+        let log_miss = log_miss(self.fingerprint_bits);
+        let hit = (0..self.bucket_count)
+            .map(|b| -(f64::from(self.load(b)) * log_miss).exp_m1())
             .sum::<f64>()
-            / self.buckets.len() as f64;
-        1.0 - per_bucket * per_bucket
+            / self.bucket_count as f64;
+        2.0 * hit - hit * hit
     }
     /// Removes one copy of the key's fingerprint from its buckets (or the victim slot);
     /// a slot freed in a bucket takes the victim back when it fits there.
@@ -245,11 +259,8 @@ impl Filter for CuckooFilter {
             return Ok(());
         }
         for bucket in [first, second] {
-            if let Some(slot) = self.buckets[bucket as usize]
-                .iter_mut()
-                .find(|s| **s == fingerprint)
-            {
-                *slot = 0;
+            if let Some(slot) = self.find(bucket, fingerprint) {
+                self.slots.set(slot, 0);
                 if let Some((home, victim)) = self.victim {
                     let other = self.alternate(home, victim);
                     if self.place(home, victim) || self.place(other, victim) {
@@ -268,7 +279,7 @@ impl Filter for CuckooFilter {
         fpr_exact(n, self.memory_bits(), self.fingerprint_bits)
     }
     fn memory_bits(&self) -> u64 {
-        self.buckets.len() as u64 * CUCKOO_SLOTS * u64::from(self.fingerprint_bits)
+        self.bucket_count * CUCKOO_SLOTS * u64::from(self.fingerprint_bits)
     }
     fn hashes(&self) -> u32 {
         self.fingerprint_bits
@@ -307,6 +318,23 @@ mod tests {
         assert!(fill <= 1.0, "fill {fill}");
         let missing = stored.iter().filter(|&&key| !filter.contains(key)).count();
         assert_eq!(missing, 0, "false negatives among stored keys");
+    }
+
+    /// Fan et al. 2014, section 5.1: a cuckoo filter spends `(log2(1/ε) + 3)/α` bits per item
+    /// for 4-slot buckets at load α (their "(log2(1/ε) + 3)/α"); whole fingerprint bits add at
+    /// most 1/α to it.
+    #[test]
+    fn its_space_is_the_published_bits_per_item() {
+        for fpr in [1e-2, 1e-4, 1e-6, 1e-8] {
+            let (m, f) = design(1_000_000, fpr).unwrap();
+            let bits = m as f64 / 1e6;
+            let published = ((1.0 / fpr).log2() + 3.0) / CUCKOO_LOAD;
+            assert!(
+                bits >= published - 1e-3 && bits <= published + 1.0 / CUCKOO_LOAD,
+                "ε {fpr}: {bits} bits per key against {published}"
+            );
+            assert!(fpr_exact(1_000_000, m, f) <= fpr, "ε {fpr}");
+        }
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The structures bloomlab measures, and the registry that names them: bloomlab's classic
 //! filter, a blocked filter (Putze, Sanders and Singler 2007), a split-block filter (as in
-//! Parquet), a counting filter, a cuckoo filter and a binary fuse filter, then the peer crates
+//! Parquet), a counting filter, a cuckoo filter, a quotient filter and a binary fuse filter, then the peer crates
 //! ([`crate::peers`]). Each states the rate its own bits predict and its exact expected rate.
 //!
 //! Adding a structure is one file (a [`Structure`] named `STRUCTURE` and its [`Filter`]) and
@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 mod block_simd;
 mod blocks;
 pub mod interface;
+mod packed;
 
 pub use binary_fuse::{BINARY_FUSE_BITS, BinaryFuseFilter};
 pub use blocked::{BLOCK_BITS, BlockedFilter};
@@ -44,6 +45,7 @@ registry! {
     own split_block;
     own counting;
     own cuckoo;
+    own quotient;
     own binary_fuse;
     own partitioned;
     own scalable;

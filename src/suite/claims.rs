@@ -25,6 +25,7 @@
 //! one filter (the flawed hash against its own bits) do not.
 
 mod essay;
+mod structures;
 
 use serde::Serialize;
 

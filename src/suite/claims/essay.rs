@@ -49,18 +49,19 @@ pub fn ledger(runs: &[Run]) -> Vec<ClaimRow> {
     rows.push(flawed_hash(runs));
     rows.extend(information_floor(runs));
     rows.push(classic_accuracy(runs));
+    rows.extend(super::structures::ledger(runs));
     rows
 }
 
 /// The run of the definition `name` (the essay's experiment files).
-fn run<'a>(runs: &'a [Run], name: &str) -> std::result::Result<&'a Run<'a>, String> {
+pub(super) fn run<'a>(runs: &'a [Run], name: &str) -> std::result::Result<&'a Run<'a>, String> {
     runs.iter()
         .find(|r| r.definition.name == name)
         .ok_or_else(|| format!("{name}: not run"))
 }
 
 /// The typed rows of a run, read back from its table's serialised records.
-fn typed_rows<R: DeserializeOwned>(run: &Run) -> Vec<R> {
+pub(super) fn typed_rows<R: DeserializeOwned>(run: &Run) -> Vec<R> {
     run.outcome
         .table
         .records
@@ -464,6 +465,22 @@ fn flawed_hash(runs: &[Run]) -> ClaimRow {
 fn information_floor(runs: &[Run]) -> Vec<ClaimRow> {
     let claim = |target: &str| format!("a Bloom filter spends 1.44 times the floor ({target})");
     let band = || Band::relative(1.0 / std::f64::consts::LN_2, 0.05);
+    times_the_floor(
+        runs,
+        crate::structures::FilterKind::CLASSIC.name(),
+        claim,
+        band,
+    )
+}
+
+/// Per target rate of compare, the structure `name`'s bits per key over `log2(1/p)` of the
+/// rate it measured, judged against `band`: one claim per target.
+pub(super) fn times_the_floor(
+    runs: &[Run],
+    name: &str,
+    claim: impl Fn(&str) -> String,
+    band: impl Fn() -> Band,
+) -> Vec<ClaimRow> {
     let Ok(run) = run(runs, "compare") else {
         return vec![unmeasured(
             &claim("compare"),
@@ -474,7 +491,7 @@ fn information_floor(runs: &[Run]) -> Vec<ClaimRow> {
     typed_rows::<CompareRow>(run)
         .iter()
         .enumerate()
-        .filter(|(_, r)| r.measurement.filter == crate::structures::FilterKind::CLASSIC)
+        .filter(|(_, r)| r.measurement.filter.name() == name)
         .map(|(i, row)| {
             let m = &row.measurement;
             let rate = averaged_ratio_to_constant(
@@ -495,7 +512,7 @@ fn information_floor(runs: &[Run]) -> Vec<ClaimRow> {
                 basis: "bits per key spent over log2(1/p) of the measured rate, between-filter \
                         variance included"
                     .into(),
-                source: format!("compare row {} (classic, target {target})", i + 1),
+                source: format!("compare row {} ({name}, target {target})", i + 1),
             };
             judge(&claim(&target), band(), Ok(estimate))
         })
