@@ -193,7 +193,8 @@ pub trait Filter: Membership + Send + Sync {
     /// Number of set bits.
     fn set_bits(&self) -> u64;
     /// False for a structure whose set bits are unknown (a program behind `exec:` that
-    /// reports none): its fill is then shown blank rather than 0.
+    /// reports none) or are no single fill (a growing filter's sub-filters): its fill is
+    /// then shown blank rather than 0.
     fn knows_set_bits(&self) -> bool {
         true
     }

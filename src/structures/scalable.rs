@@ -213,6 +213,12 @@ impl Filter for ScalableFilter {
     fn set_bits(&self) -> u64 {
         self.subs.iter().map(|s| s.set_bits()).sum()
     }
+    /// No single fill: each sub-filter has its own size and k, so set bits over the first
+    /// sub-filter's m (the row's m) is not a proportion and no occupancy law gives its
+    /// spread. The fill is shown blank; the bits check reads [`Filter::fpr_from_bits`].
+    fn knows_set_bits(&self) -> bool {
+        false
+    }
     /// `1 - Π_j (1 - Π_i fill_{j,i})` over sub-filters j and their slices i.
     fn fpr_from_bits(&self) -> f64 {
         1.0 - self

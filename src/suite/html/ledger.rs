@@ -50,10 +50,10 @@ pub(super) fn section(rows: &[ClaimRow], csv: Option<&str>) -> Result<String> {
         })
         .collect();
     let mut out = format!(
-        "<section id=\"claims\">\n<h2>The essay's claims</h2>\n<p>Each claim's tolerance was \
-         fixed before measuring. <b>supported</b>: the 95% interval lies inside it; <b>not \
+        "<section id=\"claims\">\n<h2>The essay's claims</h2>\n{}\n<p>Each claim's tolerance \
+         was fixed before measuring. <b>supported</b>: the 95% interval lies inside it; <b>not \
          supported</b>: wholly outside; <b>undetermined</b>: across an edge, with the sample \
-         that would decide it (80% power). Worst verdict first.</p>\n{}\n",
+         that would decide it (80% power). Worst verdict first.</p>\n",
         grid(
             "data-table=\"claims-ledger\" class=\"ledger\"",
             "claims: the essay's quantitative claims against this run",
