@@ -88,7 +88,10 @@ mod tests {
             measured.ci_low <= measured.fpr_measured && measured.fpr_measured <= measured.ci_high
         );
         let p = measured.p_value.unwrap();
-        assert!(p >= bloomlab::measure::BITS_CHECK_ALPHA, "{measured:?}");
+        assert!(
+            p >= bloomlab::pipeline::measurement::BITS_CHECK_ALPHA,
+            "{measured:?}"
+        );
     }
 
     /// A filter that forgets keys is caught by its false negatives.

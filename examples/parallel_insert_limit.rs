@@ -14,9 +14,9 @@
 
 use std::time::Instant;
 
-use bloomlab::filter::BloomFilter;
 use bloomlab::hash::HashScheme;
-use bloomlab::timing::{LineBuffer, Passes};
+use bloomlab::pipeline::timing::{LineBuffer, Passes};
+use bloomlab::structures::bloom::BloomFilter;
 use rayon::prelude::*;
 
 const K: u32 = 7;

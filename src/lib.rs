@@ -1,9 +1,9 @@
 //! bloomlab: a laboratory for Bloom filters.
 //!
-//! One shared core (the [`filter`], its [`hash`] families and the [`keys`]) is measured by
-//! [`measure`] and compared with [`theory`] using [`stats`]; the [`experiments`] turn
+//! One shared core (the [`structures`], their [`hash`] families and the [`keys`]) is measured
+//! by the [`pipeline`] and compared with [`theory`] using [`stats`]; the [`experiments`] turn
 //! parameters into typed rows, which [`report`] formats. Your own filter is measured the
-//! same way by [`measure`] once it implements [`Membership`] ([`own_filter`]).
+//! same way by [`measure`] once it implements [`Membership`] ([`pipeline::membership`]).
 
 /// `Display` and `FromStr` for an enum with an `ALL` list and a `name()`: it shows as its
 /// name, and parsing accepts exactly the names, listing them when it does not.
@@ -31,35 +31,25 @@ macro_rules! named_enum {
 }
 
 pub mod bench;
-pub mod compare;
-pub mod conform;
 pub mod console;
 pub mod error;
 pub mod experiments;
-pub mod files;
-pub mod filter;
 pub mod hash;
 pub mod keys;
-pub mod measure;
-pub mod own_filter;
 pub mod params;
 pub mod peers;
+pub mod pipeline;
 pub mod plot;
-pub mod preflight;
 pub mod report;
-pub mod sizing;
 pub mod stats;
 pub mod structures;
 pub mod suite;
 pub mod theory;
-pub mod timing;
-pub mod uniformity;
 pub mod words;
-pub mod workload;
 
 pub use error::{Error, Result};
-pub use filter::BloomFilter;
 pub use hash::{HashFamily, HashScheme};
 pub use keys::KeySource;
-pub use own_filter::{FilterMeasurement, measure};
+pub use pipeline::membership::{FilterMeasurement, measure};
+pub use structures::bloom::BloomFilter;
 pub use structures::{Filter, Membership};

@@ -5,7 +5,7 @@
 
 use bloomlab::HashScheme;
 use bloomlab::KeySource;
-use bloomlab::measure::{Setup, measure};
+use bloomlab::pipeline::measurement::{Setup, measure};
 use bloomlab::structures::interface::Shape;
 use bloomlab::structures::sectorized::{
     CACHE_BLOCK_BITS, CACHE_GROUPS, Lookup, SECTOR_BITS, SectorizedFilter,

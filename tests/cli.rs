@@ -373,7 +373,10 @@ fn filter_flag_selects_the_structure() {
 #[test]
 fn compare_prints_every_structure() {
     let csv = stdout_of(&["compare", "--n", "5000", "--fpr", "0.02", "--format", "csv"]);
-    assert_eq!(csv.lines().count(), 1 + bloomlab::compare::designed().len());
+    assert_eq!(
+        csv.lines().count(),
+        1 + bloomlab::experiments::compare::rows::designed().len()
+    );
     bloomlab()
         .args(["compare", "--n", "5000", "--fpr", "2"])
         .assert()

@@ -7,8 +7,8 @@ use std::io::Write;
 use assert_cmd::Command;
 use bloomlab::hash::{Affine, HashFamily, HashScheme, IndexMath, Probes, Reduce};
 use bloomlab::keys::KeySpec;
-use bloomlab::measure::{Measurement, measure};
 use bloomlab::params::{Count, MRound, MeasureParams};
+use bloomlab::pipeline::measurement::{Measurement, measure};
 use bloomlab::{BloomFilter, Error};
 
 /// The z bound of the bits check: two-sided 6.3e-5 per row.

@@ -144,7 +144,10 @@ fn an_experiment_exports_every_row_in_every_format() {
 /// The legend of every row type the tree reports: a field without a doc comment fails here.
 fn every_legend() -> Vec<(&'static str, Vec<LegendEntry>)> {
     vec![
-        ("Measurement", legend::<bloomlab::measure::Measurement>()),
+        (
+            "Measurement",
+            legend::<bloomlab::pipeline::measurement::Measurement>(),
+        ),
         (
             "AuditRow",
             legend::<bloomlab::experiments::audit::AuditRow>(),
@@ -161,10 +164,13 @@ fn every_legend() -> Vec<(&'static str, Vec<LegendEntry>)> {
             "SweepKRow",
             legend::<bloomlab::experiments::sweep_k::SweepKRow>(),
         ),
-        ("CompareRow", legend::<bloomlab::compare::CompareRow>()),
+        (
+            "CompareRow",
+            legend::<bloomlab::experiments::compare::rows::CompareRow>(),
+        ),
         ("BenchRow", legend::<bloomlab::bench::BenchRow>()),
         ("TimeRateRow", legend::<bloomlab::bench::TimeRateRow>()),
-        ("SizeRow", legend::<bloomlab::sizing::SizeRow>()),
+        ("SizeRow", legend::<bloomlab::experiments::size::SizeRow>()),
         ("CheckRow", legend::<bloomlab::suite::CheckRow>()),
         ("LegendEntry", legend::<LegendEntry>()),
     ]

@@ -103,8 +103,16 @@ fn the_design_takes_the_fewest_result_bits_that_meet_the_target() {
 #[test]
 fn ribbon_rates_match_two_to_the_minus_r_near_the_floor() {
     let hidden = indicatif::ProgressBar::hidden();
-    let rows =
-        bloomlab::compare::compare(100_000, &[1.0 / 256.0], 200_000, 5, 6, None, &hidden).unwrap();
+    let rows = bloomlab::experiments::compare::rows::compare(
+        100_000,
+        &[1.0 / 256.0],
+        200_000,
+        5,
+        6,
+        None,
+        &hidden,
+    )
+    .unwrap();
     for name in RIBBONS {
         let row = rows
             .iter()

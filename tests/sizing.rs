@@ -1,6 +1,6 @@
 //! The essay's sizing figures, computed by the code under test.
 
-use bloomlab::sizing::{SizeRequest, plan};
+use bloomlab::experiments::size::{SizeRequest, plan};
 use bloomlab::theory::*;
 
 fn round_to(x: f64, decimals: i32) -> f64 {
@@ -69,7 +69,7 @@ fn plan_from_each_consistent_pair() {
 
 #[test]
 fn every_structure_that_sizes_itself_is_listed_above_the_floor() {
-    use bloomlab::sizing::structures;
+    use bloomlab::experiments::size::structures;
     use bloomlab::structures::FilterKind;
     let (rows, notes) = structures(100_000, 0.001, None).unwrap();
     let sizes_itself = FilterKind::all().into_iter().filter(|kind| {
@@ -99,7 +99,7 @@ fn every_structure_that_sizes_itself_is_listed_above_the_floor() {
 
 #[test]
 fn measured_structures_match_their_design_rates() {
-    use bloomlab::sizing::{Measuring, structures};
+    use bloomlab::experiments::size::{Measuring, structures};
     // Fixed seeds; 200,000 queries at ε = 1% (2,000 expected false positives): each z within
     // 4 binomial standard errors of the design rate.
     let how = Measuring {

@@ -3,7 +3,7 @@
 
 use bloomlab::HashScheme;
 use bloomlab::KeySource;
-use bloomlab::measure::{Setup, measure};
+use bloomlab::pipeline::measurement::{Setup, measure};
 use bloomlab::structures::FilterKind;
 use proptest::prelude::*;
 
@@ -197,13 +197,24 @@ fn structures_without_counts_refuse_to_delete() {
 #[test]
 fn compare_sizes_every_structure_for_the_target() {
     let hidden = indicatif::ProgressBar::hidden();
-    let sizes = bloomlab::compare::TimingSizes {
+    let sizes = bloomlab::experiments::compare::rows::TimingSizes {
         in_cache: 40_000,
         out_of_cache: Some(1 << 20),
     };
-    let rows =
-        bloomlab::compare::compare(20_000, &[0.01], 60_000, 1, 2, Some(sizes), &hidden).unwrap();
-    assert_eq!(rows.len(), bloomlab::compare::designed().len());
+    let rows = bloomlab::experiments::compare::rows::compare(
+        20_000,
+        &[0.01],
+        60_000,
+        1,
+        2,
+        Some(sizes),
+        &hidden,
+    )
+    .unwrap();
+    assert_eq!(
+        rows.len(),
+        bloomlab::experiments::compare::rows::designed().len()
+    );
     for row in &rows {
         let m = &row.measurement;
         assert!(
@@ -233,8 +244,16 @@ fn compare_sizes_every_structure_for_the_target() {
 fn binary_fuse_spends_near_the_floor_at_its_own_rate() {
     // 2^-8: 8-bit fingerprints in about 1.13-1.2 n slots, against the floor of 8 bits.
     let hidden = indicatif::ProgressBar::hidden();
-    let rows =
-        bloomlab::compare::compare(100_000, &[1.0 / 256.0], 200_000, 3, 4, None, &hidden).unwrap();
+    let rows = bloomlab::experiments::compare::rows::compare(
+        100_000,
+        &[1.0 / 256.0],
+        200_000,
+        3,
+        4,
+        None,
+        &hidden,
+    )
+    .unwrap();
     let fuse = rows
         .iter()
         .find(|r| r.measurement.filter == named("binary-fuse"))
@@ -265,12 +284,14 @@ fn a_cuckoo_filter_is_not_sized_beyond_its_fingerprints() {
     let hidden = indicatif::ProgressBar::hidden();
     // 32-bit fingerprints reach 8/2^32 = 1.9e-9 and no lower: sized at 1e-5, not at 1e-10
     // (whose notes say so without measuring anything).
-    let rows = bloomlab::compare::compare(2_000, &[1e-5], 1_000, 3, 4, None, &hidden).unwrap();
+    let rows =
+        bloomlab::experiments::compare::rows::compare(2_000, &[1e-5], 1_000, 3, 4, None, &hidden)
+            .unwrap();
     assert!(rows.iter().any(|r| r.measurement.filter == named("cuckoo")));
     // The classic sizing formula is asymptotic: at n = 2000 it lands within 1% of ε.
     assert!(rows.iter().all(|r| r.measurement.fpr_exact <= 1.01e-5));
     let rates = [1e-10];
-    let notes = bloomlab::compare::notes(2_000, &rates, &rows);
+    let notes = bloomlab::experiments::compare::rows::notes(2_000, &rates, &rows);
     assert!(
         notes
             .iter()
@@ -308,7 +329,7 @@ fn unknown_names_and_stray_arguments_are_refused_with_the_allowed_names() {
 
 #[test]
 fn compare_sizes_exactly_the_structures_with_a_design() {
-    let designed = bloomlab::compare::designed();
+    let designed = bloomlab::experiments::compare::rows::designed();
     for kind in FilterKind::all() {
         let has_design = kind.structure().design.is_some() && !kind.is_peer();
         assert_eq!(designed.contains(&kind), has_design, "{kind}");

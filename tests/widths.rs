@@ -43,20 +43,20 @@ fn every_experiments_narrow_table_fits_in_100_columns() {
 
 #[test]
 fn the_sizing_table_fits_in_100_columns() {
-    let request = bloomlab::sizing::SizeRequest {
+    let request = bloomlab::experiments::size::SizeRequest {
         n: Some(1_000_000),
         fpr: Some(0.001),
         bits_per_key: None,
         m: None,
     };
-    let rows = bloomlab::sizing::plan(&request).unwrap();
+    let rows = bloomlab::experiments::size::plan(&request).unwrap();
     let table = bloomlab::report::Table::from_rows("size", &rows).unwrap();
     assert!(table.width(View::Narrow) <= NARROW_LIMIT);
 }
 
 #[test]
 fn the_table_of_every_structure_fits_in_100_columns_measured_or_not() {
-    use bloomlab::sizing::{Measuring, structures, structures_table};
+    use bloomlab::experiments::size::{Measuring, structures, structures_table};
     let how = Measuring {
         queries: 100_000,
         seed: 1,

@@ -34,8 +34,16 @@ fn every_inserted_key_is_found_and_the_table_has_the_published_size() {
 #[test]
 fn the_xor_filter_measures_two_to_the_minus_f_at_1_23_times_the_floor() {
     let hidden = indicatif::ProgressBar::hidden();
-    let rows =
-        bloomlab::compare::compare(100_000, &[1.0 / 256.0], 200_000, 7, 8, None, &hidden).unwrap();
+    let rows = bloomlab::experiments::compare::rows::compare(
+        100_000,
+        &[1.0 / 256.0],
+        200_000,
+        7,
+        8,
+        None,
+        &hidden,
+    )
+    .unwrap();
     let row = rows
         .iter()
         .find(|r| r.measurement.filter.name() == "xor")

@@ -18,11 +18,11 @@ use serde::{Deserialize, Serialize};
 use crate::error::Result;
 use crate::hash::{HashFamily, HashScheme};
 use crate::keys::KeySource;
+use crate::pipeline::timing::{BenchSize, Passes, time_passes};
 use crate::report::{Cell, Column, Record, Table, col};
 use crate::structures::{
     ACROSS_GROUP, BATCH, Filter, FilterKind, contains_across, insert_counters,
 };
-use crate::timing::{BenchSize, Passes, time_passes};
 
 /// The designs timed: bloomlab's classic and blocked filters.
 pub const STRUCTURES: [&str; 2] = ["classic", "blocked"];
@@ -35,10 +35,10 @@ pub fn working_set_bytes(full: bool) -> u64 {
     if full { 200_000_000 } else { 32_000_000 }
 }
 
-/// The one-filter sizes: the bench's ([`crate::timing::default_sizes`]), out of cache at
+/// The one-filter sizes: the bench's ([`crate::pipeline::timing::default_sizes`]), out of cache at
 /// m = 2^29 bits (64 MiB, twice the L3 here) unless `full`.
 pub fn mix_sizes(full: bool) -> Vec<BenchSize> {
-    let mut sizes = crate::timing::default_sizes();
+    let mut sizes = crate::pipeline::timing::default_sizes();
     if !full {
         for size in sizes.iter_mut().filter(|size| size.label == "out-of-cache") {
             size.m = 1 << 29;

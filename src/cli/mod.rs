@@ -7,11 +7,11 @@ use clap::{ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand}
 
 use bloomlab::Result;
 use bloomlab::console;
+use bloomlab::experiments::size::{self as sizing, SizeRequest};
 use bloomlab::experiments::{self, Registered};
+use bloomlab::params::preflight;
 use bloomlab::params::{Count, MAX_COUNT, ShapeParams, check_count};
-use bloomlab::preflight;
 use bloomlab::report::{self, Format, Table, View, progress_bar};
-use bloomlab::sizing::{self, SizeRequest};
 use bloomlab::structures::exec::{self as exec_filter, KeyForm};
 use bloomlab::suite;
 use rand::Rng;
@@ -353,7 +353,7 @@ fn run_size(args: &SizeArgs) -> Result<ExitCode> {
 }
 
 fn run_conform(args: &ConformArgs) -> Result<ExitCode> {
-    use bloomlab::conform::{ConformRequest, Conformance, Sizing, conform};
+    use bloomlab::experiments::conform::{ConformRequest, Conformance, Sizing, conform};
     exec_filter::set_key_form(args.key_form);
     let n = check_count("n", args.n.0, 1, MAX_COUNT)?;
     let queries = check_count("queries", args.queries.0, 1, MAX_COUNT)?;
@@ -439,7 +439,7 @@ fn worst(codes: Vec<ExitCode>) -> ExitCode {
 fn run_reproduce(args: &SuiteArgs) -> Result<ExitCode> {
     check_experiments(args)?;
     preflight::check_folder("results", &args.results)?;
-    let _lock = bloomlab::files::FolderLock::take("results", &args.results)?;
+    let _lock = bloomlab::report::files::FolderLock::take("results", &args.results)?;
     let staged = each_suite(args, reproduce_folder)?;
     let mut unmet = Vec::new();
     for suite in &staged {

@@ -30,14 +30,14 @@ use super::{Experiment, Measured, Outcome};
 use crate::error::{Error, Result};
 use crate::hash::HashScheme;
 use crate::keys::KeySource;
-use crate::measure::{Measurement, Setup, Trial};
+use crate::params::preflight::Cost;
 use crate::params::{Count, SeedParams, ValueList, check_count, positive_list, rates};
-use crate::preflight::Cost;
+use crate::pipeline::measurement::{Measurement, Setup, Trial};
+use crate::pipeline::timing::{best_ns, round_ns};
 use crate::report::{Cell, Column, Record, col};
 use crate::stats::{detectable_excess, queries_to_detect, ratio_to_constant, z_score};
 use crate::structures::exec::KeyForm;
 use crate::structures::{FilterKind, count_present, count_present_parallel, insert_counters};
-use crate::timing::{best_ns, round_ns};
 
 pub use adapters::{Adapter, Found, Missing, find};
 pub use entries::Entry;
@@ -557,7 +557,12 @@ fn row(
     let (count, queries) = (measurement.false_positives, measurement.queries);
     let z_configured = z_score(measurement.fpr_measured, fpr, queries);
     let expected = queries as f64 * fpr;
-    let ratio = ratio_to_constant(count, queries, fpr, crate::measure::CONFIDENCE);
+    let ratio = ratio_to_constant(
+        count,
+        queries,
+        fpr,
+        crate::pipeline::measurement::CONFIDENCE,
+    );
     let name = match (&entry.adapter, entry.key_form) {
         (Some(adapter), _) => adapter.clone(),
         (None, Some(_)) => library.clone(),

@@ -9,8 +9,10 @@
 
 pub mod audit;
 pub mod compare;
+pub mod conform;
 pub mod overfill;
 pub mod seed_check;
+pub mod size;
 pub mod sweep_k;
 pub mod sweep_size;
 
@@ -20,10 +22,10 @@ use rayon::prelude::*;
 use serde::de::DeserializeOwned;
 
 use crate::error::{Error, Result};
-use crate::measure::{Measurement, Setup, measure_counted};
 use crate::params::MeasureParams;
+use crate::params::preflight::Cost;
+use crate::pipeline::measurement::{Measurement, Setup, measure_counted};
 use crate::plot::Plate;
-use crate::preflight::Cost;
 use crate::report::{Cell, Column, Record, Table, col};
 
 /// Every experiment, in the order the help and `reproduce` list them. Adding an experiment is
@@ -275,7 +277,7 @@ impl Outcome {
 
     /// One line per row whose measured rate departs from its own bits (`bits_check = fail`).
     pub fn bits_failures(&self) -> Vec<String> {
-        self.bits_failures_at(crate::measure::BITS_CHECK_ALPHA)
+        self.bits_failures_at(crate::pipeline::measurement::BITS_CHECK_ALPHA)
     }
 
     /// One line per row whose exact binomial p against its own bits is below `alpha`.
@@ -382,12 +384,12 @@ impl MeasuredPlan {
     }
 }
 
-/// One line per group of `trials` consecutive rows: its [`Spread`](crate::measure::Spread).
+/// One line per group of `trials` consecutive rows: its [`Spread`](crate::pipeline::measurement::Spread).
 pub fn trial_summaries(rows: &[&Measurement], trials: usize) -> Vec<String> {
     use crate::report::percent;
     rows.chunks(trials)
         .map(|group| {
-            let spread = crate::measure::Spread::of(group);
+            let spread = crate::pipeline::measurement::Spread::of(group);
             let r = group[0];
             format!(
                 "n={} m={} k={}: {} trials, mean {}, sd {} (noise predicts {}), pooled {} [{}, {}]",

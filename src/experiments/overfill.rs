@@ -7,10 +7,10 @@ use serde::{Deserialize, Serialize};
 
 use super::{Experiment, Measured, MeasuredPlan, Outcome, measurement_columns_narrow};
 use crate::error::{Error, Result};
-use crate::measure::{CONFIDENCE, Measurement};
+use crate::params::preflight::Cost;
 use crate::params::{MAX_COUNT, MeasureParams, ShapeParams, ValueList, check_count, positive_list};
+use crate::pipeline::measurement::{CONFIDENCE, Measurement};
 use crate::plot::{Axis, Colour, Mark, Panel, Plate, Series, extent};
-use crate::preflight::Cost;
 use crate::report::{Cell, Column, Record, col, percent};
 use crate::stats::averaged_ratio_to_constant;
 use crate::theory;

@@ -24,12 +24,12 @@ use serde::{Deserialize, Serialize};
 
 use super::{Experiment, Measured, MeasuredPlan, Outcome, Verdict, measurement_columns_narrow};
 use crate::error::{Error, Result};
-use crate::measure::{Measurement, Setup, Spread};
+use crate::params::preflight::Cost;
 use crate::params::{
     Count, MAX_COUNT, MeasureParams, ShapeParams, ValueList, bits_for, check_count, positive_list,
 };
+use crate::pipeline::measurement::{Measurement, Setup, Spread};
 use crate::plot::{Axis, Colour, Mark, Panel, Plate, Series};
-use crate::preflight::Cost;
 use crate::report::{Cell, Column, Record, col, percent};
 use crate::stats::{CountDistribution, chi_square_sf, cochran_q, count_goodness_of_fit, stouffer};
 use crate::theory;

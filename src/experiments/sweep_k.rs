@@ -15,10 +15,10 @@ use serde::{Deserialize, Serialize};
 
 use super::{Experiment, Measured, MeasuredPlan, Outcome, measurement_columns_narrow};
 use crate::error::Result;
-use crate::measure::{CONFIDENCE, Measurement, Setup};
+use crate::params::preflight::Cost;
 use crate::params::{Count, MeasureParams, ShapeParams, check_count};
+use crate::pipeline::measurement::{CONFIDENCE, Measurement, Setup};
 use crate::plot::{Axis, Colour, Mark, Panel, Plate, Series};
-use crate::preflight::Cost;
 use crate::report::{Cell, Column, Record, col, percent};
 use crate::stats::{
     DETECTION_POWER, Ratio, min_set, paired_ratio_interval, ratio_interval, replicates_to_order,

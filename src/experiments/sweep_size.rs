@@ -6,10 +6,10 @@ use serde::Deserialize;
 
 use super::{Experiment, MeasuredPlan, Outcome};
 use crate::error::Result;
-use crate::measure::Measurement;
+use crate::params::preflight::Cost;
 use crate::params::{MeasureParams, ShapeParams};
+use crate::pipeline::measurement::Measurement;
 use crate::plot::{Axis, Colour, Mark, Panel, Plate, Series, extent};
-use crate::preflight::Cost;
 use crate::report::percent;
 use crate::theory;
 

@@ -186,8 +186,8 @@ impl<H: ByteHash> KeyHash for H {
     }
 }
 
-/// Slots in a family's table of parameters: [`crate::filter::MAX_K`], a power of two.
-const SLOTS: usize = crate::filter::MAX_K as usize;
+/// Slots in a family's table of parameters: [`crate::structures::bloom::MAX_K`], a power of two.
+const SLOTS: usize = crate::structures::bloom::MAX_K as usize;
 const _: () = assert!(SLOTS.is_power_of_two());
 
 /// k seeded index functions over `[0, m)`.
@@ -241,7 +241,7 @@ impl HashFamily {
 
     /// [`HashFamily::new`] with another index arithmetic.
     ///
-    /// Panics when k exceeds [`crate::filter::MAX_K`], which every shape is checked against.
+    /// Panics when k exceeds [`crate::structures::bloom::MAX_K`], which every shape is checked against.
     pub fn with_math(scheme: HashScheme, math: IndexMath, k: u32, m: u64, seed: u64) -> Self {
         assert!(
             k as usize <= SLOTS,

@@ -2,7 +2,8 @@
 //! (`clap::Args`) and a set of experiment-file keys (`serde::Deserialize`), with the flag and
 //! the key named by the same field, and every range check in one accessor.
 
-mod keys;
+mod key_flags;
+pub mod preflight;
 
 use std::str::FromStr;
 
@@ -10,11 +11,11 @@ use clap::Args;
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::error::{Error, Result};
-use crate::filter::{MAX_BITS, MAX_K};
 use crate::hash::HashScheme;
-use crate::measure::Setup;
+use crate::pipeline::measurement::Setup;
 use crate::structures::FilterKind;
-pub use keys::{KeyParams, MRound};
+use crate::structures::bloom::{MAX_BITS, MAX_K};
+pub use key_flags::{KeyParams, MRound};
 
 /// Largest number of keys or queries accepted.
 pub const MAX_COUNT: u64 = 10_000_000_000;

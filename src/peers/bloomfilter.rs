@@ -31,8 +31,8 @@ pub use adapter::Bloomfilter;
 #[cfg(feature = "peers")]
 mod adapter {
     use crate::error::{Error, Result};
-    use crate::filter::{check_shape, popcount};
     use crate::peers::seed_bytes;
+    use crate::structures::bloom::{check_shape, popcount};
     use crate::structures::interface::{Filter, FilterKind, Membership, Shape, Target};
 
     /// The bits `by_shape` allocates: whole bytes, and a refusal of a k it cannot reach.

@@ -34,7 +34,7 @@ mod adapter {
     use std::hash::BuildHasher;
 
     use crate::error::Result;
-    use crate::filter::{check_shape, popcount};
+    use crate::structures::bloom::{check_shape, popcount};
     use crate::structures::interface::{Filter, FilterKind, Membership, Shape, Target};
 
     /// m rounded up to whole u64 words.

@@ -33,8 +33,8 @@ mod adapter {
     use serde::Serialize;
 
     use crate::error::{Error, Result};
-    use crate::filter::check_shape;
     use crate::peers::inspector::{InspectedSub, Inspector};
+    use crate::structures::bloom::check_shape;
     use crate::structures::interface::{Filter, FilterKind, Membership, Shape, Target};
 
     pub fn layout(m: u64, k: u32) -> Result<u64> {

@@ -9,7 +9,8 @@ fn count_range(bytes: &[u8], start: u64, end: u64) -> u64 {
     if first_byte >= last_byte {
         return (start..end).map(bit).sum();
     }
-    let whole: u64 = crate::filter::popcount(&bytes[first_byte as usize..last_byte as usize]);
+    let whole: u64 =
+        crate::structures::bloom::popcount(&bytes[first_byte as usize..last_byte as usize]);
     (start..first_byte * 8).map(bit).sum::<u64>()
         + whole
         + (last_byte * 8..end).map(bit).sum::<u64>()

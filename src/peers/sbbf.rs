@@ -35,8 +35,8 @@ pub use adapter::Sbbf;
 #[cfg(feature = "peers")]
 mod adapter {
     use crate::error::{Error, Result};
-    use crate::filter::popcount;
     use crate::hash::{HashFamily, HashScheme};
+    use crate::structures::bloom::popcount;
     use crate::structures::interface::{Filter, FilterKind, Membership, Shape};
     use crate::structures::split_block::{SPLIT_WORDS, block_rate, layout};
 

@@ -9,7 +9,7 @@ use std::path::Path;
 use plotters::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::measure::Measurement;
+use crate::pipeline::measurement::Measurement;
 use crate::report::write_atomic;
 
 pub use draw::{Marker, Shape};

@@ -7,6 +7,7 @@
 
 mod cells;
 mod csv;
+pub mod files;
 mod json;
 mod legend;
 mod markdown;
@@ -21,7 +22,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
-pub use crate::files::write_atomic;
+pub use crate::report::files::write_atomic;
 
 pub use cells::{Cell, percent, significant, times};
 pub use legend::{LegendEntry, fields, legend};

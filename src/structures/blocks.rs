@@ -1,8 +1,8 @@
 //! What the blocked structures share: bits in blocks, and the Poisson mixture over block loads.
 
 use crate::error::{Error, Result};
-use crate::filter::{MAX_BITS, every_group, popcount};
 use crate::hash::{HashFamily, HashScheme, with_index};
+use crate::structures::bloom::{MAX_BITS, every_group, popcount};
 use crate::theory;
 use crate::words::{LINE_WORDS, Words, prefetch, prefetch_pays};
 

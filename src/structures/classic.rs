@@ -4,7 +4,7 @@ use super::interface::{
     Filter, FilterKind, Membership, Origin, Shape, Structure, Target, check_answers,
 };
 use crate::error::Result;
-use crate::filter::BloomFilter;
+use crate::structures::bloom::BloomFilter;
 use crate::hash::HashScheme;
 use crate::theory;
 

@@ -3,7 +3,7 @@
 
 use super::interface::{Filter, FilterKind, Membership, Origin, Structure};
 use crate::error::{Error, Result};
-use crate::filter::{MAX_BITS, zeroed_words};
+use crate::structures::bloom::{MAX_BITS, zeroed_words};
 use crate::hash::{HashFamily, HashScheme};
 use crate::theory;
 
@@ -53,7 +53,7 @@ pub struct CountingFilter {
 
 impl CountingFilter {
     pub fn new(m: u64, k: u32, scheme: HashScheme, hash_seed: u64) -> Result<Self> {
-        crate::filter::check_shape(m, k)?;
+        crate::structures::bloom::check_shape(m, k)?;
         let counters = m
             .checked_mul(4)
             .filter(|&bits| bits <= MAX_BITS)

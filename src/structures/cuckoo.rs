@@ -116,7 +116,7 @@ impl CuckooFilter {
         use rand::SeedableRng;
         let m = cuckoo_layout(m, k)?;
         let count = m / (CUCKOO_SLOTS * u64::from(k));
-        crate::filter::check_shape(m, 1)?;
+        crate::structures::bloom::check_shape(m, 1)?;
         Ok(CuckooFilter {
             slots: Packed::new(count * CUCKOO_SLOTS, k, "m")?,
             bucket_count: count,

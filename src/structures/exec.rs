@@ -27,7 +27,7 @@ use super::interface::{
     Argument, Filter, FilterKind, Membership, Origin, Shape, Structure, Target,
 };
 use crate::error::{Error, Result};
-use crate::filter::check_shape;
+use crate::structures::bloom::check_shape;
 
 pub static STRUCTURE: Structure = Structure {
     name: "exec",

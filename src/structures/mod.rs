@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 
 mod block_simd;
 mod blocks;
+pub mod bloom;
 pub mod interface;
 mod packed;
 

@@ -6,7 +6,7 @@
 use super::blocks::smallest_size;
 use super::interface::{Filter, FilterKind, Membership, Origin, Shape, Structure};
 use crate::error::{Error, Result};
-use crate::filter::{MAX_BITS, check_shape, popcount};
+use crate::structures::bloom::{MAX_BITS, check_shape, popcount};
 use crate::hash::{HashFamily, HashScheme, with_index};
 use crate::theory;
 use crate::words::Words;

@@ -130,7 +130,7 @@ impl QuotientFilter {
     /// m bits as given by [`FilterKind::layout`], k-bit remainders.
     pub fn new(m: u64, k: u32, scheme: HashScheme, hash_seed: u64) -> Result<Self> {
         let m = quotient_layout(m, k)?;
-        crate::filter::check_shape(m, 1)?;
+        crate::structures::bloom::check_shape(m, 1)?;
         let slots = m / u64::from(k + QUOTIENT_META);
         let quotient_count = quotients(slots);
         Ok(QuotientFilter {

@@ -17,7 +17,7 @@ use super::interface::{
     CACHE_LINE_BITS, Filter, FilterKind, Membership, Origin, Shape, Structure, check_answers,
 };
 use crate::error::{Error, Result};
-use crate::filter::popcount;
+use crate::structures::bloom::popcount;
 use crate::hash::HashFamily;
 use crate::words::Words;
 

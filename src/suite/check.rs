@@ -19,7 +19,7 @@ use super::family::{Comparison, Family, bits_check_p_value, normal_two_sided_p};
 use super::{RESULT_EXTENSIONS, result_name};
 use crate::error::{Error, Result};
 use crate::experiments::Outcome;
-use crate::measure::Measurement;
+use crate::pipeline::measurement::Measurement;
 use crate::report::{self, Cell, Column, Format, Record, col};
 use crate::stats::two_sample_z;
 use crate::theory::fill_variance;

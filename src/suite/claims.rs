@@ -31,8 +31,8 @@ use serde::Serialize;
 
 use super::summary::{Run, Summary};
 use crate::error::Result;
-use crate::files::Staging;
-use crate::measure::CONFIDENCE;
+use crate::pipeline::measurement::CONFIDENCE;
+use crate::report::files::Staging;
 use crate::report::{self, Cell, Column, Format, Record, Table, col, significant};
 use crate::stats::{Z95, sample_factor_to_decide};
 

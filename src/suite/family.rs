@@ -12,7 +12,7 @@
 use std::collections::HashSet;
 use std::f64::consts::SQRT_2;
 
-use crate::measure::Measurement;
+use crate::pipeline::measurement::Measurement;
 
 /// Family-wise false-alarm rate of `check --reseed` unless asked otherwise.
 pub const DEFAULT_FAMILY_ALPHA: f64 = 0.001;

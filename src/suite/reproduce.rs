@@ -11,7 +11,7 @@ use super::result_name;
 use super::summary::{Run, SUMMARIES};
 use crate::error::Result;
 use crate::experiments::Outcome;
-use crate::files::Staging;
+use crate::report::files::Staging;
 use crate::report::{self, Format};
 
 /// A suite run whose files wait in their staging folder: [`Staged::commit`] moves them in.

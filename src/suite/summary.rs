@@ -6,7 +6,7 @@ use std::time::Duration;
 use super::definition::Definition;
 use crate::error::Result;
 use crate::experiments::Outcome;
-use crate::files::Staging;
+use crate::report::files::Staging;
 
 /// One experiment of the run: its definition, what it produced and how long it took.
 pub struct Run<'a> {

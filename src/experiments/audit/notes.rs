@@ -4,7 +4,7 @@
 
 use super::{AuditPlan, AuditRow, AuditRun, FLAG_Z, MIN_EXPECTED_FALSE_POSITIVES};
 use crate::experiments::Verdict;
-use crate::measure::CONFIDENCE;
+use crate::pipeline::measurement::CONFIDENCE;
 use crate::plot::{Axis, Colour, Mark, Panel, Plate, Series, extent};
 use crate::report::{percent, times};
 use crate::stats::{DETECTION_LEVEL, DETECTION_POWER, binomial_upper_tail};

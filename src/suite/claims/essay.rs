@@ -8,10 +8,10 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::{Band, ClaimRow, Estimate, Measured, Sample, judge, unmeasured};
-use crate::compare::CompareRow;
+use crate::experiments::compare::rows::CompareRow;
 use crate::experiments::overfill::OverfillRow;
 use crate::experiments::sweep_k::SweepKRow;
-use crate::measure::{CONFIDENCE, Measurement};
+use crate::pipeline::measurement::{CONFIDENCE, Measurement};
 use crate::report::{self, significant};
 use crate::stats::{self, Z95, averaged_ratio_to_constant, bonferroni_z, ratio_to_constant};
 use crate::suite::summary::Run;

@@ -13,7 +13,7 @@
 
 use super::essay::{run, times_the_floor, typed_rows};
 use super::{Band, ClaimRow, Estimate, Sample, judge, unmeasured};
-use crate::compare::CompareRow;
+use crate::experiments::compare::rows::CompareRow;
 use crate::report;
 use crate::structures::FilterKind;
 use crate::suite::summary::Run;

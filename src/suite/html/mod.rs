@@ -17,7 +17,7 @@ use super::definition::Definition;
 use super::summary::{Run, Summary};
 use super::{SUB_SUITES, result_name};
 use crate::error::{Error, Result};
-use crate::files::Staging;
+use crate::report::files::Staging;
 use crate::report::{escape, percent, times};
 use crate::structures::exec::shell_word;
 use tables::{Row, badge, csv_table, experiment_tables, grid};

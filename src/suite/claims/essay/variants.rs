@@ -3,7 +3,7 @@
 //! partitioned filter.
 
 use super::{ClaimRow, Estimate, Sample, averaged_ratio_to_constant, judge, run};
-use crate::measure::{CONFIDENCE, Measurement};
+use crate::pipeline::measurement::{CONFIDENCE, Measurement};
 use crate::report;
 use crate::suite::claims::Band;
 use crate::suite::summary::Run;

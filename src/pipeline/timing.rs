@@ -15,8 +15,8 @@ use rand::{Rng, RngExt, SeedableRng};
 use rand_pcg::Pcg64;
 
 use crate::error::Result;
-use crate::filter::GROUP;
 use crate::keys::KeySource;
+use crate::structures::bloom::GROUP;
 use crate::structures::{Filter, count_present, insert_counters};
 use crate::words::{LINE_WORDS, Words, prefetch};
 

@@ -20,11 +20,11 @@ use std::collections::HashSet;
 
 use statrs::function::gamma::gamma_lr;
 
-use crate::filter::BloomFilter;
 use crate::hash::HashFamily;
 use crate::keys::Key;
-use crate::measure::BITS_CHECK_ALPHA;
+use crate::pipeline::measurement::BITS_CHECK_ALPHA;
 use crate::stats::chi_square_sf;
+use crate::structures::bloom::BloomFilter;
 
 /// False-alarm rate of the diagnostic on a sound filter: at most this, the bits check's.
 pub const UNIFORMITY_ALPHA: f64 = BITS_CHECK_ALPHA;

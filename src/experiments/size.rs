@@ -6,13 +6,13 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::filter::MAX_BITS;
 use crate::hash::HashScheme;
 use crate::keys::KeySource;
-use crate::measure::CONFIDENCE;
 use crate::params::{MAX_COUNT, check_count};
+use crate::pipeline::measurement::CONFIDENCE;
 use crate::report::{Cell, Column, Record, Table, col, percent};
 use crate::stats::clopper_pearson;
+use crate::structures::bloom::MAX_BITS;
 use crate::structures::{Filter, FilterKind, count_present_parallel, insert_counters};
 use crate::theory;
 
@@ -189,8 +189,8 @@ pub fn plan(request: &SizeRequest) -> Result<Vec<SizeRow>> {
     let (n, m) = resolve(request)?;
     let bits_per_key = m as f64 / n as f64;
     let k_optimal = theory::optimal_k(bits_per_key);
-    let k_floor = (k_optimal.floor() as u32).clamp(1, crate::filter::MAX_K);
-    let k_ceil = (k_optimal.ceil() as u32).clamp(1, crate::filter::MAX_K);
+    let k_floor = (k_optimal.floor() as u32).clamp(1, crate::structures::bloom::MAX_K);
+    let k_ceil = (k_optimal.ceil() as u32).clamp(1, crate::structures::bloom::MAX_K);
     let fpr_k_floor = theory::fpr_classic(n, m, k_floor);
     let fpr_k_ceil = theory::fpr_classic(n, m, k_ceil);
     let k = if fpr_k_floor <= fpr_k_ceil {
@@ -482,10 +482,14 @@ pub fn default_queries(fpr: f64) -> u64 {
 
 /// What sizing (and measuring) every structure costs: the keys inserted and queried, and
 /// the largest table (a counting filter's 4 bits per cell of the classic design).
-pub fn structures_cost(n: u64, fpr: f64, measuring: Option<Measuring>) -> crate::preflight::Cost {
+pub fn structures_cost(
+    n: u64,
+    fpr: f64,
+    measuring: Option<Measuring>,
+) -> crate::params::preflight::Cost {
     let (m, _) = theory::classic_design(n, fpr);
     let structures = FilterKind::all().len() as f64;
-    crate::preflight::Cost {
+    crate::params::preflight::Cost {
         key_operations: measuring.map_or(0.0, |how| structures * (n + how.queries) as f64),
         peak_bytes: 4.0 * m as f64 / 8.0,
     }

@@ -5,11 +5,11 @@ use clap::{Args, ValueEnum};
 use serde::Deserialize;
 
 use crate::error::{Error, Result};
-use crate::filter::MAX_BITS;
 use crate::hash::{HashScheme, INDEX_BITS, IndexMath, Probes, Reduce};
 use crate::keys::{self, KeySpec};
+use crate::pipeline::keying::Keying;
 use crate::structures::FilterKind;
-use crate::workload::Keying;
+use crate::structures::bloom::MAX_BITS;
 
 /// How the size is rounded before the filter is built, as some libraries do; k stays the
 /// one chosen for the requested m.

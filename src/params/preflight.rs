@@ -40,7 +40,7 @@ pub fn check_output(flag: &'static str, path: &Path) -> Result<()> {
 /// replace the first.
 pub fn check_distinct(first: (&'static str, &Path), second: (&'static str, &Path)) -> Result<()> {
     let land = |path: &Path| {
-        crate::files::resolve_links(path)
+        crate::report::files::resolve_links(path)
             .ok()
             .and_then(|p| std::path::absolute(p).ok())
     };

@@ -1,19 +1,19 @@
 //! compare: every structure sized for the same n and target rate, side by side (the sizing
-//! and measurement live in [`crate::compare`]).
+//! and measurement live in [`crate::experiments::compare::rows`]).
 
 use clap::Args;
 use indicatif::ProgressBar;
 use serde::Deserialize;
 
 use super::{Experiment, Measured, Outcome};
-use crate::compare::{
-    CompareRow, DEFAULT_N, DEFAULT_RATES, TimingSizes, compare, notes, queries_for,
-};
+pub mod rows;
+
 use crate::error::Result;
-use crate::measure::Measurement;
+use crate::params::preflight::Cost;
 use crate::params::{Count, DEFAULT_QUERIES, SeedParams, ValueList, check_count, rates};
+use crate::pipeline::measurement::Measurement;
 use crate::plot::{Axis, Colour, Mark, Panel, Plate, Series, extent};
-use crate::preflight::Cost;
+use rows::{CompareRow, DEFAULT_N, DEFAULT_RATES, TimingSizes, compare, notes, queries_for};
 
 pub struct Compare;
 
@@ -96,7 +96,7 @@ Examples:
     /// timed, 1.5·10^7 more (5 passes of 10^6 keys, three operations); timed out of cache,
     /// 10^8 inserts to fill the table and 9·10^6 more.
     fn cost(plan: &ComparePlan) -> Cost {
-        let structures = crate::compare::designed().len() as f64;
+        let structures = crate::experiments::compare::rows::designed().len() as f64;
         let per_rate = |fpr: f64| {
             let queries = queries_for(plan.queries, fpr) as f64;
             let timing = match (plan.timed, plan.timed_ram) {

@@ -6,11 +6,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::hash::HashScheme;
-use crate::measure::{Measurement, Setup, measure_counted};
+use crate::pipeline::measurement::{Measurement, Setup, measure_counted};
+use crate::pipeline::timing::{round_ns, time_filter};
 use crate::report::{Cell, Column, Record, col};
 use crate::structures::FilterKind;
 use crate::theory;
-use crate::timing::{round_ns, time_filter};
 
 /// One structure sized for one target rate.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -58,7 +58,7 @@ impl TimingSizes {
     /// bench's sizes: 40,000 bits (5 KB, in L1) and, with `out_of_cache`, 2^30 bits
     /// (128 MiB, four times the L3 here).
     pub fn bench(out_of_cache: bool) -> Self {
-        let sizes = crate::timing::default_sizes();
+        let sizes = crate::pipeline::timing::default_sizes();
         TimingSizes {
             in_cache: sizes[0].m,
             out_of_cache: out_of_cache.then_some(sizes[1].m),

@@ -8,6 +8,8 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 use crate::error::Result;
 use crate::hash::HashScheme;
 use crate::keys::{Key, KeySource, KeySpec};
+pub use crate::pipeline::keying::Keying;
+use crate::pipeline::uniformity::{ProbePairs, SAMPLE_KEYS};
 use crate::stats::{
     averaged_rate_variance, binomial_se, binomial_two_sided_p, clopper_pearson, z_averaged, z_score,
 };
@@ -15,8 +17,6 @@ use crate::structures::{
     Filter, FilterKind, count_present, count_present_parallel, for_each_batch,
 };
 use crate::theory;
-use crate::uniformity::{ProbePairs, SAMPLE_KEYS};
-pub use crate::workload::Keying;
 
 /// The "filter matches its bits" bound: a row fails the bits check when the exact two-sided
 /// binomial p-value of its count against `fpr_from_fill` ([`Measurement::bits_p`]) is below
@@ -65,7 +65,7 @@ pub struct Trial {
     pub addressable_bits: u64,
     /// Query keys that had been inserted: left out of the count and of the queries.
     pub query_overlap: u64,
-    /// The uniformity diagnostic ([`crate::uniformity`]); NaN where it is not taken.
+    /// The uniformity diagnostic ([`crate::pipeline::uniformity`]); NaN where it is not taken.
     pub uniformity_p: f64,
 }
 
@@ -107,7 +107,7 @@ pub fn run_trial(setup: &Setup) -> Result<Trial> {
 
 /// [`run_trial`] with a choice of threading. Only the classic filter has a parallel path;
 /// every structure, the classic one included, shares the sequential one. Byte keys, and
-/// query keys that may repeat inserted ones, go through [`crate::workload`].
+/// query keys that may repeat inserted ones, go through [`crate::pipeline::keying`].
 pub fn run_trial_with(setup: &Setup, threads: Threads) -> Result<Trial> {
     run_trial_counted(setup, threads, &|_| {})
 }
@@ -126,7 +126,7 @@ pub fn run_trial_counted(setup: &Setup, threads: Threads, on_keys: &OnKeys<'_>) 
         let keys = KeySource::new(setup.seed);
         return run_int_trial(setup, threads, on_keys, |c| keys.key(c), |c| keys.key(c));
     }
-    crate::workload::keyed_trial(setup, threads, on_keys)
+    crate::pipeline::keying::keyed_trial(setup, threads, on_keys)
 }
 
 /// Inserts `key_of(0..n)`, then counts the reports on `query_of(n..n+q)`, which must hold
@@ -139,10 +139,10 @@ pub(crate) fn run_int_trial(
     query_of: impl Fn(u64) -> u64 + Sync,
 ) -> Result<Trial> {
     if setup.filter != FilterKind::CLASSIC {
-        let mut filter = crate::workload::build(setup)?;
+        let mut filter = crate::pipeline::keying::build(setup)?;
         return sequential_trial(&mut *filter, setup, on_keys, key_of, query_of);
     }
-    let mut filter = crate::workload::classic(setup)?;
+    let mut filter = crate::pipeline::keying::classic(setup)?;
     let parallel = match threads {
         Threads::Auto => setup.n.saturating_add(setup.queries) >= PARALLEL_THRESHOLD,
         Threads::Sequential => false,
@@ -311,7 +311,7 @@ pub struct Measurement {
     /// "fail" when `bits_p < 6.334e-5` ([`BITS_CHECK_ALPHA`]), "n/a" when there is no rate
     /// from the bits, else "pass".
     pub bits_check: String,
-    /// The uniformity diagnostic of the classic filter ([`crate::uniformity`]): the
+    /// The uniformity diagnostic of the classic filter ([`crate::pipeline::uniformity`]): the
     /// Bonferroni-combined p-value of a chi-square test of the set bits over regions of the
     /// array and a test of shared (probe 0, probe 1) pairs among up to 8192 inserted keys.
     /// NaN for the other structures (written as an empty field, read back as NaN).
@@ -403,7 +403,7 @@ impl Measurement {
             bits_p,
             bits_check: bits_verdict(bits_p).to_string(),
             uniformity_p: trial.uniformity_p,
-            uniformity: crate::uniformity::verdict(trial.uniformity_p).to_string(),
+            uniformity: crate::pipeline::uniformity::verdict(trial.uniformity_p).to_string(),
         }
     }
 

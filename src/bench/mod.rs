@@ -2,7 +2,7 @@
 //! the same design, each peer on the fastest hasher it supports, at equal m and k and with
 //! the same keys; and, measured in the same run, the memory limit: random cache-line reads
 //! in a buffer of each size, to which every row's time is compared. The timing itself is
-//! [`crate::timing`]'s.
+//! [`crate::pipeline::timing`]'s.
 
 use indicatif::ProgressBar;
 use schemars::JsonSchema;
@@ -11,13 +11,13 @@ use serde::{Deserialize, Serialize};
 use crate::error::Result;
 use crate::hash::HashScheme;
 use crate::keys::KeySource;
-use crate::report::{Cell, Column, Record, col};
-use crate::structures::{Filter, FilterKind};
-pub use crate::timing::{BenchSize, Subject, default_sizes};
-use crate::timing::{
+pub use crate::pipeline::timing::{BenchSize, Subject, default_sizes};
+use crate::pipeline::timing::{
     LineBuffer, LineRate, Operation, PassKeys, Passes, fill, reinsert_is_idempotent,
     time_operation, time_pass,
 };
+use crate::report::{Cell, Column, Record, col};
+use crate::structures::{Filter, FilterKind};
 
 pub mod workloads;
 

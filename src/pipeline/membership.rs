@@ -18,7 +18,7 @@
 
 use crate::error::{Error, Result};
 use crate::keys::KeySource;
-use crate::measure::CONFIDENCE;
+use crate::pipeline::measurement::CONFIDENCE;
 use crate::stats::{binomial_two_sided_p, clopper_pearson, z_score};
 use crate::structures::{Membership, count_present_counters, insert_counters};
 

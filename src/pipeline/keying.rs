@@ -5,12 +5,12 @@
 use std::collections::HashMap;
 
 use crate::error::{Error, Result};
-use crate::filter::BloomFilter;
 use crate::hash::{IndexMath, prehash};
 use crate::keys::{Key, KeySpec};
-use crate::measure::{OnKeys, Setup, Threads, Trial, run_int_trial};
+use crate::pipeline::measurement::{OnKeys, Setup, Threads, Trial, run_int_trial};
+use crate::pipeline::uniformity::{ProbePairs, SAMPLE_KEYS};
+use crate::structures::bloom::BloomFilter;
 use crate::structures::{Filter, FilterKind};
-use crate::uniformity::{ProbePairs, SAMPLE_KEYS};
 
 /// Largest set of keys the overlap check holds: `min(n, queries)` keys.
 pub const MAX_OVERLAP_KEYS: u64 = 50_000_000;
