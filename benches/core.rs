@@ -91,6 +91,7 @@ fn block_paths(c: &mut Criterion) {
             m: named("blocked").layout(10 * n, 7).unwrap(),
             k: 7,
             hash: HashScheme::MultiplyShift,
+            math: None,
             hash_seed: 2,
         };
         let blocked = BlockedFilter::new(&shape, 512).unwrap().on(simd).unwrap();

@@ -216,7 +216,7 @@ pub fn optimal_k(bits_per_key: f64) -> f64 {
 
 /// The whole k nearest the optimum for n keys in m bits: `round((m/n) ln 2)`, in 1..=64.
 pub fn whole_optimal_k(n: u64, m: u64) -> u32 {
-    (optimal_k(m as f64 / n as f64).round() as u32).clamp(1, crate::structures::bloom::MAX_K)
+    (optimal_k(m as f64 / n as f64).round() as u32).clamp(1, crate::hash::MAX_K)
 }
 
 /// The classic filter for n keys at rate ε: `m = ceil(n·log2(1/ε)/ln 2)`, `k = round((m/n) ln 2)`.

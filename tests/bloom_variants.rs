@@ -5,7 +5,8 @@
 
 use bloomlab::HashScheme;
 use bloomlab::KeySource;
-use bloomlab::pipeline::measurement::{Setup, measure};
+use bloomlab::pipeline::measure;
+use bloomlab::pipeline::measurement::Setup;
 use bloomlab::structures::interface::Shape;
 use bloomlab::structures::sectorized::{
     CACHE_BLOCK_BITS, CACHE_GROUPS, Lookup, SECTOR_BITS, SectorizedFilter,
@@ -109,6 +110,7 @@ fn every_lookup_path_answers_as_the_scalar_one() {
                 m: kind.layout(n * bits, k).unwrap(),
                 k,
                 hash: HashScheme::MultiplyShift,
+                math: None,
                 hash_seed: 5,
             };
             let mut filter = SectorizedFilter::new(&shape, block, groups).unwrap();

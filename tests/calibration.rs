@@ -5,7 +5,8 @@
 //! Where a bound is a count of false alarms among N independent trials, it is the 99.9th
 //! percentile of `Binomial(N, α)`: a correct test exceeds it with probability below 0.001.
 
-use bloomlab::pipeline::measurement::{Measurement, Setup, Spread, measure};
+use bloomlab::pipeline::measure;
+use bloomlab::pipeline::measurement::{Measurement, Setup, Spread};
 use bloomlab::stats::{
     CountDistribution, averaged_ratio_to_constant, binomial_pmf, binomial_two_sided_p,
     binomial_upper_tail, clopper_pearson, count_goodness_of_fit, detectable_excess, min_set,

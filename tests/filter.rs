@@ -1,6 +1,7 @@
 //! The filter's invariants: no false negatives, determinism, the key source's guarantees.
 
-use bloomlab::pipeline::measurement::{Setup, run_trial};
+use bloomlab::pipeline::measurement::Setup;
+use bloomlab::pipeline::run_trial;
 use bloomlab::structures::FilterKind;
 use bloomlab::{BloomFilter, HashScheme, KeySource};
 use proptest::prelude::*;
@@ -102,7 +103,8 @@ fn sizes_outside_the_range_are_refused_not_allocated() {
 
 #[test]
 fn parallel_and_sequential_trials_agree_exactly() {
-    use bloomlab::pipeline::measurement::{Threads, run_trial_with};
+    use bloomlab::pipeline::Threads;
+    use bloomlab::pipeline::run_trial_with;
     for hash in [
         HashScheme::MultiplyShift,
         HashScheme::LowBits,

@@ -8,7 +8,8 @@ use assert_cmd::Command;
 use bloomlab::hash::{Affine, HashFamily, HashScheme, IndexMath, Probes, Reduce};
 use bloomlab::keys::KeySpec;
 use bloomlab::params::{Count, MRound, MeasureParams};
-use bloomlab::pipeline::measurement::{Measurement, measure};
+use bloomlab::pipeline::measure;
+use bloomlab::pipeline::measurement::Measurement;
 use bloomlab::{BloomFilter, Error};
 
 /// The z bound of the bits check: two-sided 6.3e-5 per row.

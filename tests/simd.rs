@@ -52,6 +52,7 @@ fn blocked(m: u64, k: u32, hash: HashScheme, simd: Simd) -> BlockedFilter {
         m,
         k,
         hash,
+        math: None,
         hash_seed: 9,
     };
     BlockedFilter::new(&shape, 512).unwrap().on(simd).unwrap()

@@ -4,7 +4,8 @@
 //! error `sqrt(p(1-p)/q)`; with fixed seeds these tests are deterministic.
 
 use bloomlab::HashScheme;
-use bloomlab::pipeline::measurement::{BITS_CHECK_Z, Setup, measure};
+use bloomlab::pipeline::measure;
+use bloomlab::pipeline::measurement::{BITS_CHECK_Z, Setup};
 use bloomlab::structures::FilterKind;
 
 fn setup(n: u64, m: u64, k: u32, hash: HashScheme) -> Setup {

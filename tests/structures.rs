@@ -3,7 +3,8 @@
 
 use bloomlab::HashScheme;
 use bloomlab::KeySource;
-use bloomlab::pipeline::measurement::{Setup, measure};
+use bloomlab::pipeline::measure;
+use bloomlab::pipeline::measurement::Setup;
 use bloomlab::structures::FilterKind;
 use proptest::prelude::*;
 
@@ -367,7 +368,8 @@ fn a_peer_left_out_of_the_build_is_refused_by_name() {
 
 #[test]
 fn batches_answer_as_single_keys_do() {
-    use bloomlab::structures::{BATCH, count_present, insert_counters};
+    use bloomlab::pipeline::fill;
+    use bloomlab::structures::{BATCH, count_present};
     let keys = KeySource::new(5);
     let n = 3 * BATCH as u64 + 17;
     for kind in FilterKind::all()
@@ -384,7 +386,7 @@ fn batches_answer_as_single_keys_do() {
         };
         let (mut one_by_one, mut batched) = (build(), build());
         keys.inserted(n).for_each(|key| one_by_one.insert(key));
-        insert_counters(&mut *batched, 0..n, |c| keys.key(c)).unwrap();
+        fill(&mut *batched, 0..n, |c| keys.key(c), false, &|_| {}).unwrap();
         let absent: Vec<u64> = keys.absent(n, 2 * n).collect();
         let single = absent
             .iter()

@@ -18,11 +18,10 @@ use serde::{Deserialize, Serialize};
 use crate::error::Result;
 use crate::hash::{HashFamily, HashScheme};
 use crate::keys::KeySource;
+use crate::pipeline::fill;
 use crate::pipeline::timing::{BenchSize, Passes, time_passes};
 use crate::report::{Cell, Column, Record, Table, col};
-use crate::structures::{
-    ACROSS_GROUP, BATCH, Filter, FilterKind, contains_across, insert_counters,
-};
+use crate::structures::{ACROSS_GROUP, BATCH, Filter, FilterKind, contains_across};
 
 /// The designs timed: bloomlab's classic and blocked filters.
 pub const STRUCTURES: [&str; 2] = ["classic", "blocked"];
@@ -309,7 +308,13 @@ impl FilterSet {
         let mut filters = Vec::with_capacity(count as usize);
         for f in 0..count {
             let mut filter = kind.build(n, m, config.k, HashScheme::MultiplyShift, config.seed)?;
-            insert_counters(&mut *filter, f * n..(f + 1) * n, |c| keys.key(c))?;
+            fill(
+                &mut *filter,
+                f * n..(f + 1) * n,
+                |c| keys.key(c),
+                false,
+                &|_| {},
+            )?;
             filters.push(filter);
         }
         let dry_probes = config.k as usize + usize::from(structure != "classic");

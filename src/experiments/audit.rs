@@ -34,10 +34,11 @@ use crate::params::preflight::Cost;
 use crate::params::{Count, SeedParams, ValueList, check_count, positive_list, rates};
 use crate::pipeline::measurement::{Measurement, Setup, Trial};
 use crate::pipeline::timing::{best_ns, round_ns};
+use crate::pipeline::{count_parallel, fill};
 use crate::report::{Cell, Column, Record, col};
 use crate::stats::{detectable_excess, queries_to_detect, ratio_to_constant, z_score};
 use crate::structures::exec::KeyForm;
-use crate::structures::{FilterKind, count_present, count_present_parallel, insert_counters};
+use crate::structures::{FilterKind, count_present};
 
 pub use adapters::{Adapter, Found, Missing, find};
 pub use entries::Entry;
@@ -501,11 +502,17 @@ fn audit_entry(
     let mut inserted = 0;
     for &load in &plan.loads {
         let target = ((plan.n as f64 * load).round() as u64).max(inserted);
-        insert_counters(&mut *filter, inserted..target, |c| keys.key(c))?;
+        fill(
+            &mut *filter,
+            inserted..target,
+            |c| keys.key(c),
+            false,
+            &|_| {},
+        )?;
         audited.count(progress, target - inserted);
         inserted = target;
         let false_positives =
-            count_present_parallel(&*filter, top..top + queries, |c| keys.key(c))?;
+            count_parallel(&*filter, top..top + queries, |c| keys.key(c), &|_| {})?;
         let ns_query = plan.timed.then(|| {
             let ns = best_ns(3, timed_keys.len() as u64, || {
                 // Batched, so that a process behind exec: is timed per batch.

@@ -15,7 +15,8 @@
 use crate::error::Result;
 use crate::hash::HashScheme;
 use crate::keys::KeySource;
-use crate::structures::{BATCH, Filter, FilterKind, for_each_batch, insert_counters};
+use crate::pipeline::fill;
+use crate::structures::{BATCH, Filter, FilterKind, for_each_batch};
 
 /// Absent keys also asked one at a time, against their batched answers.
 pub const SINGLE_KEYS: u64 = 100;
@@ -59,8 +60,8 @@ pub fn conform(request: &ConformRequest) -> Result<Conformance> {
     };
     let (mut first, mut second) = (build()?, build()?);
     let memory_before = first.memory_bits();
-    insert_counters(&mut *first, 0..n, |c| keys.key(c))?;
-    insert_counters(&mut *second, 0..n, |c| keys.key(c))?;
+    fill(&mut *first, 0..n, |c| keys.key(c), false, &|_| {})?;
+    fill(&mut *second, 0..n, |c| keys.key(c), false, &|_| {})?;
     if let Some(violation) = false_negative(&*first, &keys, n)? {
         return Ok(Conformance::Violation(violation));
     }

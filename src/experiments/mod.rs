@@ -24,7 +24,8 @@ use serde::de::DeserializeOwned;
 use crate::error::{Error, Result};
 use crate::params::MeasureParams;
 use crate::params::preflight::Cost;
-use crate::pipeline::measurement::{Measurement, Setup, measure_counted};
+use crate::pipeline::measure_counted;
+use crate::pipeline::measurement::{Measurement, Setup};
 use crate::plot::Plate;
 use crate::report::{Cell, Column, Record, Table, col};
 

@@ -9,11 +9,12 @@ use crate::error::{Error, Result};
 use crate::hash::HashScheme;
 use crate::keys::KeySource;
 use crate::params::{MAX_COUNT, check_count};
+use crate::pipeline::insert_and_count;
 use crate::pipeline::measurement::CONFIDENCE;
 use crate::report::{Cell, Column, Record, Table, col, percent};
 use crate::stats::clopper_pearson;
 use crate::structures::bloom::MAX_BITS;
-use crate::structures::{Filter, FilterKind, count_present_parallel, insert_counters};
+use crate::structures::{Filter, FilterKind};
 use crate::theory;
 
 /// Load factors of the overfill table, as multiples of the planned n.
@@ -189,8 +190,8 @@ pub fn plan(request: &SizeRequest) -> Result<Vec<SizeRow>> {
     let (n, m) = resolve(request)?;
     let bits_per_key = m as f64 / n as f64;
     let k_optimal = theory::optimal_k(bits_per_key);
-    let k_floor = (k_optimal.floor() as u32).clamp(1, crate::structures::bloom::MAX_K);
-    let k_ceil = (k_optimal.ceil() as u32).clamp(1, crate::structures::bloom::MAX_K);
+    let k_floor = (k_optimal.floor() as u32).clamp(1, crate::hash::MAX_K);
+    let k_ceil = (k_optimal.ceil() as u32).clamp(1, crate::hash::MAX_K);
     let fpr_k_floor = theory::fpr_classic(n, m, k_floor);
     let fpr_k_ceil = theory::fpr_classic(n, m, k_ceil);
     let k = if fpr_k_floor <= fpr_k_ceil {
@@ -451,8 +452,8 @@ fn size_one(
 /// Inserts keys `0..n`, queries `n..n+queries`: the measured rate with its 95% interval.
 fn measure_filter(filter: &mut dyn Filter, n: u64, how: Measuring) -> Result<(f64, f64, f64)> {
     let keys = KeySource::new(how.seed);
-    insert_counters(filter, 0..n, |c| keys.key(c))?;
-    let false_positives = count_present_parallel(filter, n..n + how.queries, |c| keys.key(c))?;
+    let key = |c| keys.key(c);
+    let false_positives = insert_and_count(filter, n, how.queries, key, key, true, &|_| {})?;
     let (low, high) = clopper_pearson(false_positives, how.queries, CONFIDENCE);
     Ok((false_positives as f64 / how.queries as f64, low, high))
 }

@@ -186,8 +186,11 @@ impl<H: ByteHash> KeyHash for H {
     }
 }
 
-/// Slots in a family's table of parameters: [`crate::structures::bloom::MAX_K`], a power of two.
-const SLOTS: usize = crate::structures::bloom::MAX_K as usize;
+/// Largest number of hash functions accepted (every shape is checked against it).
+pub const MAX_K: u32 = 64;
+
+/// Slots in a family's table of parameters: [`MAX_K`], a power of two.
+const SLOTS: usize = MAX_K as usize;
 const _: () = assert!(SLOTS.is_power_of_two());
 
 /// k seeded index functions over `[0, m)`.
@@ -241,7 +244,7 @@ impl HashFamily {
 
     /// [`HashFamily::new`] with another index arithmetic.
     ///
-    /// Panics when k exceeds [`crate::structures::bloom::MAX_K`], which every shape is checked against.
+    /// Panics when k exceeds [`MAX_K`], which every shape is checked against.
     pub fn with_math(scheme: HashScheme, math: IndexMath, k: u32, m: u64, seed: u64) -> Self {
         assert!(
             k as usize <= SLOTS,

@@ -11,10 +11,10 @@ use clap::Args;
 use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::error::{Error, Result};
-use crate::hash::HashScheme;
+use crate::hash::{HashScheme, MAX_K};
 use crate::pipeline::measurement::Setup;
 use crate::structures::FilterKind;
-use crate::structures::bloom::{MAX_BITS, MAX_K};
+use crate::structures::bloom::MAX_BITS;
 pub use key_flags::{KeyParams, MRound};
 
 /// Largest number of keys or queries accepted.

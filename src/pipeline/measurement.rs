@@ -5,27 +5,14 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
-use crate::error::Result;
 use crate::hash::HashScheme;
-use crate::keys::{Key, KeySource, KeySpec};
 pub use crate::pipeline::keying::Keying;
-use crate::pipeline::uniformity::{ProbePairs, SAMPLE_KEYS};
+pub use crate::stats::{BITS_CHECK_ALPHA, BITS_CHECK_Z};
 use crate::stats::{
     averaged_rate_variance, binomial_se, binomial_two_sided_p, clopper_pearson, z_averaged, z_score,
 };
-use crate::structures::{
-    Filter, FilterKind, count_present, count_present_parallel, for_each_batch,
-};
+use crate::structures::{Filter, FilterKind};
 use crate::theory;
-
-/// The "filter matches its bits" bound: a row fails the bits check when the exact two-sided
-/// binomial p-value of its count against `fpr_from_fill` ([`Measurement::bits_p`]) is below
-/// it. It is the two-sided normal tail at [`BITS_CHECK_Z`], `2(1 - Φ(4)) = 6.334e-5`, the
-/// bound the check had as a z; exact, its false-alarm rate is at most this at every rate.
-pub const BITS_CHECK_ALPHA: f64 = 6.334e-5;
-
-/// The normal deviate whose two-sided tail is [`BITS_CHECK_ALPHA`].
-pub const BITS_CHECK_Z: f64 = 4.0;
 
 /// Confidence of the interval `[ci_low, ci_high]` of every measured rate.
 pub const CONFIDENCE: f64 = 0.95;
@@ -67,6 +54,8 @@ pub struct Trial {
     pub query_overlap: u64,
     /// The uniformity diagnostic ([`crate::pipeline::uniformity`]); NaN where it is not taken.
     pub uniformity_p: f64,
+    /// Byte keys reach the structure's hash unchanged ([`Filter::hashes_bytes`]).
+    pub hashes_bytes: bool,
 }
 
 impl Trial {
@@ -83,121 +72,9 @@ impl Trial {
             addressable_bits: filter.addressable_bits(),
             query_overlap: 0,
             uniformity_p: f64::NAN,
+            hashes_bytes: filter.hashes_bytes(),
         }
     }
-}
-
-/// Below this many keys plus queries a trial runs on one thread (rows already run in
-/// parallel); above it, insertion and queries use every core.
-pub const PARALLEL_THRESHOLD: u64 = 1 << 18;
-
-/// How a trial uses the cores; both give identical results.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Threads {
-    /// One thread below [`PARALLEL_THRESHOLD`], all cores above it.
-    Auto,
-    Sequential,
-    Parallel,
-}
-
-/// Inserts `key(0..n)`, then queries `key(n..n+q)`, none of which was inserted.
-pub fn run_trial(setup: &Setup) -> Result<Trial> {
-    run_trial_with(setup, Threads::Auto)
-}
-
-/// [`run_trial`] with a choice of threading. Only the classic filter has a parallel path;
-/// every structure, the classic one included, shares the sequential one. Byte keys, and
-/// query keys that may repeat inserted ones, go through [`crate::pipeline::keying`].
-pub fn run_trial_with(setup: &Setup, threads: Threads) -> Result<Trial> {
-    run_trial_counted(setup, threads, &|_| {})
-}
-
-/// Keys per progress report of the parallel path.
-const PARALLEL_CHUNK: u64 = 1 << 20;
-
-/// A progress callback: told how many keys were just inserted or queried.
-pub type OnKeys<'a> = dyn Fn(u64) + Sync + 'a;
-
-/// [`run_trial_with`], calling `on_keys(count)` after each batch of keys inserted or
-/// queried (for progress); the trial is the same.
-pub fn run_trial_counted(setup: &Setup, threads: Threads, on_keys: &OnKeys<'_>) -> Result<Trial> {
-    let keying = &setup.keying;
-    if keying.keys == KeySpec::Random && keying.query_keys() == KeySpec::Random {
-        let keys = KeySource::new(setup.seed);
-        return run_int_trial(setup, threads, on_keys, |c| keys.key(c), |c| keys.key(c));
-    }
-    crate::pipeline::keying::keyed_trial(setup, threads, on_keys)
-}
-
-/// Inserts `key_of(0..n)`, then counts the reports on `query_of(n..n+q)`, which must hold
-/// no inserted key.
-pub(crate) fn run_int_trial(
-    setup: &Setup,
-    threads: Threads,
-    on_keys: &OnKeys<'_>,
-    key_of: impl Fn(u64) -> u64 + Sync,
-    query_of: impl Fn(u64) -> u64 + Sync,
-) -> Result<Trial> {
-    if setup.filter != FilterKind::CLASSIC {
-        let mut filter = crate::pipeline::keying::build(setup)?;
-        return sequential_trial(&mut *filter, setup, on_keys, key_of, query_of);
-    }
-    let mut filter = crate::pipeline::keying::classic(setup)?;
-    let parallel = match threads {
-        Threads::Auto => setup.n.saturating_add(setup.queries) >= PARALLEL_THRESHOLD,
-        Threads::Sequential => false,
-        Threads::Parallel => true,
-    };
-    let mut trial = if parallel {
-        for chunk in chunks(0..setup.n) {
-            on_keys(chunk.end - chunk.start);
-            filter.insert_parallel(chunk, &key_of);
-        }
-        let mut false_positives = 0;
-        for chunk in chunks(setup.n..setup.n + setup.queries) {
-            on_keys(chunk.end - chunk.start);
-            false_positives += count_present_parallel(&filter, chunk, &query_of)?;
-        }
-        Trial::of(&filter, setup.n, false_positives)
-    } else {
-        sequential_trial(&mut filter, setup, on_keys, &key_of, &query_of)?
-    };
-    let mut sample = ProbePairs::new(!setup.keying.keys.injective_below(setup.n));
-    for c in 0..setup.n.min(SAMPLE_KEYS) {
-        sample.add(filter.family(), Key::Int(key_of(c)));
-    }
-    trial.uniformity_p = sample.uniformity_p(&filter);
-    Ok(trial)
-}
-
-/// `range` in consecutive pieces of [`PARALLEL_CHUNK`].
-fn chunks(range: std::ops::Range<u64>) -> impl Iterator<Item = std::ops::Range<u64>> {
-    (range.start..range.end)
-        .step_by(PARALLEL_CHUNK as usize)
-        .map(move |start| start..range.end.min(start + PARALLEL_CHUNK))
-}
-
-/// Inserts `key_of(0..n)` into `filter`, then counts the absent keys `query_of(n..n+q)` it
-/// reports, a batch at a time.
-fn sequential_trial<F: Filter + ?Sized>(
-    filter: &mut F,
-    setup: &Setup,
-    on_keys: &OnKeys<'_>,
-    key_of: impl Fn(u64) -> u64,
-    query_of: impl Fn(u64) -> u64,
-) -> Result<Trial> {
-    for_each_batch(0..setup.n, key_of, |batch| {
-        on_keys(batch.len() as u64);
-        filter.insert_many(batch)
-    })?;
-    let absent = setup.n..setup.n + setup.queries;
-    let mut false_positives = 0;
-    for_each_batch(absent, query_of, |batch| {
-        on_keys(batch.len() as u64);
-        false_positives += count_present(filter, batch)?;
-        Ok(())
-    })?;
-    Ok(Trial::of(filter, setup.n, false_positives))
 }
 
 /// A measured rate beside every prediction, with its interval and z-scores.
@@ -517,19 +394,4 @@ impl Spread {
             pooled_high,
         }
     }
-}
-
-/// Runs one setup and reports it.
-pub fn measure(experiment: &str, setup: &Setup) -> Result<Measurement> {
-    measure_counted(experiment, setup, &|_| {})
-}
-
-/// [`measure`], calling `on_keys` as keys are inserted and queried ([`run_trial_counted`]).
-pub fn measure_counted(
-    experiment: &str,
-    setup: &Setup,
-    on_keys: &OnKeys<'_>,
-) -> Result<Measurement> {
-    let trial = run_trial_counted(setup, Threads::Auto, on_keys)?;
-    Ok(Measurement::new(experiment, setup, trial))
 }

@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::keys::KeySource;
 use crate::pipeline::measurement::CONFIDENCE;
 use crate::stats::{binomial_two_sided_p, clopper_pearson, z_score};
-use crate::structures::{Membership, count_present_counters, insert_counters};
+use crate::structures::Membership;
 
 /// What a filter measured: n keys inserted, then every inserted key and `queries` absent keys
 /// asked, all from bloomlab's key source for `seed` (keys `0..n` inserted, `n..n+queries`
@@ -88,15 +88,14 @@ pub fn measure<F: Membership + ?Sized>(
         ));
     }
     let keys = KeySource::new(seed);
-    insert_counters(filter, 0..n, |c| keys.key(c))?;
-    let present = count_present_counters(filter, 0..n, |c| keys.key(c))?;
-    let false_positives = count_present_counters(filter, n..n + queries, |c| keys.key(c))?;
+    let (false_negatives, false_positives) =
+        crate::pipeline::insert_and_check(filter, n, queries, |c| keys.key(c))?;
     let (ci_low, ci_high) = clopper_pearson(false_positives, queries, CONFIDENCE);
     Ok(FilterMeasurement {
         n,
         queries,
         seed,
-        false_negatives: n - present,
+        false_negatives,
         false_positives,
         fpr_measured: false_positives as f64 / queries as f64,
         ci_low,

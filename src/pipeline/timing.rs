@@ -17,7 +17,7 @@ use rand_pcg::Pcg64;
 use crate::error::Result;
 use crate::keys::KeySource;
 use crate::structures::bloom::GROUP;
-use crate::structures::{Filter, count_present, insert_counters};
+use crate::structures::{Filter, count_present};
 use crate::words::{LINE_WORDS, Words, prefetch};
 
 pub use crate::structures::Membership as Subject;
@@ -200,7 +200,7 @@ pub fn fill(
     n: u64,
     pass_keys: &PassKeys,
 ) -> Result<f64> {
-    insert_counters(filter, 0..n, |c| keys.key(c))?;
+    crate::pipeline::fill(filter, 0..n, |c| keys.key(c), false, &|_| {})?;
     let false_positives = count_present(&*filter, &pass_keys.absent)?;
     Ok(false_positives as f64 / pass_keys.absent.len().max(1) as f64)
 }

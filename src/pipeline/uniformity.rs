@@ -22,8 +22,7 @@ use statrs::function::gamma::gamma_lr;
 
 use crate::hash::HashFamily;
 use crate::keys::Key;
-use crate::pipeline::measurement::BITS_CHECK_ALPHA;
-use crate::stats::chi_square_sf;
+use crate::stats::{BITS_CHECK_ALPHA, chi_square_sf};
 use crate::structures::bloom::BloomFilter;
 
 /// False-alarm rate of the diagnostic on a sound filter: at most this, the bits check's.

@@ -7,6 +7,15 @@
 //! `r(1-r)/q`. A prediction that averages over filters (classic, `E[fill]^k`, exact) is the
 //! mean `E r` of a rate that varies between filters; [`z_averaged`] adds that variance.
 
+/// The "filter matches its bits" bound: a row fails the bits check when the exact two-sided
+/// binomial p-value of its count against `fpr_from_fill` ([`Measurement::bits_p`]) is below
+/// it. It is the two-sided normal tail at [`BITS_CHECK_Z`], `2(1 - Φ(4)) = 6.334e-5`, the
+/// bound the check had as a z; exact, its false-alarm rate is at most this at every rate.
+pub const BITS_CHECK_ALPHA: f64 = 6.334e-5;
+
+/// The normal deviate whose two-sided tail is [`BITS_CHECK_ALPHA`].
+pub const BITS_CHECK_Z: f64 = 4.0;
+
 mod binomial;
 mod combine;
 mod minimum;

@@ -5,7 +5,7 @@ use std::ops::Range;
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::hash::{HashFamily, HashScheme, IndexMath, with_index};
+use crate::hash::{HashFamily, HashScheme, IndexMath, MAX_K, with_index};
 use crate::words::{Words, prefetch, prefetch_pays};
 
 /// Keys per group of the batched paths: enough probe lines in flight to cover a memory
@@ -19,8 +19,6 @@ const PARALLEL_PROBES: usize = 1 << 20;
 
 /// Largest bit array accepted: 2^36 bits (8 GiB).
 pub const MAX_BITS: u64 = 1 << 36;
-/// Largest number of hash functions accepted.
-pub const MAX_K: u32 = 64;
 
 /// Set bits in a slice of words of any width: the one popcount every structure uses.
 pub fn popcount<W: Copy + Into<u64>>(words: &[W]) -> u64 {

@@ -26,10 +26,12 @@ pub static STRUCTURE: Structure = Structure {
 };
 
 fn build(shape: &Shape) -> Result<Box<dyn Filter>> {
-    Ok(Box::new(BloomFilter::new(
+    let math = shape.math.unwrap_or(shape.hash.default_math());
+    Ok(Box::new(BloomFilter::with_math(
         shape.m,
         shape.k,
         shape.hash,
+        math,
         shape.hash_seed,
     )?))
 }
@@ -70,6 +72,14 @@ impl Membership for BloomFilter {
     fn hashes_bytes(&self) -> bool {
         self.scheme().hashes_bytes()
     }
+    fn insert_parallel(
+        &mut self,
+        counters: std::ops::Range<u64>,
+        key_of: &(dyn Fn(u64) -> u64 + Sync),
+    ) -> bool {
+        BloomFilter::insert_parallel(self, counters, key_of);
+        true
+    }
 }
 
 impl Filter for BloomFilter {
@@ -90,5 +100,8 @@ impl Filter for BloomFilter {
     }
     fn hash_name(&self) -> String {
         self.scheme().to_string()
+    }
+    fn bit_view(&self) -> Option<&BloomFilter> {
+        Some(self)
     }
 }

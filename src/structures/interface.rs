@@ -8,7 +8,8 @@ use std::ops::Range;
 use serde::{Serialize, Serializer};
 
 use crate::error::{Error, Result};
-use crate::hash::HashScheme;
+use crate::hash::{HashScheme, IndexMath};
+use crate::structures::bloom::BloomFilter;
 use crate::theory;
 
 /// Insert and query: all that timing needs, and all a peer crate offers.
@@ -51,6 +52,16 @@ pub trait Membership {
     /// many filters overlaps their misses ([`contains_across`]). Changes no answer; by
     /// default it does nothing.
     fn prefetch_query(&self, _key: u64) {}
+    /// Inserts `key_of(c)` for every counter c of `counters` on all cores, leaving the filter
+    /// that inserting them in order leaves; false, having inserted nothing, for a structure
+    /// without a parallel path (the default).
+    fn insert_parallel(
+        &mut self,
+        _counters: Range<u64>,
+        _key_of: &(dyn Fn(u64) -> u64 + Sync),
+    ) -> bool {
+        false
+    }
 }
 
 /// Queries per group of [`contains_across`]: about the lines a core keeps in flight, times
@@ -146,48 +157,6 @@ pub fn for_each_batch(
     Ok(())
 }
 
-/// Inserts `key_of(c)` for c in `counters`, in order, a batch at a time.
-pub fn insert_counters<F: Membership + ?Sized>(
-    filter: &mut F,
-    counters: Range<u64>,
-    key_of: impl Fn(u64) -> u64,
-) -> Result<()> {
-    for_each_batch(counters, key_of, |keys| filter.insert_many(keys))
-}
-
-/// How many of `key_of(c)`, c in `counters`, the filter reports present, a batch at a time.
-pub fn count_present_counters<F: Membership + ?Sized>(
-    filter: &F,
-    counters: Range<u64>,
-    key_of: impl Fn(u64) -> u64,
-) -> Result<u64> {
-    let mut present = 0;
-    for_each_batch(counters, key_of, |keys| {
-        present += count_present(filter, keys)?;
-        Ok(())
-    })?;
-    Ok(present)
-}
-
-/// [`count_present_counters`] on all cores: the batches are counted in parallel and summed,
-/// so the count is the sequential one exactly.
-pub fn count_present_parallel<F: Membership + Sync + ?Sized>(
-    filter: &F,
-    counters: Range<u64>,
-    key_of: impl Fn(u64) -> u64 + Sync,
-) -> Result<u64> {
-    use rayon::prelude::*;
-    let batches = (counters.end.saturating_sub(counters.start)).div_ceil(BATCH as u64);
-    (0..batches)
-        .into_par_iter()
-        .map(|b| {
-            let start = counters.start + b * BATCH as u64;
-            let end = counters.end.min(start + BATCH as u64);
-            count_present_counters(filter, start..end, &key_of)
-        })
-        .try_reduce(|| 0, |a, b| Ok(a + b))
-}
-
 /// What an experiment needs of a filter.
 pub trait Filter: Membership + Send + Sync {
     /// Number of set bits.
@@ -244,6 +213,11 @@ pub trait Filter: Membership + Send + Sync {
     /// The hash the structure applies to keys, as the `hash` column shows it: bloomlab's
     /// scheme for its own structures (`multiply-shift`), a peer crate's own (`siphash-1-3`).
     fn hash_name(&self) -> String;
+    /// The plain bit array behind the structure, for the fill and uniformity diagnostics
+    /// ([`crate::pipeline::uniformity`]); None (the default) for every other layout.
+    fn bit_view(&self) -> Option<&BloomFilter> {
+        None
+    }
 }
 
 /// Where a structure comes from.
@@ -321,6 +295,9 @@ pub struct Shape {
     pub m: u64,
     pub k: u32,
     pub hash: HashScheme,
+    /// Probe scheme, reduction and index width of a structure that takes them; None: the
+    /// scheme's own ([`HashScheme::default_math`]).
+    pub math: Option<IndexMath>,
     pub hash_seed: u64,
 }
 
@@ -427,6 +404,20 @@ impl FilterKind {
         hash: HashScheme,
         hash_seed: u64,
     ) -> Result<Box<dyn Filter>> {
+        self.build_with_math(n, m, k, hash, None, hash_seed)
+    }
+
+    /// [`FilterKind::build`] with index arithmetic for a structure that takes it
+    /// ([`Shape::math`]).
+    pub fn build_with_math(
+        self,
+        n: u64,
+        m: u64,
+        k: u32,
+        hash: HashScheme,
+        math: Option<IndexMath>,
+        hash_seed: u64,
+    ) -> Result<Box<dyn Filter>> {
         let m = self.layout(m, k)?;
         (self.structure.build)(&Shape {
             kind: self,
@@ -434,6 +425,7 @@ impl FilterKind {
             m,
             k,
             hash,
+            math,
             hash_seed,
         })
     }

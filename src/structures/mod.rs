@@ -20,8 +20,7 @@ pub use counting::{COUNTER_MAX, CountingFilter};
 pub use cuckoo::{CUCKOO_LOAD, CUCKOO_MAX_KICKS, CUCKOO_SLOTS, CuckooFilter};
 pub use interface::{
     ACROSS_GROUP, Argument, BATCH, CACHE_LINE_BITS, Filter, FilterKind, Membership, Origin, Shape,
-    Structure, Target, contains_across, count_present, count_present_counters,
-    count_present_parallel, for_each_batch, insert_counters,
+    Structure, Target, contains_across, count_present, for_each_batch,
 };
 pub use split_block::{SPLIT_BLOCK_BITS, SPLIT_WORDS, SplitBlockFilter};
 

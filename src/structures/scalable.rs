@@ -101,7 +101,7 @@ impl Schedule {
         let tighter = f64::from(j) * -self.tightening.log2();
         let k = (f64::from(self.first_k) + tighter - 1e-9).ceil() as u32;
         let bits = slice.checked_mul(u64::from(k))?;
-        (bits <= crate::structures::bloom::MAX_BITS && k <= crate::structures::bloom::MAX_K)
+        (bits <= crate::structures::bloom::MAX_BITS && k <= crate::hash::MAX_K)
             .then(|| (slice, k, half_full(slice)))
     }
 

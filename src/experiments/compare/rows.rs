@@ -6,7 +6,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::hash::HashScheme;
-use crate::pipeline::measurement::{Measurement, Setup, measure_counted};
+use crate::pipeline::measure_counted;
+use crate::pipeline::measurement::{Measurement, Setup};
 use crate::pipeline::timing::{round_ns, time_filter};
 use crate::report::{Cell, Column, Record, col};
 use crate::structures::FilterKind;

@@ -1,0 +1,145 @@
+//! The loop every measurement runs: insert `key(0..n)` ([`fill`], on all cores where the
+//! structure has a parallel path), then count the reports on absent keys ([`count`],
+//! [`count_parallel`]); both in batches, both with the same answers on one core or all.
+
+use std::ops::Range;
+
+use crate::error::Result;
+use rayon::prelude::*;
+
+use crate::structures::{BATCH, Membership, for_each_batch};
+
+/// Below this many keys plus queries a trial runs on one thread (rows already run in
+/// parallel); above it, insertion and queries use every core.
+pub const PARALLEL_THRESHOLD: u64 = 1 << 18;
+
+/// Keys per progress report of the parallel path.
+const PARALLEL_CHUNK: u64 = 1 << 20;
+
+/// How a trial uses the cores; both give identical results.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Threads {
+    /// One thread below [`PARALLEL_THRESHOLD`], all cores above it.
+    Auto,
+    Sequential,
+    Parallel,
+}
+
+impl Threads {
+    /// Whether `keys` inserted and queried keys run on all cores.
+    pub fn parallel(self, keys: u64) -> bool {
+        match self {
+            Threads::Auto => keys >= PARALLEL_THRESHOLD,
+            Threads::Sequential => false,
+            Threads::Parallel => true,
+        }
+    }
+}
+
+/// A progress callback: told how many keys were just inserted or queried.
+pub type OnKeys<'a> = dyn Fn(u64) + Sync + 'a;
+
+/// Inserts `key_of(c)` for every counter c of `counters`, in batches, calling `on_keys`
+/// after each; when `parallel`, on all cores through the structure's parallel path
+/// ([`Membership::insert_parallel`]) if it has one. The filter is the same either way.
+/// Returns whether the keys went in on all cores.
+pub fn fill<F: Membership + ?Sized>(
+    filter: &mut F,
+    counters: Range<u64>,
+    key_of: impl Fn(u64) -> u64 + Sync,
+    parallel: bool,
+    on_keys: &OnKeys<'_>,
+) -> Result<bool> {
+    let mut on_all_cores = parallel;
+    for chunk in chunks(counters) {
+        if on_all_cores && filter.insert_parallel(chunk.clone(), &key_of) {
+            on_keys(chunk.end - chunk.start);
+            continue;
+        }
+        on_all_cores = false;
+        for_each_batch(chunk, &key_of, |batch| {
+            on_keys(batch.len() as u64);
+            filter.insert_many(batch)
+        })?;
+    }
+    Ok(on_all_cores)
+}
+
+/// How many of `key_of(c)`, c in `counters`, the filter reports present, a batch at a time.
+pub fn count<F: Membership + ?Sized>(
+    filter: &F,
+    counters: Range<u64>,
+    key_of: impl Fn(u64) -> u64,
+    on_keys: &OnKeys<'_>,
+) -> Result<u64> {
+    let mut present = 0;
+    for_each_batch(counters, key_of, |batch| {
+        on_keys(batch.len() as u64);
+        present += crate::structures::count_present(filter, batch)?;
+        Ok(())
+    })?;
+    Ok(present)
+}
+
+/// [`count`] on all cores: the batches are counted in parallel and summed, so the count is
+/// the sequential one exactly.
+pub fn count_parallel<F: Membership + Sync + ?Sized>(
+    filter: &F,
+    counters: Range<u64>,
+    key_of: impl Fn(u64) -> u64 + Sync,
+    on_keys: &OnKeys<'_>,
+) -> Result<u64> {
+    let mut present = 0;
+    for chunk in chunks(counters) {
+        on_keys(chunk.end - chunk.start);
+        let batches = (chunk.end - chunk.start).div_ceil(BATCH as u64);
+        present += (0..batches)
+            .into_par_iter()
+            .map(|b| {
+                let start = chunk.start + b * BATCH as u64;
+                let end = chunk.end.min(start + BATCH as u64);
+                count(filter, start..end, &key_of, &|_| {})
+            })
+            .try_reduce(|| 0, |a, b| Ok(a + b))?;
+    }
+    Ok(present)
+}
+
+/// The loop: inserts `key_of(0..n)`, then counts the reports on the absent keys
+/// `query_of(n..n+queries)`; on all cores when `parallel` and the structure can insert so.
+pub fn insert_and_count<F: Membership + Sync + ?Sized>(
+    filter: &mut F,
+    n: u64,
+    queries: u64,
+    key_of: impl Fn(u64) -> u64 + Sync,
+    query_of: impl Fn(u64) -> u64 + Sync,
+    parallel: bool,
+    on_keys: &OnKeys<'_>,
+) -> Result<u64> {
+    let absent = n..n.saturating_add(queries);
+    match fill(filter, 0..n, key_of, parallel, on_keys)? {
+        true => count_parallel(filter, absent, query_of, on_keys),
+        false => count(filter, absent, query_of, on_keys),
+    }
+}
+
+/// The false negatives and false positives of a filter of your own over `key(0..n)` and
+/// the absent `key(n..n+queries)`, one thread.
+pub fn insert_and_check<F: Membership + ?Sized>(
+    filter: &mut F,
+    n: u64,
+    queries: u64,
+    key: impl Fn(u64) -> u64 + Sync,
+) -> Result<(u64, u64)> {
+    fill(filter, 0..n, &key, false, &|_| {})?;
+    let present = count(filter, 0..n, &key, &|_| {})?;
+    let false_positives = count(filter, n..n.saturating_add(queries), &key, &|_| {})?;
+    Ok((n - present, false_positives))
+}
+
+/// `range` in consecutive pieces of [`PARALLEL_CHUNK`].
+fn chunks(range: Range<u64>) -> impl Iterator<Item = Range<u64>> {
+    (range.start..range.end)
+        .step_by(PARALLEL_CHUNK as usize)
+        .map(move |start| start..range.end.min(start + PARALLEL_CHUNK))
+}

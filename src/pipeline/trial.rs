@@ -1,0 +1,193 @@
+//! One trial of a plan ([`Setup`]): the filter built from its descriptor, the keys inserted
+//! and the absent ones counted through the loop ([`crate::pipeline::run`]), integer keys in
+//! batches, byte keys one at a time; then set beside the predictions ([`measure`]).
+
+use crate::error::{Error, Result};
+use crate::keys::{Key, KeySource, KeySpec};
+use crate::pipeline::keying::overlap;
+use crate::pipeline::measurement::{Measurement, Setup, Trial};
+use crate::pipeline::run::{OnKeys, Threads, insert_and_count};
+use crate::pipeline::uniformity::{ProbePairs, SAMPLE_KEYS};
+use crate::structures::Filter;
+
+/// Runs one setup and reports it.
+pub fn measure(experiment: &str, setup: &Setup) -> Result<Measurement> {
+    measure_counted(experiment, setup, &|_| {})
+}
+
+/// [`measure`], calling `on_keys` as keys are inserted and queried ([`run_trial_counted`]).
+pub fn measure_counted(
+    experiment: &str,
+    setup: &Setup,
+    on_keys: &OnKeys<'_>,
+) -> Result<Measurement> {
+    let trial = run_trial_counted(setup, Threads::Auto, on_keys)?;
+    Ok(Measurement::new(experiment, setup, trial))
+}
+
+/// Inserts `key(0..n)`, then queries `key(n..n+q)`, none of which was inserted.
+pub fn run_trial(setup: &Setup) -> Result<Trial> {
+    run_trial_with(setup, Threads::Auto)
+}
+
+/// [`run_trial`] with a choice of threading: on all cores only for a structure with a
+/// parallel path ([`crate::structures::Membership::insert_parallel`]). Byte keys, and
+/// query keys that may repeat inserted ones, go through [`keyed_trial`].
+pub fn run_trial_with(setup: &Setup, threads: Threads) -> Result<Trial> {
+    run_trial_counted(setup, threads, &|_| {})
+}
+
+/// [`run_trial_with`], calling `on_keys(count)` after each batch of keys inserted or
+/// queried (for progress); the trial is the same.
+pub fn run_trial_counted(setup: &Setup, threads: Threads, on_keys: &OnKeys<'_>) -> Result<Trial> {
+    let keying = &setup.keying;
+    if keying.keys == KeySpec::Random && keying.query_keys() == KeySpec::Random {
+        let keys = KeySource::new(setup.seed);
+        return run_int_trial(setup, threads, on_keys, |c| keys.key(c), |c| keys.key(c));
+    }
+    keyed_trial(setup, threads, on_keys)
+}
+
+/// Inserts `key_of(0..n)`, then counts the reports on `query_of(n..n+q)`, which must hold
+/// no inserted key ([`crate::pipeline::insert_and_count`]); a structure with a view of its
+/// bits also gets its uniformity diagnostic.
+pub(crate) fn run_int_trial(
+    setup: &Setup,
+    threads: Threads,
+    on_keys: &OnKeys<'_>,
+    key_of: impl Fn(u64) -> u64 + Sync,
+    query_of: impl Fn(u64) -> u64 + Sync,
+) -> Result<Trial> {
+    let mut filter = build(setup)?;
+    let parallel = threads.parallel(setup.n.saturating_add(setup.queries));
+    let false_positives = insert_and_count(
+        &mut *filter,
+        setup.n,
+        setup.queries,
+        &key_of,
+        query_of,
+        parallel,
+        on_keys,
+    )?;
+    let mut trial = Trial::of(&*filter, setup.n, false_positives);
+    if let Some(bits) = filter.bit_view() {
+        let mut sample = ProbePairs::new(!setup.keying.keys.injective_below(setup.n));
+        for c in 0..setup.n.min(SAMPLE_KEYS) {
+            sample.add(bits.family(), Key::Int(key_of(c)));
+        }
+        trial.uniformity_p = sample.uniformity_p(bits);
+    }
+    Ok(trial)
+}
+
+/// The filter of a setup, any structure, with the setup's index arithmetic for a structure
+/// that takes it.
+pub fn build(setup: &Setup) -> Result<Box<dyn Filter>> {
+    setup.filter.build_with_math(
+        setup.n,
+        setup.m,
+        setup.k,
+        setup.hash,
+        setup.keying.math,
+        setup.hash_seed,
+    )
+}
+
+/// A trial whose keys are not both the default random ones: integer keys through the
+/// default loops, byte keys one at a time; then the overlap is taken out of the count.
+pub fn keyed_trial(setup: &Setup, threads: Threads, on_keys: &OnKeys<'_>) -> Result<Trial> {
+    let keying = &setup.keying;
+    let queried = keying.query_keys();
+    let mut trial = match (keying.keys.ints(setup.seed), queried.ints(setup.seed)) {
+        (Some(inserted), Some(queries)) => run_int_trial(
+            setup,
+            threads,
+            on_keys,
+            |c| inserted.key(c),
+            |c| queries.key(c),
+        )?,
+        _ => byte_trial(setup, on_keys)?,
+    };
+    let overlap = overlap(
+        keying,
+        setup.n,
+        setup.queries,
+        setup.seed,
+        trial.hashes_bytes,
+    )?;
+    if overlap >= setup.queries {
+        return Err(Error::invalid(
+            "query_keys",
+            queried,
+            format!("all {} query keys were inserted", setup.queries),
+            "query keys of which at least one was not inserted",
+        ));
+    }
+    trial.query_overlap = overlap;
+    trial.false_positives = trial.false_positives.saturating_sub(overlap);
+    Ok(trial)
+}
+
+fn insert<F: Filter + ?Sized>(filter: &mut F, key: Key<'_>) {
+    match key {
+        Key::Int(x) => filter.insert(x),
+        Key::Bytes(bytes) => filter.insert_bytes(bytes),
+    }
+}
+
+fn contains<F: Filter + ?Sized>(filter: &F, key: Key<'_>) -> bool {
+    match key {
+        Key::Int(x) => filter.contains(x),
+        Key::Bytes(bytes) => filter.contains_bytes(bytes),
+    }
+}
+
+/// Inserts and queries a key at a time; a structure with a view of its bits also gets its
+/// uniformity diagnostic.
+fn byte_trial(setup: &Setup, on_keys: &OnKeys<'_>) -> Result<Trial> {
+    let mut filter = build(setup)?;
+    let mut trial = byte_trial_on(&mut *filter, setup, on_keys)?;
+    if let Some(bits) = filter.bit_view() {
+        let mut sample = ProbePairs::new(!setup.keying.keys.injective_below(setup.n));
+        let count = setup.n.min(SAMPLE_KEYS);
+        setup
+            .keying
+            .keys
+            .for_each("keys", setup.seed, 0, count, |key| {
+                sample.add(bits.family(), key);
+                Ok(())
+            })?;
+        trial.uniformity_p = sample.uniformity_p(bits);
+    }
+    Ok(trial)
+}
+
+/// The trial of one filter; the hash is named with its pre-hash when the structure does not
+/// take bytes.
+fn byte_trial_on<F: Filter + ?Sized>(
+    filter: &mut F,
+    setup: &Setup,
+    on_keys: &OnKeys<'_>,
+) -> Result<Trial> {
+    let keying = &setup.keying;
+    keying
+        .keys
+        .for_each("keys", setup.seed, 0, setup.n, |key| {
+            insert(filter, key);
+            Ok(())
+        })?;
+    on_keys(setup.n);
+    let mut positives = 0u64;
+    keying
+        .query_keys()
+        .for_each("query_keys", setup.seed, setup.n, setup.queries, |key| {
+            positives += u64::from(contains(filter, key));
+            Ok(())
+        })?;
+    on_keys(setup.queries);
+    let mut trial = Trial::of(filter, setup.n, positives);
+    if !filter.hashes_bytes() {
+        trial.hash = format!("{} (xxh3 pre-hash of byte keys)", trial.hash);
+    }
+    Ok(trial)
+}
