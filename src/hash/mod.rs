@@ -4,13 +4,8 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
-pub mod fnv1a;
-pub mod foldhash;
 mod index;
 mod lanes;
-pub mod murmur3;
-pub mod siphash;
-pub mod xxh3;
 
 pub use index::{INDEX_BITS, IndexMath, Probes, Reduce, Reducer, addressable_bits};
 pub use lanes::{Lanes, Simd};
@@ -18,6 +13,11 @@ pub use lanes::{Lanes, Simd};
 /// A hash of bytes with a 64-bit seed, as a shipped library applies it to a key. An integer
 /// key is hashed as its 8 little-endian bytes.
 pub trait ByteHash {
+    /// The `--hash` name of the family.
+    const NAME: &'static str;
+    /// The probe scheme and reduction of the libraries that ship the hash (the index
+    /// arithmetic its users meet, [`HashScheme::default_math`]).
+    const MATH: (Probes, Reduce);
     /// The 64-bit hash of `bytes` under `seed`.
     fn hash(seed: u64, bytes: &[u8]) -> u64;
     /// The pair `(a, b)` double hashing starts from: by default both from one 64-bit hash
@@ -30,89 +30,131 @@ pub trait ByteHash {
     }
 }
 
-/// Which family of index functions a filter uses: bloomlab's own (the first three) or the
-/// hash of a shipped library (the rest, one file each in this folder).
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum HashScheme {
-    /// `h_i = a_i·x + b_i` (wrapping, `a_i` odd), index `= (h_i · m) >> 64`: the high bits
-    /// of the product, uniform for any m.
-    #[default]
-    MultiplyShift,
-    /// `h_i = a_i·x + b_i`, index `= h_i mod m`. Deliberately flawed: with a power-of-two m
-    /// the index depends only on the low bits of the key, so the k probes are correlated.
-    LowBits,
-    /// Kirsch–Mitzenmacher double hashing: `g_i = h_0 + i·h_1` (h_1 forced odd), index by
-    /// the high bits of `g_i · m`. Two multiplications per key instead of k.
-    DoubleHashing,
+/// Declares each shipped library's hash, `src/hash/MODULE.rs` holding the [`ByteHash`] type
+/// `Variant`, and makes it a [`HashScheme`]: one line per family. bloomlab's own three
+/// schemes (affine, taking the u64 itself) come first.
+macro_rules! byte_hashes {
+    ($($(#[$doc:meta])* $variant:ident = $module:ident;)*) => {
+        $(pub mod $module;)*
+
+        /// Which family of index functions a filter uses: bloomlab's own (the first three) or
+        /// the hash of a shipped library (the rest, one file each in this folder).
+        #[derive(
+            Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+        )]
+        #[serde(rename_all = "kebab-case")]
+        pub enum HashScheme {
+            /// `h_i = a_i·x + b_i` (wrapping, `a_i` odd), index `= (h_i · m) >> 64`: the high
+            /// bits of the product, uniform for any m.
+            #[default]
+            MultiplyShift,
+            /// `h_i = a_i·x + b_i`, index `= h_i mod m`. Deliberately flawed: with a
+            /// power-of-two m the index depends only on the low bits of the key, so the k
+            /// probes are correlated.
+            LowBits,
+            /// Kirsch–Mitzenmacher double hashing: `g_i = h_0 + i·h_1` (h_1 forced odd), index
+            /// by the high bits of `g_i · m`. Two multiplications per key instead of k.
+            DoubleHashing,
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl HashScheme {
+            /// Every scheme, by its command-line name.
+            pub const ALL: [HashScheme; 3 + [$(stringify!($variant)),*].len()] = [
+                HashScheme::MultiplyShift,
+                HashScheme::LowBits,
+                HashScheme::DoubleHashing,
+                $(HashScheme::$variant,)*
+            ];
+
+            /// The command-line and file name of the scheme.
+            pub fn name(self) -> &'static str {
+                match self {
+                    HashScheme::MultiplyShift => "multiply-shift",
+                    HashScheme::LowBits => "low-bits",
+                    HashScheme::DoubleHashing => "double-hashing",
+                    $(HashScheme::$variant => <$module::$variant as ByteHash>::NAME,)*
+                }
+            }
+
+            /// The index arithmetic the family's users meet, 64 bits wide: bloomlab's own
+            /// schemes' as named; a shipped library's as the libraries that ship it use it
+            /// ([`ByteHash::MATH`]).
+            pub fn default_math(self) -> IndexMath {
+                let (probes, reduce) = match self {
+                    HashScheme::MultiplyShift => (Probes::Independent, Reduce::MultiplyHigh),
+                    HashScheme::LowBits => (Probes::Independent, Reduce::Modulo),
+                    HashScheme::DoubleHashing => (Probes::Double, Reduce::MultiplyHigh),
+                    $(HashScheme::$variant => <$module::$variant as ByteHash>::MATH,)*
+                };
+                IndexMath {
+                    probes,
+                    reduce,
+                    index_bits: 64,
+                }
+            }
+        }
+
+        impl HashFamily {
+            /// [`HashFamily::general`] for this family's hash, chosen per call: the one index
+            /// function of every family and arithmetic but bloomlab's own schemes' loops.
+            #[inline(never)]
+            pub fn general_any(&self, i: usize, x: u64) -> u64 {
+                match self.scheme {
+                    HashScheme::MultiplyShift | HashScheme::LowBits | HashScheme::DoubleHashing => {
+                        self.general::<Affine>(i, x)
+                    }
+                    $(HashScheme::$variant => self.general::<$module::$variant>(i, x),)*
+                }
+            }
+
+            /// Calls `each` with the k indexes of a byte key, hashing it once for the double
+            /// schemes. A family that takes integers hashes the bytes' pre-hash ([`prehash`]).
+            #[inline]
+            pub fn for_each_index_bytes(&self, k: u32, bytes: &[u8], each: impl FnMut(u64)) {
+                match self.scheme {
+                    HashScheme::MultiplyShift | HashScheme::LowBits | HashScheme::DoubleHashing => {
+                        self.indexes_bytes::<Affine>(k, bytes, each)
+                    }
+                    $(HashScheme::$variant => self.indexes_bytes::<$module::$variant>(k, bytes, each),)*
+                }
+            }
+        }
+    };
+}
+
+byte_hashes! {
     /// SipHash-1-3 ([`siphash`]), Rust's `DefaultHasher`.
-    Siphash,
+    Siphash = siphash;
     /// XXH3-64 ([`xxh3`]).
-    Xxh3,
+    Xxh3 = xxh3;
     /// FNV-1a 64 ([`fnv1a`]).
-    Fnv1a,
+    Fnv1a = fnv1a;
     /// MurmurHash3 x64-128 ([`murmur3`]).
-    Murmur3,
+    Murmur3 = murmur3;
     /// foldhash ([`foldhash`]), hashbrown's default.
-    Foldhash,
+    Foldhash = foldhash;
 }
 
 impl HashScheme {
-    /// Every scheme, by its command-line name.
-    pub const ALL: [HashScheme; 8] = [
-        HashScheme::MultiplyShift,
-        HashScheme::LowBits,
-        HashScheme::DoubleHashing,
-        HashScheme::Siphash,
-        HashScheme::Xxh3,
-        HashScheme::Fnv1a,
-        HashScheme::Murmur3,
-        HashScheme::Foldhash,
-    ];
-
-    /// The command-line and file name of the scheme.
-    pub fn name(self) -> &'static str {
-        match self {
-            HashScheme::MultiplyShift => "multiply-shift",
-            HashScheme::LowBits => "low-bits",
-            HashScheme::DoubleHashing => "double-hashing",
-            HashScheme::Siphash => "siphash",
-            HashScheme::Xxh3 => "xxh3",
-            HashScheme::Fnv1a => "fnv1a",
-            HashScheme::Murmur3 => "murmur3",
-            HashScheme::Foldhash => "foldhash",
-        }
-    }
-
-    /// The index arithmetic the family's users meet: the probe scheme and reduction of the
-    /// libraries that ship it (SipHash: `bloomfilter`, double hashing mod m; murmur3: Guava
-    /// and bits-and-blooms, double hashing mod m; xxh3 and foldhash: double hashing with
-    /// multiply-high, as fastbloom; FNV-1a: double hashing mod m), 64 bits wide.
-    pub fn default_math(self) -> IndexMath {
-        let (probes, reduce) = match self {
-            HashScheme::MultiplyShift => (Probes::Independent, Reduce::MultiplyHigh),
-            HashScheme::LowBits => (Probes::Independent, Reduce::Modulo),
-            HashScheme::DoubleHashing | HashScheme::Xxh3 | HashScheme::Foldhash => {
-                (Probes::Double, Reduce::MultiplyHigh)
-            }
-            HashScheme::Siphash | HashScheme::Fnv1a | HashScheme::Murmur3 => {
-                (Probes::Double, Reduce::Modulo)
-            }
-        };
-        IndexMath {
-            probes,
-            reduce,
-            index_bits: 64,
-        }
-    }
-
     /// Whether the family hashes bytes (a shipped library's hash) rather than taking the u64.
     pub fn hashes_bytes(self) -> bool {
         !matches!(
             self,
             HashScheme::MultiplyShift | HashScheme::LowBits | HashScheme::DoubleHashing
+        )
+    }
+
+    /// The `--hash` help: every family by name.
+    pub fn help() -> String {
+        let shipped: Vec<&str> = Self::ALL
+            .iter()
+            .filter(|s| s.hashes_bytes())
+            .map(|s| s.name())
+            .collect();
+        format!(
+            "Hash family: multiply-shift (default), low-bits (flawed), double-hashing, or a shipped library's: {}",
+            shipped.join(", ")
         )
     }
 }
@@ -381,20 +423,6 @@ impl HashFamily {
         self.reducer.index(g)
     }
 
-    /// [`HashFamily::general`] for this family's hash, chosen per call: the one index
-    /// function of every family and arithmetic but bloomlab's own schemes' loops.
-    #[inline(never)]
-    pub fn general_any(&self, i: usize, x: u64) -> u64 {
-        with_key_hash!(self.scheme, H => self.general::<H>(i, x))
-    }
-
-    /// Calls `each` with the k indexes of a byte key, hashing it once for the double schemes.
-    /// A family that takes integers hashes the bytes' pre-hash ([`prehash`]).
-    #[inline]
-    pub fn for_each_index_bytes(&self, k: u32, bytes: &[u8], each: impl FnMut(u64)) {
-        with_key_hash!(self.scheme, H => self.indexes_bytes::<H>(k, bytes, each))
-    }
-
     #[inline(always)]
     fn indexes_bytes<H: KeyHash>(&self, k: u32, bytes: &[u8], mut each: impl FnMut(u64)) {
         match self.math.probes {
@@ -408,42 +436,6 @@ impl HashFamily {
         }
     }
 }
-
-/// Evaluates `$body` with the type `$hash` bound to the [`KeyHash`] of `$scheme`: one arm
-/// per family, each compiled for its hash.
-macro_rules! with_key_hash {
-    ($scheme:expr, $hash:ident => $body:expr) => {
-        match $scheme {
-            $crate::hash::HashScheme::MultiplyShift
-            | $crate::hash::HashScheme::LowBits
-            | $crate::hash::HashScheme::DoubleHashing => {
-                type $hash = $crate::hash::Affine;
-                $body
-            }
-            $crate::hash::HashScheme::Siphash => {
-                type $hash = $crate::hash::siphash::Siphash;
-                $body
-            }
-            $crate::hash::HashScheme::Xxh3 => {
-                type $hash = $crate::hash::xxh3::Xxh3;
-                $body
-            }
-            $crate::hash::HashScheme::Fnv1a => {
-                type $hash = $crate::hash::fnv1a::Fnv1a;
-                $body
-            }
-            $crate::hash::HashScheme::Murmur3 => {
-                type $hash = $crate::hash::murmur3::Murmur3;
-                $body
-            }
-            $crate::hash::HashScheme::Foldhash => {
-                type $hash = $crate::hash::foldhash::Foldhash;
-                $body
-            }
-        }
-    };
-}
-pub(crate) use with_key_hash;
 
 /// Evaluates `$body` with `$index` bound to `$family`'s index function
 /// (`fn(&HashFamily, usize, u64) -> u64`), chosen once: each of bloomlab's own schemes'
@@ -481,3 +473,18 @@ macro_rules! with_index {
     };
 }
 pub(crate) use with_index;
+
+#[cfg(test)]
+mod tests {
+    use super::HashScheme;
+
+    /// A family's `NAME` is the name files and flags use: serde's kebab-case of its variant.
+    #[test]
+    fn every_family_is_named_alike_in_files_and_on_the_command_line() {
+        for scheme in HashScheme::ALL {
+            let written = serde_json::to_string(&scheme).unwrap();
+            assert_eq!(written, format!("\"{}\"", scheme.name()));
+            assert_eq!(scheme.name().parse::<HashScheme>(), Ok(scheme));
+        }
+    }
+}

@@ -324,9 +324,8 @@ pub struct MeasureParams {
     /// Absent-key queries per row [1..=10^10, default 60000]
     #[arg(long, allow_hyphen_values = true)]
     pub queries: Option<Count>,
-    /// Hash family: multiply-shift (default), low-bits (flawed), double-hashing, or a
-    /// shipped library's: siphash, xxh3, fnv1a, murmur3, foldhash
-    #[arg(long)]
+    /// Hash family: bloomlab's own or a shipped library's ([`HashScheme::help`])
+    #[arg(long, help = HashScheme::help())]
     pub hash: Option<HashScheme>,
     /// Structure measured (classic by default); `bloomlab <command> --help` lists them all
     #[arg(long, long_help = filter_help())]

@@ -36,7 +36,12 @@ use crate::report::files::Staging;
 use crate::report::{self, Cell, Column, Format, Record, Table, col, significant};
 use crate::stats::{Z95, sample_factor_to_decide};
 
-pub use essay::ledger;
+/// Every claim: the essay's, in its order, then those about named structures.
+pub fn ledger(runs: &[Run]) -> Vec<ClaimRow> {
+    let mut rows = essay::ledger(runs);
+    rows.extend(structures::ledger(runs));
+    rows
+}
 
 /// The claims ledger, one of `reproduce`'s [`Summary`] files.
 pub struct Claims;

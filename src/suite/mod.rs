@@ -19,8 +19,8 @@ pub use family::{
     normal_two_sided_p,
 };
 pub use html::{HtmlReport, command_line};
-pub use reproduce::{Staged, reproduce, stage};
-pub use summary::{Run, SUMMARIES, Summary};
+pub use reproduce::{SUMMARIES, Staged, reproduce, stage};
+pub use summary::{Run, Summary};
 
 /// Sub-folders of the experiments folder that are suites of their own, each with its results
 /// in the same sub-folder of the results folder: `experiments/wild/` → `results/wild/`.

@@ -8,11 +8,15 @@ use indicatif::ProgressBar;
 
 use super::definition::Definition;
 use super::result_name;
-use super::summary::{Run, SUMMARIES};
+use super::summary::{Run, Summary};
 use crate::error::Result;
 use crate::experiments::Outcome;
 use crate::report::files::Staging;
 use crate::report::{self, Format};
+
+/// Every summary `reproduce` writes, in order. The HTML report stays last: it shows the CSV
+/// files the summaries before it staged.
+pub static SUMMARIES: &[&dyn Summary] = &[&super::claims::Claims, &super::html::HtmlReport];
 
 /// A suite run whose files wait in their staging folder: [`Staged::commit`] moves them in.
 pub struct Staged {

@@ -1,5 +1,6 @@
 //! Files written from a whole `reproduce` run, after every experiment has run: one file per
-//! summary (the claims ledger, the HTML report) plus one line in [`SUMMARIES`].
+//! summary (the claims ledger, the HTML report) plus one line in
+//! [`crate::suite::reproduce::SUMMARIES`].
 
 use std::time::Duration;
 
@@ -24,7 +25,3 @@ pub trait Summary: Sync {
     /// Writes the summary's files of `runs` into `staging`; returns unmet expectations.
     fn write(&self, runs: &[Run], staging: &mut Staging) -> Result<Vec<String>>;
 }
-
-/// Every summary `reproduce` writes, in order. The HTML report stays last: it shows the CSV
-/// files the summaries before it staged.
-pub static SUMMARIES: &[&dyn Summary] = &[&super::claims::Claims, &super::html::HtmlReport];

@@ -30,7 +30,7 @@ pub const SOURCES: [&str; 9] = [
     "seed-check",
 ];
 
-/// Every claim, in the essay's order.
+/// Every claim of the essay, in its order.
 pub fn ledger(runs: &[Run]) -> Vec<ClaimRow> {
     let mut rows = vec![exponential_fall(runs)];
     rows.extend([(4.0, 0.63), (12.0, 0.28)].map(|(b, f)| fill_at(runs, b, f)));
@@ -49,7 +49,6 @@ pub fn ledger(runs: &[Run]) -> Vec<ClaimRow> {
     rows.push(flawed_hash(runs));
     rows.extend(information_floor(runs));
     rows.push(classic_accuracy(runs));
-    rows.extend(super::structures::ledger(runs));
     rows
 }
 
