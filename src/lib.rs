@@ -31,6 +31,7 @@ macro_rules! named_enum {
 }
 
 pub mod bench;
+pub mod child_groups;
 pub mod compare;
 pub mod conform;
 pub mod console;
