@@ -362,7 +362,9 @@ fn run_conform(args: &ConformArgs) -> Result<ExitCode> {
         Some(_) if !by_shape => Sizing::Rate(sizing::check_fpr(args.fpr)?),
         _ => Sizing::Shape {
             bits_per_key: sizing::check_bits_per_key(args.bits_per_key.unwrap_or(10.0))?,
-            k: args.k.unwrap_or(7),
+            k: args
+                .k
+                .unwrap_or_else(|| fixed_k(args.filter, n, args.fpr).unwrap_or(7)),
         },
     };
     let request = ConformRequest {
@@ -382,6 +384,15 @@ fn run_conform(args: &ConformArgs) -> Result<ExitCode> {
             Ok(ExitCode::FAILURE)
         }
     }
+}
+
+/// The k a structure fixes (a split-block filter sets one bit in each of its 8 words): its
+/// design's k when it refuses the default 7; `None` for a structure that takes any k.
+fn fixed_k(filter: bloomlab::structures::FilterKind, n: u64, fpr: f64) -> Option<u32> {
+    let structure = filter.structure();
+    let fixed = (structure.layout)(1 << 16, 7).is_err();
+    let design = structure.design.filter(|_| fixed)?;
+    design(n, fpr.clamp(1e-9, 0.5)).ok().map(|(_, k)| k)
 }
 
 /// Refuses an `--experiments` that is not a folder, before any work.
