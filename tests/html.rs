@@ -150,6 +150,8 @@ const LAYOUT: &str = r#"JSON.stringify((() => {
     plates: plates.length,
     undrawn: undrawn.map(svg => svg.closest('figure').dataset.plate),
     findings_in_first_screen: findings !== null && !below(findings),
+    found_in_first_screen: [...document.querySelectorAll('[data-found]')]
+      .filter(e => !below(e)).map(e => e.textContent),
     attention: attention.length,
     attention_below_first_screen: attention.filter(below).map(e => e.textContent.slice(0, 60)),
   };
@@ -288,7 +290,7 @@ fn a_headless_browser_renders_every_table_and_plate_without_console_messages() {
 }
 
 /// The committed page, as a reader opens it: the counts of verdicts and every claim that is
-/// not supported or undetermined in the first screen. Its screenshot,
+/// not supported or undetermined, and the count of failures from the wild reproduced, in the first screen. Its screenshot,
 /// `target/tmp/html-first-screen.png`, is for a person to look at.
 #[test]
 fn the_committed_page_shows_its_findings_in_the_first_screen() {
@@ -305,6 +307,16 @@ fn the_committed_page_shows_its_findings_in_the_first_screen() {
         layout["attention_below_first_screen"],
         serde_json::json!([]),
         "claims to look at below the first screen: {layout}"
+    );
+    let wild = std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("experiments/wild"))
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().extension() == Some("toml".as_ref()))
+        .count();
+    let count = format!(" of {wild} failures from the wild suite reproduced");
+    let found = layout["found_in_first_screen"].as_array().unwrap();
+    assert!(
+        found.iter().any(|f| f.as_str().unwrap().contains(&count)),
+        "the count of wild failures reproduced (\"{count}\") is not in the first screen: {layout}"
     );
     println!("screenshot: {}", screenshot.display());
 }

@@ -362,7 +362,9 @@ fn run_conform(args: &ConformArgs) -> Result<ExitCode> {
         Some(_) if !by_shape => Sizing::Rate(sizing::check_fpr(args.fpr)?),
         _ => Sizing::Shape {
             bits_per_key: sizing::check_bits_per_key(args.bits_per_key.unwrap_or(10.0))?,
-            k: args.k.unwrap_or(7),
+            k: args
+                .k
+                .unwrap_or_else(|| fixed_k(args.filter, n, args.fpr).unwrap_or(7)),
         },
     };
     let request = ConformRequest {
@@ -384,6 +386,15 @@ fn run_conform(args: &ConformArgs) -> Result<ExitCode> {
     }
 }
 
+/// The k a structure fixes (a split-block filter sets one bit in each of its 8 words): its
+/// design's k when it refuses the default 7; `None` for a structure that takes any k.
+fn fixed_k(filter: bloomlab::structures::FilterKind, n: u64, fpr: f64) -> Option<u32> {
+    let structure = filter.structure();
+    let fixed = (structure.layout)(1 << 16, 7).is_err();
+    let design = structure.design.filter(|_| fixed)?;
+    design(n, fpr.clamp(1e-9, 0.5)).ok().map(|(_, k)| k)
+}
+
 /// Refuses an `--experiments` that is not a folder, before any work.
 fn check_experiments(args: &SuiteArgs) -> Result<()> {
     match args.experiments.as_ref().filter(|f| !f.is_dir()) {
@@ -397,8 +408,8 @@ fn check_experiments(args: &SuiteArgs) -> Result<()> {
     }
 }
 
-/// Runs `each` on the suite and on each of its sub-suites ([`suite::suite_folders`]), in
-/// order, and returns what each gave.
+/// Runs `each` on each sub-suite of the suite ([`suite::suite_folders`]), then on the suite
+/// itself (whose page shows what its sub-suites found), and returns what each gave.
 /// Without a folder (neither `--experiments` nor `./experiments`), the files built into the
 /// binary alone.
 fn each_suite<T>(
@@ -416,6 +427,7 @@ fn each_suite<T>(
     };
     suite::suite_folders(&root, &args.results)
         .into_iter()
+        .rev()
         .map(|(experiments, results)| {
             each(&SuiteArgs {
                 experiments: Some(experiments),
@@ -440,7 +452,12 @@ fn run_reproduce(args: &SuiteArgs) -> Result<ExitCode> {
     check_experiments(args)?;
     preflight::check_folder("results", &args.results)?;
     let _lock = bloomlab::report::files::FolderLock::take("results", &args.results)?;
-    let staged = each_suite(args, reproduce_folder)?;
+    let mut found = Vec::new();
+    let staged = each_suite(args, |suite| {
+        let staged = reproduce_folder(suite, &found)?;
+        found.push(staged.found.clone());
+        Ok(staged)
+    })?;
     let mut unmet = Vec::new();
     for suite in &staged {
         for line in &suite.kept {
@@ -461,7 +478,7 @@ fn run_reproduce(args: &SuiteArgs) -> Result<ExitCode> {
     })
 }
 
-fn reproduce_folder(args: &SuiteArgs) -> Result<suite::Staged> {
+fn reproduce_folder(args: &SuiteArgs, found: &[suite::Found]) -> Result<suite::Staged> {
     let (definitions, _) = suite::load_suite(args.experiments.as_deref(), args.quiet)?;
     preflight::check_folder("results", &args.results)?;
     let bar = progress_bar(args.quiet, "keys");
@@ -469,6 +486,7 @@ fn reproduce_folder(args: &SuiteArgs) -> Result<suite::Staged> {
     let staged = suite::stage(
         &definitions,
         &args.results,
+        found,
         &bar,
         |definition, outcome, time| {
             if !args.quiet {
@@ -504,26 +522,41 @@ fn reproduce_folder(args: &SuiteArgs) -> Result<suite::Staged> {
     Ok(staged)
 }
 
+/// Refuses a results folder that does not exist, before any work; a sub-suite's folder that
+/// does not exist is every file of it missing.
 fn run_check(args: &CheckArgs) -> Result<ExitCode> {
-    each_suite(&args.suite, |suite| check_folder(args, suite)).map(worst)
-}
-
-fn check_folder(args: &CheckArgs, suite: &SuiteArgs) -> Result<ExitCode> {
-    let (definitions, folder) = suite::load_suite(suite.experiments.as_deref(), suite.quiet)?;
-    if !suite.results.is_dir() {
+    check_experiments(&args.suite)?;
+    if !args.suite.results.is_dir() {
+        // Read first, so that a bad file or the built-in files are said too; nothing runs.
+        suite::load_suite(args.suite.experiments.as_deref(), args.suite.quiet)?;
         return Err(bloomlab::Error::invalid(
             "results",
-            suite.results.display(),
+            args.suite.results.display(),
             "no results folder to check against",
             "a folder `bloomlab reproduce --results DIR` wrote (run it first)",
         ));
     }
+    let mut found = Vec::new();
+    each_suite(&args.suite, |suite| {
+        let (code, sub) = check_folder(args, suite, &found)?;
+        found.push(sub);
+        Ok(code)
+    })
+    .map(worst)
+}
+
+fn check_folder(
+    args: &CheckArgs,
+    suite: &SuiteArgs,
+    found: &[suite::Found],
+) -> Result<(ExitCode, suite::Found)> {
+    let (definitions, folder) = suite::load_suite(suite.experiments.as_deref(), suite.quiet)?;
     let bar = progress_bar(suite.quiet, "keys");
     let reseed = args.reseed.then(|| suite::Reseed {
         seed: args.reseed_seed.unwrap_or_else(|| rand::rng().next_u64()),
         family_alpha: args.family_alpha,
     });
-    let report = suite::check(&definitions, &suite.results, reseed, &bar)?;
+    let report = suite::check(&definitions, &suite.results, reseed, found, &bar)?;
     bar.finish_and_clear();
     let mut table = Table::from_rows(
         format!(
@@ -554,11 +587,12 @@ fn check_folder(args: &CheckArgs, suite: &SuiteArgs) -> Result<ExitCode> {
     for line in &report.failures {
         console::note(&format!("FAIL {line}"));
     }
-    Ok(if report.failures.is_empty() {
+    let code = if report.failures.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
-    })
+    };
+    Ok((code, report.found))
 }
 
 /// The whole command line: the fixed commands, then one subcommand per registered

@@ -376,12 +376,21 @@ impl MeasuredPlan {
         }
     }
 
-    /// With more than one trial, one summary line per setup, appended to the notes.
+    /// With more than one trial, one summary line per setup, appended to the notes; and
+    /// the duplicate keys of a key file ([`crate::keys::duplicate_note`]).
     pub fn trial_notes(&self, measurements: &[Measurement], notes: &mut Vec<String>) {
         if self.trials > 1 {
             let rows: Vec<&Measurement> = measurements.iter().collect();
             notes.extend(trial_summaries(&rows, self.trials as usize));
         }
+        let mut said = Vec::new();
+        for setup in &self.setups {
+            let line = crate::keys::duplicate_note(setup.keying.keys, setup.n);
+            if let Some(line) = line.filter(|l| !said.contains(l)) {
+                said.push(line);
+            }
+        }
+        notes.extend(said);
     }
 }
 

@@ -104,6 +104,17 @@ pub struct OverfillPlan {
     measured: MeasuredPlan,
 }
 
+/// s as inserted: `n / design_n`, the factor asked for unless rounding n to whole keys
+/// moved it (design-n 3 at s = 1.1 inserts 3 keys: s = 1), so that the closed forms
+/// predict for the keys really inserted.
+fn inserted_factor(asked: f64, n: u64, design_n: u64) -> f64 {
+    if asked * design_n as f64 == n as f64 {
+        asked
+    } else {
+        n as f64 / design_n as f64
+    }
+}
+
 fn design_n(params: &OverfillParams) -> Result<u64> {
     match (params.design_n.map(|d| d.0), params.shape.n.map(|n| n.0)) {
         (Some(d), Some(n)) if d != n => Err(Error::invalid(
@@ -161,7 +172,11 @@ impl Experiment for Overfill {
             .iter()
             .enumerate()
             .map(|(i, measurement)| {
-                let s = plan.factors[i / trials % plan.factors.len()];
+                let s = inserted_factor(
+                    plan.factors[i / trials % plan.factors.len()],
+                    measurement.n,
+                    design_n,
+                );
                 let k = measurement.k;
                 let fpr_design = measurement.filter.fpr_exact(design_n, measurement.m, k);
                 let cost = averaged_ratio_to_constant(

@@ -120,6 +120,30 @@ pub fn check_bits_per_key(bits: f64) -> Result<f64> {
     }
 }
 
+/// The refusal of a request with one of the four: it names the flag still missing, `--n`
+/// beside a rate or bits per key (they fix the rate, not the number of keys), else `--fpr`.
+fn one_given(request: &SizeRequest) -> Error {
+    let (flag, given, why) = match (request.fpr, request.bits_per_key) {
+        (Some(fpr), _) => (
+            "n",
+            format!("--fpr {fpr}"),
+            "the rate alone fixes bits per key, not how many keys",
+        ),
+        (_, Some(bits)) => (
+            "n",
+            format!("--bits-per-key {bits}"),
+            "bits per key alone fix the rate, not how many keys",
+        ),
+        _ => ("fpr", "one size".to_string(), "n or m alone fixes no rate"),
+    };
+    Error::invalid(
+        flag,
+        "missing",
+        format!("{given} given: {why}"),
+        VALID_CALLS,
+    )
+}
+
 /// Resolves the request into `(n, m)`, refusing anything but a consistent pair.
 fn resolve(request: &SizeRequest) -> Result<(u64, u64)> {
     let given = [
@@ -131,6 +155,9 @@ fn resolve(request: &SizeRequest) -> Result<(u64, u64)> {
     .iter()
     .filter(|&&g| g)
     .count();
+    if given == 1 {
+        return Err(one_given(request));
+    }
     if given != 2 {
         return Err(Error::invalid(
             "n",

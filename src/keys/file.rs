@@ -1,10 +1,11 @@
 //! `file:PATH`: one key per line, taken as bytes (a trailing `\r` dropped), streamed a line
 //! at a time: a file of 10^8 keys is never held in memory.
 
+use std::collections::HashSet;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use super::strings::MAX_KEY_BYTES;
 use crate::error::{Error, Result};
@@ -14,7 +15,13 @@ use crate::error::{Error, Result};
 pub struct KeyFile {
     path: PathBuf,
     lines: OnceLock<std::result::Result<u64, String>>,
+    /// `(n, duplicates among the first n lines)` counted so far.
+    duplicates: Mutex<Vec<(u64, u64)>>,
 }
+
+/// Keys up to which [`KeyFile::duplicates`] counts: its set holds 8 bytes (plus the table's
+/// slack) per distinct key, at most about 200 MB here.
+pub const MAX_COUNTED_KEYS: u64 = 10_000_000;
 
 fn open(path: &Path) -> std::io::Result<BufReader<File>> {
     Ok(BufReader::with_capacity(1 << 16, File::open(path)?))
@@ -50,6 +57,7 @@ impl KeyFile {
         KeyFile {
             path: PathBuf::from(path),
             lines: OnceLock::new(),
+            duplicates: Mutex::new(Vec::new()),
         }
     }
 
@@ -115,6 +123,30 @@ impl KeyFile {
             each(&line)?;
         }
         Ok(())
+    }
+}
+
+impl KeyFile {
+    /// How many of the first `n` lines repeat an earlier one (a repeated key sets no new
+    /// bit: the filter holds `n - duplicates` distinct keys); `None` above
+    /// [`MAX_COUNTED_KEYS`]. Lines are compared by their 64-bit XXH3 hash: two different
+    /// lines among 10^7 collide with probability below 3·10^-6 (n²/2^65).
+    pub fn duplicates(&self, name: &'static str, n: u64) -> Result<Option<u64>> {
+        if n > MAX_COUNTED_KEYS {
+            return Ok(None);
+        }
+        let mut counted = self.duplicates.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(&(_, d)) = counted.iter().find(|(at, _)| *at == n) {
+            return Ok(Some(d));
+        }
+        let mut seen = HashSet::with_capacity(n as usize);
+        let mut repeats = 0;
+        self.for_each(name, n, |line| {
+            repeats += u64::from(!seen.insert(xxhash_rust::xxh3::xxh3_64(line)));
+            Ok(())
+        })?;
+        counted.push((n, repeats));
+        Ok(Some(repeats))
     }
 }
 

@@ -262,3 +262,21 @@ impl Serialize for KeySpec {
         serializer.collect_str(self)
     }
 }
+
+/// The note on the duplicate keys among the first n of a key file (`file:` is the only
+/// source that can repeat a key: the generated ones, `strings:` included, never do), or
+/// `None` when there are none or they were not counted.
+pub fn duplicate_note(keys: KeySpec, n: u64) -> Option<String> {
+    let KeySpec::File(file) = keys else {
+        return None;
+    };
+    let duplicates = file.duplicates("keys", n).ok().flatten()?;
+    (duplicates > 0).then(|| {
+        format!(
+            "duplicate_keys = {duplicates} of n = {n} in {keys}: a repeated key sets no new bit, \
+             so the filter holds {} distinct keys and every prediction made for n = {n} \
+             overstates its rate",
+            n - duplicates
+        )
+    })
+}

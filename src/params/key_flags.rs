@@ -95,6 +95,12 @@ impl KeyParams {
         }
     }
 
+    /// The lines of a query file (`--query-keys file:PATH`); `None` for a generated source.
+    pub fn query_lines(&self) -> Result<Option<u64>> {
+        let lines = self.query_keys.map(|q| q.available("query_keys"));
+        Ok(lines.transpose()?.flatten())
+    }
+
     /// The index arithmetic, when any of its flags is given: the hash's own for the others.
     fn math(&self, hash: HashScheme) -> Result<Option<IndexMath>> {
         if self.probes.is_none() && self.reduce.is_none() && self.index_bits.is_none() {
@@ -132,10 +138,7 @@ impl KeyParams {
     ) -> Result<(u64, Keying)> {
         self.n_or(Some(n), n)?;
         let query_keys = self.query_keys;
-        if let Some(lines) = query_keys
-            .map(|q| q.available("query_keys"))
-            .transpose()?
-            .flatten()
+        if let Some(lines) = self.query_lines()?
             && lines < queries
         {
             return Err(Error::invalid(

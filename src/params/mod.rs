@@ -342,9 +342,15 @@ pub struct MeasureParams {
 }
 
 impl MeasureParams {
-    /// Number of absent-key queries, 1..=10^10.
+    /// Number of absent-key queries, 1..=10^10: `--queries`, else the default or the lines
+    /// of a shorter query file (`--query-keys file:PATH`), as n takes a key file's.
     pub fn queries(&self) -> Result<u64> {
-        count_or("queries", self.queries, DEFAULT_QUERIES, 1)
+        let lines = match self.queries {
+            Some(_) => None,
+            None => self.keying.query_lines()?,
+        };
+        let default = lines.map_or(DEFAULT_QUERIES, |l| l.min(DEFAULT_QUERIES));
+        count_or("queries", self.queries, default, 1)
     }
 
     /// Hash scheme, multiply-shift unless asked.

@@ -12,12 +12,14 @@ impl Exporter for Csv {
     fn render(&self, table: &Table, _view: View) -> Result<String> {
         let failed = |e: ::csv::Error| Error::Output(e.to_string());
         let mut writer = ::csv::Writer::from_writer(Vec::new());
-        if let Some(first) = table.records.first() {
-            writer.write_record(first.keys()).map_err(failed)?;
+        let header = header(table);
+        if !table.records.is_empty() {
+            writer.write_record(&header).map_err(failed)?;
         }
         for record in &table.records {
+            let cells = header.iter().map(|k| record.get(*k).map(field));
             writer
-                .write_record(record.values().map(field))
+                .write_record(cells.map(Option::unwrap_or_default))
                 .map_err(failed)?;
         }
         let bytes = writer
@@ -27,11 +29,58 @@ impl Exporter for Csv {
     }
 }
 
+/// Every field of every record, each where it first appears: after the field that precedes
+/// it in its record (the crates' audit rows have no `key_form`, the programs' rows do), so
+/// that records of different shapes share one header, and a field a record lacks is blank.
+fn header(table: &Table) -> Vec<&str> {
+    let mut header: Vec<&str> = Vec::new();
+    for record in &table.records {
+        let mut at = 0;
+        for key in record.keys() {
+            match header.iter().position(|h| h == key) {
+                Some(p) => at = p + 1,
+                None => {
+                    header.insert(at, key);
+                    at += 1;
+                }
+            }
+        }
+    }
+    header
+}
+
 /// A value as a CSV field: strings bare, null empty, numbers and booleans as JSON spells them.
 fn field(value: &Value) -> String {
     match value {
         Value::Null => String::new(),
         Value::String(s) => s.clone(),
         other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::Format;
+
+    #[test]
+    fn records_of_different_shapes_share_one_header() {
+        let row = |json: &str| match serde_json::from_str(json).unwrap() {
+            Value::Object(map) => map,
+            _ => unreachable!(),
+        };
+        let table = Table {
+            title: String::new(),
+            columns: Vec::new(),
+            records: vec![
+                row(r#"{"name":"crate","n":1}"#),
+                row(r#"{"name":"program","key_form":"text","n":2}"#),
+            ],
+            preamble: Vec::new(),
+            notes: Vec::new(),
+            legend: Vec::new(),
+        };
+        let text = crate::report::render(&table, Format::CSV).unwrap();
+        assert_eq!(text, "name,key_form,n\ncrate,,1\nprogram,text,2\n");
     }
 }

@@ -353,6 +353,7 @@ impl Session {
             .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| format!("cannot start sh -c: {e}"))?;
+        crate::structures::child_groups::register(child.id() as i32);
         let (output, errors) = match (child.stdout.take(), child.stderr.take()) {
             (Some(output), Some(errors)) => (output, errors),
             _ => return Err("no pipes to the program".into()),
@@ -433,6 +434,7 @@ impl Session {
         let message = format!("after `{request}`: {message}");
         kill_group(&self.child);
         let _ = self.child.wait();
+        crate::structures::child_groups::unregister(self.child.id() as i32);
         self.input = None;
         self.failure = Some(message.clone());
         Error::Exec {
@@ -573,6 +575,7 @@ impl Drop for Session {
     fn drop(&mut self) {
         let Some(mut input) = self.input.take() else {
             kill_group(&self.child);
+            crate::structures::child_groups::unregister(self.child.id() as i32);
             return;
         };
         let _ = input.write_all(b"end\n").and_then(|()| input.flush());
@@ -580,6 +583,7 @@ impl Drop for Session {
         let exited = self.wait_for_exit(self.timeout).is_some();
         kill_group(&self.child);
         let _ = self.child.wait();
+        crate::structures::child_groups::unregister(self.child.id() as i32);
         let late = if !exited {
             Some(format!(
                 "still running {} s after `end` (BLOOMLAB_EXEC_TIMEOUT)",

@@ -14,8 +14,10 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use serde::Serialize;
 
+use super::check_files::{RowChange, align, compare_files};
 use super::definition::{Definition, Expectation};
 use super::family::{Comparison, Family, bits_check_p_value, normal_two_sided_p};
+use super::summary::{Found, Run};
 use super::{RESULT_EXTENSIONS, result_name};
 use crate::error::{Error, Result};
 use crate::experiments::Outcome;
@@ -93,6 +95,8 @@ pub struct CheckReport {
     pub method: String,
     /// The key and hash seeds used with `--reseed`.
     pub seeds: Option<(u64, u64)>,
+    /// What the run found, for the page of the suite this one is a sub-suite of.
+    pub found: Found,
 }
 
 /// True for the columns that hold timings, which no run reproduces.
@@ -101,17 +105,18 @@ fn is_timing(column: &str) -> bool {
 }
 
 /// The columns that fix a row's setup, which stay put when only the seeds change.
-const SHAPE_COLUMNS: [&str; 7] = ["experiment", "filter", "hash", "n", "m", "k", "queries"];
+pub(super) const SHAPE_COLUMNS: [&str; 7] =
+    ["experiment", "filter", "hash", "n", "m", "k", "queries"];
 
 /// A results table as CSV text: its header and records.
 #[derive(Clone, Debug, Default)]
-struct CsvText {
+pub(super) struct CsvText {
     header: Vec<String>,
     records: Vec<Vec<String>>,
 }
 
 impl CsvText {
-    fn parse(text: &[u8], path: &Path) -> Result<Self> {
+    pub(super) fn parse(text: &[u8], path: &Path) -> Result<Self> {
         let failed = |e: csv::Error| Error::Results {
             path: path.to_path_buf(),
             message: e.to_string(),
@@ -141,7 +146,7 @@ impl CsvText {
 
 /// Cells compared and the lines of those that differ between the committed table and the
 /// fresh one, over the columns that `compared` admits.
-fn differences(
+pub(super) fn differences(
     experiment: &str,
     committed: &CsvText,
     fresh: &CsvText,
@@ -173,25 +178,44 @@ fn differences(
             ));
         }
     }
-    let (was, now) = (committed.records.len(), fresh.records.len());
-    if was != now {
-        lines.push(format!("{experiment}: rows were {was}, now {now}"));
-    }
     let shared: Vec<&String> = (fresh.header.iter())
         .filter(|c| compared(c) && committed.header.contains(c))
         .collect();
-    let mut cells = 0;
-    for row in 0..was.min(now) {
-        for column in &shared {
-            cells += 1;
-            let (was, now) = (committed.get(row, column), fresh.get(row, column));
-            if was != now {
-                lines.push(format!(
-                    "{experiment}: row {}: column {column} was {}, now {}",
-                    row + 1,
-                    was.unwrap_or_default(),
-                    now.unwrap_or_default()
-                ));
+    let keys = |table: &CsvText| -> Vec<String> {
+        (0..table.records.len())
+            .map(|row| {
+                let cells = shared.iter().map(|c| table.get(row, c).unwrap_or_default());
+                cells.collect::<Vec<_>>().join("\u{1f}")
+            })
+            .collect()
+    };
+    let changes = align(&keys(committed), &keys(fresh));
+    let unchanged = committed.records.len()
+        - (changes.iter())
+            .filter(|c| !matches!(c, RowChange::Missing(_)))
+            .count();
+    let mut cells = unchanged * shared.len();
+    for change in changes {
+        match change {
+            RowChange::Missing(now) => lines.push(format!("{experiment}: row {} missing", now + 1)),
+            RowChange::Added(was) => lines.push(format!("{experiment}: row {} added", was + 1)),
+            RowChange::Changed(was, now) => {
+                let row = if was == now {
+                    format!("row {}", was + 1)
+                } else {
+                    format!("row {} (now row {})", was + 1, now + 1)
+                };
+                for column in &shared {
+                    cells += 1;
+                    let (a, b) = (committed.get(was, column), fresh.get(now, column));
+                    if a != b {
+                        lines.push(format!(
+                            "{experiment}: {row}: column {column} was {}, now {}",
+                            a.unwrap_or_default(),
+                            b.unwrap_or_default()
+                        ));
+                    }
+                }
             }
         }
     }
@@ -240,11 +264,7 @@ fn committed(definition: &Definition, results: &Path) -> Result<(CsvText, Vec<St
     for ext in RESULT_EXTENSIONS {
         let path = results.join(result_name(definition, ext));
         if !path.exists() {
-            missing.push(format!(
-                "{}: missing results file {}",
-                definition.name,
-                path.display()
-            ));
+            missing.push(format!("{}: missing: {}", definition.name, path.display()));
         }
     }
     let path = results.join(result_name(definition, "csv"));
@@ -485,11 +505,13 @@ fn bits_summary(passed: bool, expected: Expectation) -> String {
 
 /// Re-runs every definition and compares it with the committed results in `results`: with
 /// the same seeds exactly, with `reseed` as one family at its family-wise false-alarm rate
-/// (see the module). Orphan and missing results files fail either way.
+/// (see the module), and every other file the run writes ([`compare_files`]). Orphan and
+/// missing results files fail either way; `found` is what the sub-suites checked before found.
 pub fn check(
     definitions: &[Definition],
     results: &Path,
     reseed: Option<Reseed>,
+    found: &[Found],
     progress: &ProgressBar,
 ) -> Result<CheckReport> {
     let seeds = reseed.map(|r| reseed_seeds(r.seed));
@@ -500,14 +522,23 @@ pub fn check(
         skips: Vec::new(),
         method: String::new(),
         seeds,
+        found: Found::default(),
     };
+    let mut runs = Vec::with_capacity(definitions.len());
     for definition in definitions {
         let outcome = definition.run(seeds, progress)?;
         let fresh = CsvText::of(&outcome, &definition.name)?;
         let (mut committed, mut lines) = committed(definition, results)?;
         let (skipped, skips) = leave_out_skipped(&definition.name, &mut committed, &outcome);
         report.skips.extend(skips);
+        let csv = results.join(result_name(definition, "csv"));
         let compared = match &mut family {
+            // A missing table is said once, as missing, not as every row missing.
+            _ if !csv.exists() => Compared {
+                compared: 0,
+                shared: 0,
+                lines: definition.unmet(&outcome),
+            },
             None => compare_exactly(definition, &outcome, &committed, &fresh),
             Some(family) => add_to_family(definition, &outcome, &committed, &fresh, family),
         };
@@ -527,7 +558,17 @@ pub fn check(
             verdict: if lines.is_empty() { "ok" } else { "FAIL" }.into(),
         });
         report.failures.extend(lines);
+        runs.push(Run {
+            definition,
+            outcome,
+            elapsed: std::time::Duration::ZERO,
+        });
     }
+    report.found = Found::of(results, &runs);
+    let exact = family.is_none();
+    report
+        .failures
+        .extend(compare_files(runs, found, results, exact)?);
     report.method = match &family {
         None => "same seeds: every column but the timings (ns_*) must match exactly".into(),
         Some(family) => {

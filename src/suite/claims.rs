@@ -29,7 +29,7 @@ mod structures;
 
 use serde::Serialize;
 
-use super::summary::{Run, Summary};
+use super::summary::{Found, Run, Summary};
 use crate::error::Result;
 use crate::pipeline::measurement::CONFIDENCE;
 use crate::report::files::Staging;
@@ -93,7 +93,7 @@ impl Summary for Claims {
     }
 
     /// Writes nothing for a suite that runs none of the claims' sources (`results/wild`).
-    fn write(&self, runs: &[Run], staging: &mut Staging) -> Result<Vec<String>> {
+    fn write(&self, runs: &[Run], _found: &[Found], staging: &mut Staging) -> Result<Vec<String>> {
         let Some(rows) = judged(runs) else {
             return Ok(Vec::new());
         };

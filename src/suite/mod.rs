@@ -2,6 +2,7 @@
 //! check fresh runs against the committed results.
 
 mod check;
+mod check_files;
 mod claims;
 mod definition;
 mod embedded;
@@ -20,7 +21,7 @@ pub use family::{
 };
 pub use html::{HtmlReport, command_line};
 pub use reproduce::{SUMMARIES, Staged, reproduce, stage};
-pub use summary::{Run, Summary};
+pub use summary::{Found, Run, Summary};
 
 /// Sub-folders of the experiments folder that are suites of their own, each with its results
 /// in the same sub-folder of the results folder: `experiments/wild/` → `results/wild/`.

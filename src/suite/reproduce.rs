@@ -8,7 +8,7 @@ use indicatif::ProgressBar;
 
 use super::definition::Definition;
 use super::result_name;
-use super::summary::{Run, Summary};
+use super::summary::{Found, Run, Summary};
 use crate::error::Result;
 use crate::experiments::Outcome;
 use crate::report::files::Staging;
@@ -25,6 +25,8 @@ pub struct Staged {
     pub unmet: Vec<String>,
     /// One line per file left as it was, and why.
     pub kept: Vec<String>,
+    /// What the run found, for the page of the suite it is a sub-suite of.
+    pub found: Found,
 }
 
 impl Staged {
@@ -41,7 +43,7 @@ pub fn reproduce(
     progress: &ProgressBar,
     on_done: impl FnMut(&Definition, &Outcome, Duration),
 ) -> Result<Vec<String>> {
-    let staged = stage(definitions, results, progress, on_done)?;
+    let staged = stage(definitions, results, &[], progress, on_done)?;
     let unmet = staged.unmet.clone();
     staged.commit()?;
     Ok(unmet)
@@ -49,7 +51,7 @@ pub fn reproduce(
 
 /// True when every filter of the experiment was skipped (adapters not installed): it measured
 /// nothing, and its committed files are kept rather than replaced by empty ones.
-fn skipped_whole(outcome: &Outcome) -> bool {
+pub(super) fn skipped_whole(outcome: &Outcome) -> bool {
     outcome.measurements.is_empty() && !outcome.skipped.is_empty()
 }
 
@@ -63,10 +65,12 @@ fn skipped_whole(outcome: &Outcome) -> bool {
 /// it holds part of the old set and part of the new (see [`Staging`]).
 ///
 /// An experiment whose every filter was skipped keeps its committed files, and then the HTML
-/// page (which shows every run) is kept too; [`Staged::kept`] says which and why.
+/// page (which shows every run) is kept too; [`Staged::kept`] says which and why. `found`
+/// holds what the sub-suites staged before this one found, for its page.
 pub fn stage(
     definitions: &[Definition],
     results: &Path,
+    found: &[Found],
     progress: &ProgressBar,
     mut on_done: impl FnMut(&Definition, &Outcome, Duration),
 ) -> Result<Staged> {
@@ -89,13 +93,7 @@ pub fn stage(
             ));
             continue;
         }
-        for (ext, format) in [("csv", Format::CSV), ("md", Format::MARKDOWN)] {
-            let text = report::render(&outcome.table, format)?;
-            staging.write(&result_name(definition, ext), text.as_bytes())?;
-        }
-        let svg = result_name(definition, "svg");
-        crate::plot::write_plot(&outcome.plate, &staging.path(&svg))
-            .map_err(|e| staging.named(&svg, e))?;
+        write_run(definition, &outcome, &mut staging)?;
         unmet.extend(definition.unmet(&outcome));
         runs.push(Run {
             definition,
@@ -103,6 +101,45 @@ pub fn stage(
             elapsed,
         });
     }
+    unmet.extend(write_summaries(
+        &runs,
+        found,
+        &mut staging,
+        &mut kept,
+        results,
+    )?);
+    Ok(Staged {
+        staging,
+        unmet,
+        kept,
+        found: Found::of(results, &runs),
+    })
+}
+
+/// Stages the experiment's `results/<name>.csv`, `.md` and `.svg`.
+pub(crate) fn write_run(
+    definition: &Definition,
+    outcome: &Outcome,
+    staging: &mut Staging,
+) -> Result<()> {
+    for (ext, format) in [("csv", Format::CSV), ("md", Format::MARKDOWN)] {
+        let text = report::render(&outcome.table, format)?;
+        staging.write(&result_name(definition, ext), text.as_bytes())?;
+    }
+    let svg = result_name(definition, "svg");
+    crate::plot::write_plot(&outcome.plate, &staging.path(&svg)).map_err(|e| staging.named(&svg, e))
+}
+
+/// Stages every [`SUMMARIES`] file of the whole run, but the page when `kept` already holds
+/// experiments whose files were kept (it shows every run); returns the unmet expectations.
+pub(crate) fn write_summaries(
+    runs: &[Run],
+    found: &[Found],
+    staging: &mut Staging,
+    kept: &mut Vec<String>,
+    results: &Path,
+) -> Result<Vec<String>> {
+    let mut unmet = Vec::new();
     for summary in SUMMARIES {
         let page = summary.file_names().contains(&super::html::PAGE);
         if page && !kept.is_empty() {
@@ -113,11 +150,7 @@ pub fn stage(
             ));
             continue;
         }
-        unmet.extend(summary.write(&runs, &mut staging)?);
+        unmet.extend(summary.write(runs, found, staging)?);
     }
-    Ok(Staged {
-        staging,
-        unmet,
-        kept,
-    })
+    Ok(unmet)
 }

@@ -14,7 +14,7 @@ mod tables;
 
 use super::claims::{ClaimRow, VERDICTS, judged, verdict_counts};
 use super::definition::Definition;
-use super::summary::{Run, Summary};
+use super::summary::{Found, Run, Summary};
 use super::{SUB_SUITES, result_name};
 use crate::error::{Error, Result};
 use crate::report::files::Staging;
@@ -33,8 +33,8 @@ impl Summary for HtmlReport {
         &[PAGE]
     }
 
-    fn write(&self, runs: &[Run], staging: &mut Staging) -> Result<Vec<String>> {
-        let page = page(runs, staging)?;
+    fn write(&self, runs: &[Run], found: &[Found], staging: &mut Staging) -> Result<Vec<String>> {
+        let page = page(runs, found, staging)?;
         staging.write(PAGE, page.as_bytes())?;
         Ok(Vec::new())
     }
@@ -43,7 +43,7 @@ impl Summary for HtmlReport {
 const STYLE: &str = include_str!("style.css");
 
 /// The page: the run's identity and findings, the claims ledger, then one section per run.
-fn page(runs: &[Run], staging: &Staging) -> Result<String> {
+fn page(runs: &[Run], found: &[Found], staging: &Staging) -> Result<String> {
     let claims = judged(runs);
     let extra = extra_tables(runs, staging);
     let mut out = String::from("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n");
@@ -54,7 +54,7 @@ fn page(runs: &[Run], staging: &Staging) -> Result<String> {
     out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
     out.push_str("<title>bloomlab results</title>\n");
     writeln!(out, "<style>\n{STYLE}</style>\n</head>\n<body>").map_err(format_error)?;
-    out.push_str(&header(runs, claims.as_deref()));
+    out.push_str(&header(runs, found, claims.as_deref()));
     out.push_str("<nav><ul>\n");
     if claims.is_some() {
         link(&mut out, "claims", "claims");
@@ -88,7 +88,7 @@ fn ledger_csv(name: &str, claims: &Option<Vec<ClaimRow>>) -> bool {
 /// What the run found, before anything else: its identity (version and seeds: nothing that
 /// changes between runs of the same files), the count of each claim verdict, the experiments
 /// that met their expectation and those that did not (with what they missed).
-fn header(runs: &[Run], claims: Option<&[ClaimRow]>) -> String {
+fn header(runs: &[Run], found: &[Found], claims: Option<&[ClaimRow]>) -> String {
     let mut out = String::from("<header>\n<h1>bloomlab results</h1>\n");
     out.push_str(&format!(
         "<p class=\"identity\">bloomlab {} · {} · every table and plate below, and this \
@@ -123,9 +123,7 @@ fn header(runs: &[Run], claims: Option<&[ClaimRow]>) -> String {
         },
         failed.len()
     ));
-    if let Some(sub) = sub_suites(runs) {
-        out.push_str(&sub);
-    }
+    out.push_str(&sub_suites(found));
     out.push_str("</ul>\n");
     if wild {
         out.push_str(&wild_overview(runs));
@@ -236,21 +234,23 @@ fn in_sub_suite(definition: &Definition) -> bool {
     folder.is_some_and(|name| SUB_SUITES.iter().any(|sub| name == *sub))
 }
 
-/// Links to the pages of the sub-suites beside this suite's files (`wild/index.html`).
-fn sub_suites(runs: &[Run]) -> Option<String> {
-    let folder = runs.first()?.definition.path.parent()?;
-    let links: String = SUB_SUITES
+/// What each sub-suite staged before this page found (`wild`: how many failures from the
+/// wild were reproduced, of how many), linking to its page (`wild/index.html`).
+fn sub_suites(found: &[Found]) -> String {
+    found
         .iter()
-        .filter(|sub| folder.join(sub).is_dir())
         .map(|sub| {
             format!(
-                "<li><a href=\"{}/{PAGE}\">the failures from the {} suite, reproduced</a></li>\n",
-                escape(sub),
-                escape(sub)
+                "<li data-found=\"{}\">{} <b>{}</b> of {} <a href=\"{}/{PAGE}\">failures from the {} suite reproduced</a></li>\n",
+                escape(&sub.name),
+                badge(if sub.met == sub.total { "ok" } else { "no" }, &sub.name),
+                sub.met,
+                sub.total,
+                escape(&sub.name),
+                escape(&sub.name)
             )
         })
-        .collect();
-    (!links.is_empty()).then_some(links)
+        .collect()
 }
 
 fn link(out: &mut String, id: &str, text: &str) {
