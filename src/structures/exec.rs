@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 pub mod memory;
+pub mod sizing;
 
 use super::interface::{
     Argument, Filter, FilterKind, Membership, Origin, Shape, Structure, Target,
@@ -107,9 +108,11 @@ pub fn key_form() -> KeyForm {
 }
 
 fn build(shape: &Shape) -> Result<Box<dyn Filter>> {
-    let header = json!({"m": shape.m, "k": shape.k});
-    let mut filter = ExecFilter::start(shape.kind, shape.n, shape.hash_seed, header, key_form())?;
-    filter.k.get_or_insert(shape.k);
+    let (n, header, by_shape) = sizing::size_fields(shape);
+    let mut filter = ExecFilter::start(shape.kind, n, shape.hash_seed, header, key_form())?;
+    if by_shape {
+        filter.k.get_or_insert(shape.k);
+    }
     Ok(Box::new(filter))
 }
 
@@ -229,6 +232,7 @@ impl ExecFilter {
         let mut header =
             json!({"protocol": 1, "n": n, "seed": seed, "key_form": key_form.name()});
         if let (Some(header), Some(fields)) = (header.as_object_mut(), fields.as_object()) {
+            sizing::add_params(header);
             header.extend(fields.clone());
         }
         let request = header.to_string();
