@@ -35,6 +35,10 @@ struct Args {
     /// Report `set_bits` in `stats`, so that bloomlab shows the fill.
     #[arg(long)]
     report_set_bits: bool,
+    /// Size itself from `fpr` only and refuse `m` and `k`, as a library whose constructor
+    /// takes a capacity and an error rate does (rbloom).
+    #[arg(long)]
+    sizes_itself: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -58,6 +62,11 @@ enum Breakage {
     /// Size itself by `fpr` for half of n, so that its rate at n exceeds the promise
     /// (every stage: it is how the filter is built).
     Undersized,
+    /// Drop every second key inserted (the 2nd, 4th, ...): false negatives for half the keys,
+    /// and a rate far below the promise (every stage).
+    DropHalf,
+    /// Answer present to every key queried: a rate of 100% (every stage).
+    AllPresent,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -84,6 +93,8 @@ struct Filter {
     key_form: KeyForm,
     first_key: Option<Vec<u8>>,
     inserted: u64,
+    /// `--break`, for the breakages that are how the filter behaves throughout.
+    breakage: Option<Breakage>,
 }
 
 /// What the session does next after a command.
@@ -161,7 +172,10 @@ impl Session<'_> {
         let stage_bound = match breakage {
             Breakage::FalseNegative | Breakage::ShortAnswer => Some(Stage::Query),
             Breakage::StatsMismatch => Some(Stage::Stats),
-            Breakage::Nondeterministic | Breakage::Undersized => None,
+            Breakage::Nondeterministic
+            | Breakage::Undersized
+            | Breakage::DropHalf
+            | Breakage::AllPresent => None,
             _ => Some(self.args.at),
         };
         if self.breakage_spent || stage_bound != Some(stage) {
@@ -185,8 +199,10 @@ impl Session<'_> {
         }
         let nondeterministic = self.args.breakage == Some(Breakage::Nondeterministic);
         let undersized = self.args.breakage == Some(Breakage::Undersized);
-        match Filter::from_header(line, nondeterministic, undersized) {
-            Ok(filter) => {
+        let refused = refused_header(line, self.args.sizes_itself);
+        match refused.and(Filter::from_header(line, nondeterministic, undersized)) {
+            Ok(mut filter) => {
+                filter.breakage = self.args.breakage;
                 let reply = json!({
                     "name": "exec_fixture",
                     "memory_bits": filter.m,
@@ -365,11 +381,16 @@ impl Filter {
             key_form: key_form(&header)?,
             first_key: None,
             inserted: 0,
+            breakage: None,
         })
     }
 
     fn insert(&mut self, key: &[u8]) -> Result<(), String> {
         let (h1, h2) = self.hashes(key)?;
+        self.inserted += 1;
+        if self.breakage == Some(Breakage::DropHalf) && self.inserted.is_multiple_of(2) {
+            return Ok(());
+        }
         for i in 0..u64::from(self.k) {
             let bit = h1.wrapping_add(i.wrapping_mul(h2)) % self.m;
             self.bits[(bit / 64) as usize] |= 1 << (bit % 64);
@@ -377,12 +398,14 @@ impl Filter {
         if self.first_key.is_none() {
             self.first_key = Some(key.to_vec());
         }
-        self.inserted += 1;
         Ok(())
     }
 
     fn contains(&self, key: &[u8]) -> Result<bool, String> {
         let (h1, h2) = self.hashes(key)?;
+        if self.breakage == Some(Breakage::AllPresent) {
+            return Ok(true);
+        }
         Ok((0..u64::from(self.k)).all(|i| {
             let bit = h1.wrapping_add(i.wrapping_mul(h2)) % self.m;
             self.bits[(bit / 64) as usize] & (1 << (bit % 64)) != 0
@@ -420,6 +443,21 @@ fn shape(header: &Value, n: u64) -> Result<(u64, u32), String> {
     }
     let k = u32::try_from(k).ok().filter(|k| (1..=64).contains(k));
     Ok((m, k.ok_or("k must be in 1..=64")?))
+}
+
+/// Why the fixture refuses a header before reading its size: `m` and `k` under
+/// `--sizes-itself`, and an option `refuse_me` (which shows that `--param` reached it).
+fn refused_header(line: &[u8], sizes_itself: bool) -> Result<(), String> {
+    let header: Value = serde_json::from_slice(line).unwrap_or(Value::Null);
+    if let Some(value) = header.get("refuse_me") {
+        return Err(format!(
+            "header option refuse_me = {value} refused on purpose"
+        ));
+    }
+    if sizes_itself && header.get("m").is_some() {
+        return Err("exec_fixture --sizes-itself sizes itself from a capacity and an error rate: it takes no m and k (send fpr instead)".into());
+    }
+    Ok(())
 }
 
 fn key_form(header: &Value) -> Result<KeyForm, String> {

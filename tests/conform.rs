@@ -61,6 +61,16 @@ fn each_broken_fixture_is_named_by_its_first_violation() {
             "memory_bits changed from ",
         ),
         ("--break short-answer", "got 1999 characters for 2000 keys"),
+        // Every second key dropped: the second key inserted is the first one lost.
+        (
+            "--break drop-half",
+            "(inserted as number 2 of 2000) answered absent",
+        ),
+        // Present to everything: no false negative, deterministic, and a rate of 100%.
+        (
+            "--break all-present",
+            "false-positive rate far above the promise: 20000 of 20000 absent keys",
+        ),
     ];
     for (breakage, message) in cases {
         let filter = format!("exec:{} {breakage}", fixture());

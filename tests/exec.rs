@@ -122,7 +122,7 @@ fn a_silent_program_times_out() {
 #[test]
 fn a_program_that_cannot_start_is_an_error_not_a_panic() {
     fails_with(&["< /dev/null; exit 7"], "exited with exit status: 7", "60");
-    fails_with(&["--no-such-flag"], "closed its output", "60");
+    fails_with(&["--no-such-flag"], "exited with exit status: 2", "60");
 }
 
 /// The rows of `args` as JSON, asserting success.

@@ -113,6 +113,10 @@ struct RunArgs {
     /// How an exec: program hands keys to its library: text, int or bytes (docs/PROTOCOL.md)
     #[arg(long, default_value = "text")]
     key_form: KeyForm,
+    /// An option for an exec: program's constructor, sent in its header (any KEY but the
+    /// protocol's own fields; VALUE read as JSON, else as text); may be repeated
+    #[arg(long = "param", value_name = "KEY=VALUE", value_parser = exec_filter::sizing::parse_param)]
+    params: Vec<(String, serde_json::Value)>,
     #[command(flatten)]
     output: OutputArgs,
 }
@@ -257,6 +261,7 @@ fn run_experiment(experiment: &dyn Registered, matches: &ArgMatches) -> Result<E
     let args =
         RunArgs::from_arg_matches(matches).map_err(|e| bloomlab::Error::Output(e.to_string()))?;
     exec_filter::set_key_form(args.key_form);
+    exec_filter::sizing::set_params(args.params.clone());
     let prepared = experiment.prepare_matches(matches)?;
     if let Some(path) = &args.output.out {
         preflight::check_output("out", path)?;

@@ -15,7 +15,9 @@
 //! lower bound exceeds `R·ε` into a failed check (exit 1).
 
 mod adapters;
+mod both_ways;
 mod entries;
+mod memory;
 mod notes;
 
 use std::path::PathBuf;
@@ -105,6 +107,10 @@ pub struct AuditParams {
     /// configured rate [1..=10^6]
     #[arg(long, value_name = "RATIO", allow_hyphen_values = true)]
     pub fail_above: Option<f64>,
+    /// Exit 1 when a row at a load of at most 1 has a 95% upper bound below RATIO times the
+    /// configured rate (a filter that loses keys reads far below its promise) [(0, 1]]
+    #[arg(long, value_name = "RATIO", allow_hyphen_values = true)]
+    pub fail_below: Option<f64>,
     #[command(flatten)]
     #[serde(flatten)]
     pub seeds: SeedParams,
@@ -113,6 +119,11 @@ pub struct AuditParams {
     #[arg(long)]
     #[serde(default)]
     pub timed: bool,
+    /// Leave out the memory measured of programs (files leave it out: it is not
+    /// reproducible)
+    #[arg(long)]
+    #[serde(default = "memory::left_out_of_files")]
+    pub no_memory: bool,
 }
 
 impl Measured for AuditRow {
@@ -193,6 +204,9 @@ Examples:
         if let Some(ratio) = plan.fail_above {
             outcome.verdicts = notes::fail_above(&audit.rows, ratio);
         }
+        outcome.table.notes.extend(both_ways::notes(&audit.rows));
+        outcome.table.notes.extend(memory::notes(&audit.rows));
+        (outcome.verdicts).extend(both_ways::verdicts(&audit.rows, plan.fail_below));
         outcome.skipped = plan.skipped.iter().map(|m| m.skipped.clone()).collect();
         Ok(outcome)
     }
@@ -218,6 +232,10 @@ pub const DEFAULT_QUERIES_RANGE: (u64, u64) = (10_000, 200_000_000);
 pub const MAX_FAIL_ABOVE: f64 = 1e6;
 /// The folder of the shipped adapters, relative to the working directory.
 pub const DEFAULT_ADAPTERS: &str = "adapters";
+/// The first counter of the absent keys: above every load's inserts (at most 100 times
+/// [`MAX_N`], under 2^34), so that the absent keys, and so each row, are the same whatever the
+/// other loads of the run.
+pub const ABSENT_FROM: u64 = 1 << 40;
 /// Absent queries timed per row when timing.
 const TIMED_QUERIES: u64 = 200_000;
 
@@ -262,8 +280,17 @@ pub struct AuditRow {
     pub load: f64,
     /// The ε the filter was configured for.
     pub fpr_configured: f64,
-    /// Bits allocated per planned key.
+    /// Bits allocated per planned key, as the filter reports them.
     pub bits_per_key_allocated: f64,
+    /// Bits its probes address per planned key: the m of its fill and predictions.
+    pub bits_per_key_addressed: f64,
+    /// For a program: the growth of its resident set size from the header to the end of the
+    /// inserts, in bits per planned key ([`memory`]).
+    pub bits_per_key_rss: Option<f64>,
+    /// The same from its proportional set size.
+    pub bits_per_key_measured: Option<f64>,
+    /// `bits_per_key_measured / bits_per_key_addressed`.
+    pub measured_over_addressed: Option<f64>,
     /// `queries · ε`.
     pub expected_false_positives: f64,
     /// `expected_false_positives >= 100` ([`MIN_EXPECTED_FALSE_POSITIVES`]): enough to
@@ -283,6 +310,17 @@ pub struct AuditRow {
     pub z_configured: f64,
     /// `z_configured > 4`.
     pub above_configured: bool,
+    /// Inserted keys asked ([`both_ways::INSERTED_SAMPLE`], or all of them when fewer).
+    pub inserted_asked: u64,
+    /// Inserted keys asked that the filter answered absent: any fails the run.
+    pub false_negatives: u64,
+    /// The first inserted key answered absent.
+    pub false_negative_key: Option<u64>,
+    /// Its place in the insertion order, from 1.
+    pub false_negative_number: Option<u64>,
+    /// The rate's 95% upper bound is under a tenth of ε, or the count is far below the rate
+    /// of the filter's own reported fill ([`both_ways`]).
+    pub far_below: bool,
     /// Whether the seed reaches the filter's hashing (those that take one are run with
     /// `--hash-seed`); blank when a program does not say.
     pub seeded: Option<bool>,
@@ -302,6 +340,10 @@ impl Record for AuditRow {
             col("load", Cell::Fixed("load", 2)),
             col("n", Cell::Plain("n")).wide_only(),
             col("bits/key", Cell::Fixed("bits_per_key_allocated", 2)).wide_only(),
+            col("addressed", Cell::Fixed("bits_per_key_addressed", 2)).wide_only(),
+            col("mem/key", Cell::Fixed("bits_per_key_measured", 1)).wide_only(),
+            col("RSS b/key", Cell::Fixed("bits_per_key_rss", 1)).wide_only(),
+            col("x addressed", Cell::Times("measured_over_addressed")).wide_only(),
             col("hashes", Cell::Plain("k")).wide_only(),
             col("FP/queries", Cell::Ratio("false_positives", "queries")).wide_only(),
             col("measured", Cell::Percent("fpr_measured")),
@@ -316,6 +358,11 @@ impl Record for AuditRow {
             col("detects", Cell::Percent("detectable_excess")).wide_only(),
             col("z config", Cell::Fixed("z_configured", 1)).wide_only(),
             col("flag", Cell::Plain("above_configured")).flags_when("true"),
+            col("lost", Cell::Plain("false_negatives")),
+            col("of", Cell::Plain("inserted_asked")).wide_only(),
+            col("low", Cell::Plain("far_below"))
+                .wide_only()
+                .flags_when("true"),
             col("predicted", Cell::Percent("fpr_exact")).wide_only(),
             col("z predicted", Cell::Fixed("z_exact", 2)).wide_only(),
             col("resolved", Cell::Plain("resolved")).wide_only(),
@@ -337,11 +384,14 @@ pub struct AuditPlan {
     pub queries: Option<Count>,
     pub seeds: SeedParams,
     pub fail_above: Option<f64>,
+    pub fail_below: Option<f64>,
     pub timed: bool,
+    /// Whether programs' memory is measured (not under `--no-memory`).
+    pub measure_memory: bool,
 }
 
 impl AuditPlan {
-    /// The most keys any load inserts: the absent keys are counters from there on.
+    /// The most keys any load inserts.
     pub fn top(&self) -> u64 {
         let keys = self
             .loads
@@ -369,6 +419,7 @@ impl AuditPlan {
                 format!("1..={MAX_FAIL_ABOVE}"),
             ));
         }
+        let fail_below = both_ways::check_fail_below(params.fail_below)?;
         let (entries, skipped) = entries(params)?;
         Ok(AuditPlan {
             n,
@@ -379,7 +430,9 @@ impl AuditPlan {
             queries: params.queries,
             seeds: params.seeds.clone(),
             fail_above: params.fail_above,
+            fail_below,
             timed: params.timed,
+            measure_memory: !params.no_memory,
         })
     }
 }
@@ -487,17 +540,18 @@ fn audit_entry(
 ) -> Result<()> {
     let seeds = &plan.seeds;
     let keys = KeySource::new(seeds.seed());
-    let top = plan.top();
+    let absent = ABSENT_FROM;
     let queries = queries_for(plan.queries, fpr)?;
     // The absent keys timed, the same for every filter and load.
     let timed_keys: Vec<u64> = match plan.timed {
-        true => keys.absent(top, queries.min(TIMED_QUERIES)).collect(),
+        true => keys.absent(absent, queries.min(TIMED_QUERIES)).collect(),
         false => Vec::new(),
     };
     let Built {
         mut filter,
         library,
         seeded,
+        memory: readings,
     } = entry.build(plan.n, fpr, seeds.hash_seed())?;
     let mut inserted = 0;
     for &load in &plan.loads {
@@ -512,7 +566,7 @@ fn audit_entry(
         audited.count(progress, target - inserted);
         inserted = target;
         let false_positives =
-            count_parallel(&*filter, top..top + queries, |c| keys.key(c), &|_| {})?;
+            count_parallel(&*filter, absent..absent + queries, |c| keys.key(c), &|_| {})?;
         let ns_query = plan.timed.then(|| {
             let ns = best_ns(3, timed_keys.len() as u64, || {
                 // Batched, so that a process behind exec: is timed per batch.
@@ -522,7 +576,7 @@ fn audit_entry(
         });
         let setup = Setup {
             n: inserted,
-            m: filter.memory_bits(),
+            m: memory::addressed(readings.as_ref(), filter.memory_bits()),
             k: filter.hashes(),
             queries,
             seed: seeds.seed(),
@@ -534,7 +588,7 @@ fn audit_entry(
         let trial = Trial::of(&*filter, inserted, false_positives);
         let measurement = Measurement::new("audit", &setup, trial);
         let library = library.clone();
-        audited.rows.push(row(
+        let mut row = row(
             plan,
             entry,
             load,
@@ -543,7 +597,11 @@ fn audit_entry(
             library,
             measurement,
             ns_query,
-        ));
+        );
+        let asked = both_ways::ask_inserted(&*filter, |c| keys.key(c), inserted, seeds.seed())?;
+        both_ways::mark(&mut row, asked);
+        memory::mark(&mut row, readings.as_ref().filter(|_| plan.measure_memory));
+        audited.rows.push(row);
         audited.count(progress, queries);
     }
     Ok(())
@@ -583,6 +641,10 @@ fn row(
         load,
         fpr_configured: fpr,
         bits_per_key_allocated: measurement.memory_bits as f64 / plan.n as f64,
+        bits_per_key_addressed: f64::NAN,
+        bits_per_key_rss: None,
+        bits_per_key_measured: None,
+        measured_over_addressed: None,
         expected_false_positives: expected,
         resolved: expected >= MIN_EXPECTED_FALSE_POSITIVES,
         ratio_configured: ratio.value,
@@ -593,6 +655,11 @@ fn row(
         above_configured: z_configured > FLAG_Z,
         seeded,
         ns_query,
+        inserted_asked: 0,
+        false_negatives: 0,
+        false_negative_key: None,
+        false_negative_number: None,
+        far_below: false,
         measurement,
     }
 }

@@ -4,13 +4,17 @@
 //! 1. no false negatives: every one of the n inserted keys `key(0..n)` is answered present;
 //! 2. the same seed gives the same filter: two filters built alike and filled alike answer
 //!    every absent key `key(n..n+q)` alike;
-//! 3. a batch answers as its keys do one at a time (the first [`SINGLE_KEYS`] absent keys);
-//! 4. the memory a structure reports is steady while it holds no more than its capacity n
+//! 3. the rate of the absent keys is not far above the configuration's promise
+//!    ([`promise`]);
+//! 4. a batch answers as its keys do one at a time (the first [`SINGLE_KEYS`] absent keys);
+//! 5. the memory a structure reports is steady while it holds no more than its capacity n
 //!    (for `exec:`, `stats` agrees with the hello reply); a static structure, built from
 //!    its keys, is exempt.
 //!
 //! A program that breaks the protocol (a batch answered with the wrong length) fails at the
 //! library boundary with its own [`crate::Error`].
+
+mod promise;
 
 use crate::error::Result;
 use crate::hash::HashScheme;
@@ -54,7 +58,7 @@ pub fn conform(request: &ConformRequest) -> Result<Conformance> {
     let build = || match request.sizing {
         Sizing::Rate(fpr) => filter.for_rate(n, fpr, request.seed),
         Sizing::Shape { bits_per_key, k } => {
-            let m = ((n as f64 * bits_per_key).ceil() as u64).max(1);
+            let m = promise::shape_bits(n, bits_per_key);
             filter.build(n, m, k, HashScheme::MultiplyShift, request.seed)
         }
     };
@@ -70,6 +74,10 @@ pub fn conform(request: &ConformRequest) -> Result<Conformance> {
     if let Some(violation) = differs {
         return Ok(Conformance::Violation(violation));
     }
+    let promised = promise::promised(&*first, request.sizing, n);
+    if let Some(violation) = promise::far_above(false_positives, request.queries, promised) {
+        return Ok(Conformance::Violation(violation));
+    }
     if let Some(violation) = single_keys_differ(&*first, &keys, n, request.queries)? {
         return Ok(Conformance::Violation(violation));
     }
@@ -82,11 +90,12 @@ pub fn conform(request: &ConformRequest) -> Result<Conformance> {
     }
     Ok(Conformance::Conforms(format!(
         "{filter} ({}) conforms: {n} inserted keys all present, {} absent keys answered alike \
-         by two filters of seed {} ({false_positives} false positives), batches answer as \
-         single keys, memory_bits {memory_after} steady",
+         by two filters of seed {} ({false_positives} false positives, not far above the \
+         promised {}), batches answer as single keys, memory_bits {memory_after} steady",
         first.hash_name(),
         request.queries,
-        request.seed
+        request.seed,
+        crate::report::percent(promised)
     )))
 }
 

@@ -8,6 +8,7 @@
 //! experiment by name: the CLI, `reproduce` and `check` go through [`registry`].
 
 pub mod audit;
+pub mod by_rate;
 pub mod compare;
 pub mod conform;
 pub mod overfill;

@@ -37,6 +37,10 @@ pub struct OverfillParams {
     /// Overfill factors s: keys inserted = s x design-n [> 0, <= 100]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub factors: Option<ValueList>,
+    /// Design by target rate instead of m and k: the classic sizing for design-n keys at this
+    /// rate, and a program behind exec: sizes itself from (design-n, fpr) [(0, 1)]
+    #[arg(long, allow_hyphen_values = true)]
+    pub fpr: Option<f64>,
 }
 
 /// An overfill row: the measurement at `n = round(s · design_n)` beside the closed form.
@@ -101,6 +105,8 @@ pub struct OverfillPlan {
     m: u64,
     ks: Vec<u32>,
     factors: Vec<f64>,
+    /// `--fpr`: a program sizes itself by it.
+    rate: Option<crate::structures::exec::sizing::Rate>,
     measured: MeasuredPlan,
 }
 
@@ -140,8 +146,17 @@ impl Experiment for Overfill {
 
     fn plan(params: &OverfillParams) -> Result<OverfillPlan> {
         let design_n = design_n(params)?;
-        let m = params.shape.size_or(design_n, &DEFAULT_BITS_PER_KEY)?;
-        let ks = params.shape.k_list_or(&DEFAULT_K)?;
+        let rate = super::by_rate::rate(params.fpr, &params.shape, Some(design_n))?;
+        let (m, ks) = match rate {
+            Some(rate) => {
+                let (m, k) = super::by_rate::shape(design_n, rate.fpr);
+                (m, vec![k])
+            }
+            None => (
+                params.shape.size_or(design_n, &DEFAULT_BITS_PER_KEY)?,
+                params.shape.k_list_or(&DEFAULT_K)?,
+            ),
+        };
         let factors = positive_list("factors", params.factors.as_ref(), &DEFAULT_FACTORS, 100.0)?;
         let mut setups = Vec::new();
         for &k in &ks {
@@ -156,6 +171,7 @@ impl Experiment for Overfill {
             m,
             ks,
             factors,
+            rate,
             measured: MeasuredPlan::new(&params.measure, setups)?,
         })
     }
@@ -165,7 +181,9 @@ impl Experiment for Overfill {
     }
 
     fn run(plan: &OverfillPlan, progress: &ProgressBar) -> Result<Outcome> {
+        let by_rate = crate::structures::exec::sizing::by_rate(plan.rate);
         let measurements = plan.measured.measure(Self::NAME, progress)?;
+        drop(by_rate);
         let (design_n, m) = (plan.design_n, plan.m);
         let trials = plan.measured.trials as usize;
         let rows: Vec<OverfillRow> = measurements
@@ -178,7 +196,11 @@ impl Experiment for Overfill {
                     design_n,
                 );
                 let k = measurement.k;
-                let fpr_design = measurement.filter.fpr_exact(design_n, measurement.m, k);
+                let fpr_design = match (plan.rate, measurement.filter.arg()) {
+                    // A program sized itself by the rate: the rate is its design.
+                    (Some(rate), Some(_)) => rate.fpr,
+                    _ => measurement.filter.fpr_exact(design_n, measurement.m, k),
+                };
                 let cost = averaged_ratio_to_constant(
                     measurement.false_positives,
                     measurement.queries,

@@ -59,6 +59,10 @@ pub struct SeedCheckParams {
     /// Factors by which n and m are scaled together [> 0, <= 1000]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub scales: Option<ValueList>,
+    /// Design by target rate instead of m and k: the classic sizing for n keys at this rate,
+    /// and a program behind exec: sizes itself from (n, fpr) [(0, 1)]
+    #[arg(long, allow_hyphen_values = true)]
+    pub fpr: Option<f64>,
 }
 
 /// A seed-check row: which check it belongs to and its z within that check.
@@ -99,6 +103,8 @@ impl Record for SeedCheckRow {
 pub struct SeedCheckPlan {
     title: String,
     scales: usize,
+    /// `--fpr`: a program sizes itself by it.
+    rate: Option<crate::structures::exec::sizing::Rate>,
     measured: MeasuredPlan,
 }
 
@@ -138,8 +144,14 @@ Exit status 1 when either check fails.";
             ));
         }
         let n = params.measure.n_or(&params.shape, DEFAULT_N)?;
-        let k = params.shape.k_or(DEFAULT_K)?;
-        let m = params.shape.size_or(n, &DEFAULT_BITS_PER_KEY)?;
+        let rate = super::by_rate::rate(params.fpr, &params.shape, None)?;
+        let (m, k) = match rate {
+            Some(rate) => super::by_rate::shape(n, rate.fpr),
+            None => (
+                params.shape.size_or(n, &DEFAULT_BITS_PER_KEY)?,
+                params.shape.k_or(DEFAULT_K)?,
+            ),
+        };
         let scales = positive_list("scales", params.scales.as_ref(), &DEFAULT_SCALES, 1000.0)?;
         if scales.len() < 2 {
             return Err(Error::invalid(
@@ -177,6 +189,7 @@ Exit status 1 when either check fails.";
                 measured.caption
             ),
             scales: scales.len(),
+            rate,
             measured,
         })
     }
@@ -186,7 +199,9 @@ Exit status 1 when either check fails.";
     }
 
     fn run(plan: &SeedCheckPlan, progress: &ProgressBar) -> Result<Outcome> {
+        let by_rate = crate::structures::exec::sizing::by_rate(plan.rate);
         let measurements = plan.measured.measure(Self::NAME, progress)?;
+        drop(by_rate);
         let (scaled, reseeded) = measurements.split_at(plan.scales);
         let (scale, z_checks) = scale_verdict(scaled);
         let mut rows: Vec<SeedCheckRow> = scaled
@@ -291,6 +306,17 @@ fn hash_seed_verdicts(reseeded: &[Measurement]) -> Vec<Verdict> {
         });
     }
     verdicts.extend(goodness_of_fit_verdict(reseeded));
+    // A structure whose bits bloomlab cannot read (a program) has no fill^k to check against.
+    for verdict in verdicts.iter_mut().filter(|v| v.p_value.is_nan()) {
+        let name = verdict
+            .check
+            .split(':')
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        verdict.check = format!("{name}: n/a (the structure reports no rate from its bits)");
+        verdict.p_value = 1.0;
+    }
     verdicts
 }
 

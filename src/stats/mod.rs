@@ -18,6 +18,7 @@ pub const BITS_CHECK_Z: f64 = 4.0;
 
 mod binomial;
 mod combine;
+mod guard;
 mod minimum;
 mod power;
 mod ratio;
@@ -26,6 +27,7 @@ pub use binomial::{
     binomial_lower_tail, binomial_pmf, binomial_two_sided_p, binomial_upper_tail, clopper_pearson,
 };
 pub use combine::{CountDistribution, GoodnessOfFit, count_goodness_of_fit, stouffer};
+pub use guard::{GUARD_ALPHA, above_p_value, below_p_value};
 pub use minimum::{min_set, min_set_at, replicates_to_order};
 pub use power::{
     DETECTION_LEVEL, DETECTION_POWER, detectable_excess, queries_to_detect, sample_factor_to_decide,

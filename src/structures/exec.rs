@@ -23,6 +23,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
+pub mod memory;
+pub mod sizing;
+
 use super::interface::{
     Argument, Filter, FilterKind, Membership, Origin, Shape, Structure, Target,
 };
@@ -105,9 +108,11 @@ pub fn key_form() -> KeyForm {
 }
 
 fn build(shape: &Shape) -> Result<Box<dyn Filter>> {
-    let header = json!({"m": shape.m, "k": shape.k});
-    let mut filter = ExecFilter::start(shape.kind, shape.n, shape.hash_seed, header, key_form())?;
-    filter.k.get_or_insert(shape.k);
+    let (n, header, by_shape) = sizing::size_fields(shape);
+    let mut filter = ExecFilter::start(shape.kind, n, shape.hash_seed, header, key_form())?;
+    if by_shape {
+        filter.k.get_or_insert(shape.k);
+    }
     Ok(Box::new(filter))
 }
 
@@ -198,6 +203,8 @@ pub struct ExecFilter {
     /// The hello reply's `seeded`: whether the seed reaches the program's hashing.
     seeded: Option<bool>,
     memory_bits: Mutex<Option<u64>>,
+    /// The program's memory as bloomlab reads it, and the `addressed_bits` it reports.
+    memory: memory::Shared,
     /// The last `set_bits` the program reported (hello, then `stats`).
     set_bits: Mutex<Option<u64>>,
     k: Option<u32>,
@@ -225,9 +232,11 @@ impl ExecFilter {
         let mut header =
             json!({"protocol": 1, "n": n, "seed": seed, "key_form": key_form.name()});
         if let (Some(header), Some(fields)) = (header.as_object_mut(), fields.as_object()) {
+            sizing::add_params(header);
             header.extend(fields.clone());
         }
         let request = header.to_string();
+        let before = memory::read_quiet(session.child.id());
         session.buffer = format!("{request}\n").into_bytes();
         let hello = session.exchange().and_then(|line| object(&line));
         let hello = hello.map_err(|message| session.fail(&request, message))?;
@@ -240,7 +249,12 @@ impl ExecFilter {
             name,
             key_form,
             seeded: hello.get("seeded").and_then(Value::as_bool),
-            memory_bits: Mutex::new(hello.get("memory_bits").and_then(Value::as_u64)),
+            memory_bits: Mutex::new(allocated_bits(&hello)),
+            memory: Arc::new(Mutex::new(memory::Readings {
+                addressed_bits: addressed_bits(&hello),
+                before,
+                after: None,
+            })),
             set_bits: Mutex::new(hello.get("set_bits").and_then(Value::as_u64)),
             k: hello.get("k").and_then(Value::as_u64).map(|k| k as u32),
             session: Mutex::new(session),
@@ -250,6 +264,11 @@ impl ExecFilter {
     /// The hello reply's `name`: what is measured, with its version.
     pub fn program_name(&self) -> &str {
         &self.name
+    }
+
+    /// The program's memory as bloomlab reads it, and the `addressed_bits` it reports.
+    pub fn memory(&self) -> memory::Shared {
+        Arc::clone(&self.memory)
     }
 
     /// The key form the program was sent.
@@ -265,10 +284,16 @@ impl ExecFilter {
 
     /// The `stats` reply, as the program sends it.
     pub fn stats(&self) -> Result<Map<String, Value>> {
-        let stats = self.with_session(|session| session.stats())?;
-        if let Some(bits) = stats.get("memory_bits").and_then(Value::as_u64) {
+        let (stats, after) = self.with_session(|session| {
+            let stats = session.stats()?;
+            Ok((stats, memory::read(session.child.id())))
+        })?;
+        if let Some(bits) = allocated_bits(&stats) {
             *lock(&self.memory_bits) = Some(bits);
         }
+        let mut readings = lock(&self.memory);
+        readings.addressed_bits = addressed_bits(&stats).or(readings.addressed_bits);
+        readings.after = after.or(readings.after);
         if let Some(bits) = stats.get("set_bits").and_then(Value::as_u64) {
             *lock(&self.set_bits) = Some(bits);
         }
@@ -281,6 +306,22 @@ impl ExecFilter {
     ) -> Result<T> {
         request(&mut lock(&self.session))
     }
+}
+
+/// The bits the program says it allocates: `allocated_bits`, else `memory_bits` (protocol 1's
+/// first name for them), else `addressed_bits`.
+fn allocated_bits(reply: &Map<String, Value>) -> Option<u64> {
+    let field = |name| reply.get(name).and_then(Value::as_u64);
+    field("allocated_bits")
+        .or(field("memory_bits"))
+        .or(field("addressed_bits"))
+}
+
+/// The bits the program's probes address (the m of its predictions): `addressed_bits`, else
+/// `memory_bits`.
+fn addressed_bits(reply: &Map<String, Value>) -> Option<u64> {
+    let field = |name| reply.get(name).and_then(Value::as_u64);
+    field("addressed_bits").or(field("memory_bits"))
 }
 
 /// `word` as one word of a `sh -c` command line: as it is when it holds only letters,
@@ -646,8 +687,13 @@ impl Filter for ExecFilter {
     fn fpr_from_bits(&self) -> f64 {
         f64::NAN
     }
-    fn fpr_exact(&self, _n: u64) -> f64 {
-        f64::NAN
+    /// A plain bit array's exact rate `E[(X/m)^k]` when the program reports the bits it
+    /// addresses and its k; NaN otherwise.
+    fn fpr_exact(&self, n: u64) -> f64 {
+        match (lock(&self.memory).addressed_bits, self.k) {
+            (Some(m), Some(k)) if m > 0 && k > 0 => crate::theory::fpr_exact(n, m, k),
+            _ => f64::NAN,
+        }
     }
     /// The last `memory_bits` the program reported (hello, then `stats`); 0 when it does not.
     fn memory_bits(&self) -> u64 {

@@ -41,6 +41,7 @@ impl Entry {
                 filter: self.kind.for_rate(n, fpr, hash_seed)?,
                 library: self.kind.to_string(),
                 seeded: Some(self.kind.accepts_seed()),
+                memory: None,
             }),
             Some(form) => {
                 let target = Target {
@@ -53,6 +54,7 @@ impl Entry {
                 Ok(Built {
                     library: filter.program_name().to_string(),
                     seeded: filter.seeded(),
+                    memory: Some(filter.memory()),
                     filter: Box::new(filter),
                 })
             }
@@ -65,6 +67,8 @@ pub(super) struct Built {
     pub filter: Box<dyn Filter>,
     pub library: String,
     pub seeded: Option<bool>,
+    /// A program's memory as bloomlab reads it, and the bits it addresses.
+    pub memory: Option<exec::memory::Shared>,
 }
 
 /// The filters of `params`: `--filter` alone, else the crates and the ready adapters of the

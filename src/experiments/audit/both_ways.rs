@@ -1,0 +1,226 @@
+//! The audit both ways: a filter can break its contract by answering "present" too often (the
+//! promise) or too seldom (keys it holds answered absent). At every load a sample of the
+//! inserted keys is asked as well as the absent ones:
+//!
+//! - any inserted key answered absent is a false negative, which fails the run naming the key
+//!   (a correct filter has none, so the check never fails one: its false-alarm rate is 0). With
+//!   s keys asked uniformly at random from those inserted, a filter that loses a fraction d of
+//!   them is caught with probability `1 - (1 - d)^s`: 99.995% at d = 0.1% for s = 10^4;
+//! - a rate whose 95% upper bound is under a tenth of the promise ([`FAR_BELOW`]), or whose
+//!   count is far below the rate its own reported fill gives (`fill^k`, the bits check's level
+//!   one-sided), is flagged in a note: a filter that answers absent for keys it holds, or one
+//!   sized far beyond its promise. `--fail-below R` fails a row at a load of at most 1 whose
+//!   95% upper bound is under `R·ε`. Both are the exact one-sided tests of
+//!   [`crate::stats::below_p_value`]: a filter whose rate is at least the bound is flagged
+//!   with probability at most 2.5% per row.
+
+use super::{AuditRow, notes::label};
+use crate::error::{Error, Result};
+use crate::experiments::Verdict;
+use crate::hash::splitmix64;
+use crate::pipeline::measurement::BITS_CHECK_ALPHA;
+use crate::report::percent;
+use crate::stats::{GUARD_ALPHA, below_p_value};
+use crate::structures::{BATCH, Filter, for_each_batch};
+
+/// Inserted keys asked per row (all of them when fewer were inserted).
+pub const INSERTED_SAMPLE: u64 = 10_000;
+/// A rate whose 95% upper bound is under this share of the promise is flagged.
+pub const FAR_BELOW: f64 = 0.1;
+/// Domain tag of the sample's counters, so that they are unrelated to the keys' own stream.
+const SAMPLE_DOMAIN: u64 = 0x696e_7365_7274_6564;
+
+/// What asking inserted keys found: how many were asked, how many answered absent, and the
+/// first of those (its key and its place in the insertion order, from 1).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Asked {
+    pub asked: u64,
+    pub lost: u64,
+    pub first_lost: Option<(u64, u64)>,
+}
+
+/// The counters of the inserted keys asked when `inserted` are in: all of them up to
+/// [`INSERTED_SAMPLE`], else that many drawn uniformly (with replacement) from `0..inserted`,
+/// a pure function of the seed and `inserted` (so a row does not depend on the other loads).
+fn sampled_counter(seed: u64, inserted: u64, i: u64) -> u64 {
+    if inserted <= INSERTED_SAMPLE {
+        return i;
+    }
+    let draw = splitmix64(splitmix64(seed ^ SAMPLE_DOMAIN).wrapping_add(i));
+    ((u128::from(draw) * u128::from(inserted)) >> 64) as u64
+}
+
+/// Asks `filter` for the sample of the `inserted` keys `key_of(0..inserted)`.
+pub fn ask_inserted(
+    filter: &dyn Filter,
+    key_of: impl Fn(u64) -> u64,
+    inserted: u64,
+    seed: u64,
+) -> Result<Asked> {
+    let asked = inserted.min(INSERTED_SAMPLE);
+    let counter = |i| sampled_counter(seed, inserted, i);
+    let mut found = Asked {
+        asked,
+        ..Asked::default()
+    };
+    let mut answers = vec![false; BATCH];
+    let mut start = 0;
+    for_each_batch(
+        0..asked,
+        |i| key_of(counter(i)),
+        |batch| {
+            let answers = &mut answers[..batch.len()];
+            filter.contains_many(batch, answers)?;
+            for (i, _) in answers.iter().enumerate().filter(|(_, present)| !**present) {
+                found.lost += 1;
+                let number = counter(start + i as u64) + 1;
+                found.first_lost.get_or_insert((batch[i], number));
+            }
+            start += batch.len() as u64;
+            Ok(())
+        },
+    )?;
+    Ok(found)
+}
+
+/// Sets the row's two-way columns from what asking its inserted keys found.
+pub fn mark(row: &mut AuditRow, asked: Asked) {
+    row.inserted_asked = asked.asked;
+    row.false_negatives = asked.lost;
+    row.false_negative_key = asked.first_lost.map(|(key, _)| key);
+    row.false_negative_number = asked.first_lost.map(|(_, number)| number);
+    let m = &row.measurement;
+    let far_below = below_p_value(m.false_positives, m.queries, FAR_BELOW * row.fpr_configured);
+    row.far_below = far_below < GUARD_ALPHA || below_fill(row).is_some();
+}
+
+/// The rate the row's own reported fill gives (`fill^k`; the structure's own rate from its
+/// bits where bloomlab reads them), when its count is far below it: the exact one-sided test
+/// at the bits check's level.
+fn below_fill(row: &AuditRow) -> Option<f64> {
+    let m = &row.measurement;
+    let from_fill = match m.fpr_from_fill.is_finite() {
+        true => m.fpr_from_fill,
+        false => m.fill_measured.powi(m.k as i32),
+    };
+    let known = from_fill.is_finite() && m.k > 0 && from_fill > 0.0;
+    (known && below_p_value(m.false_positives, m.queries, from_fill) < BITS_CHECK_ALPHA)
+        .then_some(from_fill)
+}
+
+/// `--fail-below R` is a share of the promise in (0, 1].
+pub fn check_fail_below(ratio: Option<f64>) -> Result<Option<f64>> {
+    match ratio {
+        Some(r) if !(r > 0.0 && r <= 1.0) => Err(Error::invalid(
+            "fail_below",
+            r,
+            "a share of the configured rate: a 95% upper bound under it fails",
+            "(0, 1]",
+        )),
+        _ => Ok(ratio),
+    }
+}
+
+/// One failed check per row with a false negative, and with `--fail-below R` one check per
+/// row at a load of at most 1 (the 95% upper bound against `R·ε`).
+pub fn verdicts(rows: &[AuditRow], fail_below: Option<f64>) -> Vec<Verdict> {
+    let mut verdicts: Vec<Verdict> = rows
+        .iter()
+        .filter(|r| r.false_negatives > 0)
+        .map(|r| Verdict {
+            check: format!("no false negatives: {}", lost_keys(r)),
+            p_value: 0.0,
+            alpha: GUARD_ALPHA,
+        })
+        .collect();
+    let Some(ratio) = fail_below else {
+        return verdicts;
+    };
+    verdicts.extend(rows.iter().filter(|r| r.load <= 1.0).map(|r| {
+        let m = &r.measurement;
+        let bound = ratio * r.fpr_configured;
+        let p_value = below_p_value(m.false_positives, m.queries, bound);
+        let relation = if p_value < GUARD_ALPHA {
+            "below"
+        } else {
+            "not below"
+        };
+        Verdict {
+            check: format!(
+                "--fail-below {ratio}: {} at {:.2}n, configured {}: 95% upper bound {} is \
+                 {relation} {ratio} x {} = {}",
+                label(r),
+                r.load,
+                percent(r.fpr_configured),
+                percent(m.ci_high),
+                percent(r.fpr_configured),
+                percent(bound)
+            ),
+            p_value,
+            alpha: GUARD_ALPHA,
+        }
+    }));
+    verdicts
+}
+
+/// `rbloom (text keys) at 1.00n: 5000 of 10000 inserted keys answered absent, the first key
+/// 123 (inserted as number 2)`.
+fn lost_keys(r: &AuditRow) -> String {
+    let first = match (r.false_negative_key, r.false_negative_number) {
+        (Some(key), Some(number)) => format!(", the first key {key} (inserted as number {number})"),
+        _ => String::new(),
+    };
+    format!(
+        "{} at {:.2}n: {} of {} inserted keys answered absent{first}",
+        label(r),
+        r.load,
+        r.false_negatives,
+        r.inserted_asked
+    )
+}
+
+/// What the checks of inserted keys and of a rate too low say: how they work, once, then
+/// every row that loses keys or sits far below its promise or its fill.
+pub fn notes(rows: &[AuditRow]) -> Vec<String> {
+    let Some(first) = rows.first() else {
+        return Vec::new();
+    };
+    let mut notes = vec![format!(
+        "both ways: up to {} inserted keys asked per row (all {} here at the first row; a \
+         filter losing a share d of its keys is caught with probability 1 - (1 - d)^{}, 99.995% \
+         at d = 0.1%); a rate whose 95% upper bound is under {FAR_BELOW} x the promise is \
+         flagged far below (a filter at that rate or above is flagged with probability at most \
+         2.5% per row)",
+        INSERTED_SAMPLE, first.inserted_asked, INSERTED_SAMPLE
+    )];
+    for r in rows {
+        if r.false_negatives > 0 {
+            notes.push(format!(
+                "LOSES KEYS: {}: a false negative breaks the filter contract (the run fails)",
+                lost_keys(r)
+            ));
+        }
+        let m = &r.measurement;
+        if below_p_value(m.false_positives, m.queries, FAR_BELOW * r.fpr_configured) < GUARD_ALPHA {
+            notes.push(format!(
+                "FAR BELOW its promise: {} at {:.2}n: {} [{}, {}], 95% upper bound under {FAR_BELOW} x {}: a filter that answers absent for keys it holds, or one sized far beyond its promise (memory it need not spend); --fail-below R fails the run on it",
+                label(r),
+                r.load,
+                percent(m.fpr_measured),
+                percent(m.ci_low),
+                percent(m.ci_high),
+                percent(r.fpr_configured)
+            ));
+        }
+        if let Some(from_fill) = below_fill(r) {
+            notes.push(format!(
+                "BELOW ITS OWN FILL: {} at {:.2}n: {} against {} from the fill it reports (fill^k, exact one-sided test at {BITS_CHECK_ALPHA}): it answers absent more often than its bits allow",
+                label(r),
+                r.load,
+                percent(m.fpr_measured),
+                percent(from_fill)
+            ));
+        }
+    }
+    notes
+}

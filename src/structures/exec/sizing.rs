@@ -1,0 +1,100 @@
+//! What a program's header carries beside the protocol's own fields: its size, by shape
+//! (`m`, `k`) or, for an experiment built on shapes that runs by target rate (`overfill
+//! --fpr`, `seed-check --fpr`), by `(n, fpr)`, so that a library that sizes itself (most do)
+//! takes part; and the constructor options of `--param KEY=VALUE`.
+//!
+//! Both are set for the length of a run, as `--key-form` is: the rate by a [`RateScope`]
+//! that the experiment holds while it measures, the options once from the command line.
+
+use std::sync::Mutex;
+
+use serde_json::{Map, Value, json};
+
+use super::lock;
+use crate::structures::Shape;
+
+/// An experiment's target rate: the program sizes itself for `design_n` keys (the shape's n
+/// when None) at `fpr`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rate {
+    pub fpr: f64,
+    pub design_n: Option<u64>,
+}
+
+static RATE: Mutex<Option<Rate>> = Mutex::new(None);
+static PARAMS: Mutex<Vec<(String, Value)>> = Mutex::new(Vec::new());
+
+/// The rate programs are sized by while it is held; dropped, they are sized by shape again.
+pub struct RateScope(());
+
+impl Drop for RateScope {
+    fn drop(&mut self) {
+        *lock(&RATE) = None;
+    }
+}
+
+/// Sizes every program built until the scope drops by `rate` (by shape when None).
+pub fn by_rate(rate: Option<Rate>) -> RateScope {
+    *lock(&RATE) = rate;
+    RateScope(())
+}
+
+/// The header's n and size fields for `shape`: `fpr` with the design n while a rate is held,
+/// else `m` and `k` with the shape's n.
+pub fn size_fields(shape: &Shape) -> (u64, Value, bool) {
+    match *lock(&RATE) {
+        Some(rate) => (
+            rate.design_n.unwrap_or(shape.n),
+            json!({"fpr": rate.fpr}),
+            false,
+        ),
+        None => (shape.n, json!({"m": shape.m, "k": shape.k}), true),
+    }
+}
+
+/// The header fields bloomlab writes itself, which `--param` may not set.
+pub const PROTOCOL_FIELDS: [&str; 7] = ["protocol", "n", "seed", "key_form", "fpr", "m", "k"];
+
+/// `KEY=VALUE` of `--param`: VALUE as JSON when it reads as JSON (`0.5`, `true`, `"x"`,
+/// `[1,2]`), else as a string; KEY any name but the protocol's own fields.
+pub fn parse_param(text: &str) -> Result<(String, Value), String> {
+    let Some((key, value)) = text.split_once('=') else {
+        return Err(format!("{text:?} is not KEY=VALUE"));
+    };
+    if key.is_empty() || PROTOCOL_FIELDS.contains(&key) {
+        return Err(format!(
+            "{key:?} is not a name --param may set (any but empty and {})",
+            PROTOCOL_FIELDS.join(", ")
+        ));
+    }
+    let value = serde_json::from_str(value).unwrap_or_else(|_| Value::String(value.into()));
+    Ok((key.to_string(), value))
+}
+
+/// Sets the options every program's header carries from now on (`--param`).
+pub fn set_params(params: Vec<(String, Value)>) {
+    *lock(&PARAMS) = params;
+}
+
+/// Adds the `--param` options to a header.
+pub fn add_params(header: &mut Map<String, Value>) {
+    for (key, value) in lock(&PARAMS).iter() {
+        header.insert(key.clone(), value.clone());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_read_as_json_else_as_text() {
+        assert_eq!(parse_param("scale=0.5"), Ok(("scale".into(), json!(0.5))));
+        assert_eq!(parse_param("mode=fast"), Ok(("mode".into(), json!("fast"))));
+        assert_eq!(parse_param("on=true"), Ok(("on".into(), json!(true))));
+        assert_eq!(parse_param("eq=a=b"), Ok(("eq".into(), json!("a=b"))));
+        assert!(parse_param("fpr=0.1").unwrap_err().contains("fpr"));
+        assert!(parse_param("novalue").is_err());
+        assert!(parse_param("=1").is_err());
+    }
+}

@@ -1,0 +1,98 @@
+//! A library that sizes itself from (n, ε) and refuses m and k, as rbloom does, runs in
+//! overfill and seed-check by `--fpr`; and `--param KEY=VALUE` reaches a program's header.
+
+use std::process::Output;
+
+use assert_cmd::Command;
+
+mod common;
+
+use common::exec_fixture as fixture;
+
+fn bloomlab(args: &[&str]) -> Output {
+    Command::cargo_bin("bloomlab")
+        .unwrap()
+        .env("BLOOMLAB_EXEC_TIMEOUT", "60")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn a_self_sizing_library_runs_in_overfill_by_rate() {
+    let filter = format!("exec:{} --sizes-itself", fixture());
+    let base = ["overfill", "--filter", &filter, "--design-n", "2000"];
+    let tail = ["--factors", "1,2", "--queries", "40000", "--format", "json"];
+    // By shape, the library refuses, as rbloom does.
+    let out = bloomlab(&[&base[..], &tail[..]].concat());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("takes no m and k"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = bloomlab(&[&base[..], &["--fpr", "0.01"], &tail[..]].concat());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Sized for the design n (not the keys inserted): at s = 1 the rate is the promise, at
+    // s = 2 about 15.7 times it (within 4 binomial standard errors; fixed seeds).
+    for (row, expected) in rows.as_array().unwrap().iter().zip([0.01f64, 0.157]) {
+        let measured = row["fpr_measured"].as_f64().unwrap();
+        let se = (expected * (1.0 - expected) / 40_000.0).sqrt();
+        assert!((measured - expected).abs() < 4.0 * se, "{row}");
+        assert_eq!(row["design_n"], 2000);
+    }
+    for bad in [&["--fpr", "1.5"][..], &["--fpr", "0.01", "--k", "3"][..]] {
+        let out = bloomlab(&[&base[..], bad].concat());
+        assert_eq!(out.status.code(), Some(2), "{bad:?}");
+        assert!(text(&out.stderr).contains("--fpr"), "{}", text(&out.stderr));
+    }
+}
+
+#[test]
+fn a_self_sizing_library_runs_in_seed_check_by_rate() {
+    let filter = format!("exec:{} --sizes-itself", fixture());
+    let out = bloomlab(&[
+        "seed-check",
+        "--filter",
+        &filter,
+        "--n",
+        "2000",
+        "--fpr",
+        "0.01",
+        "--seeds",
+        "4",
+        "--queries",
+        "20000",
+        "--format",
+        "json",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(rows.as_array().unwrap().len() >= 6);
+}
+
+#[test]
+fn params_reach_the_header_and_protocol_fields_are_refused() {
+    // The fixture refuses a header holding `refuse_me`, naming it: the option got there.
+    let filter = format!("exec:{}", fixture());
+    let args = [
+        "audit", "--filter", &filter, "--n", "1000", "--loads", "1", "--quiet",
+    ];
+    let out = bloomlab(&[&args[..], &["--param", "refuse_me=\"yes\""]].concat());
+    let said = text(&out.stdout) + &text(&out.stderr);
+    assert!(said.contains("refuse_me = \"yes\""), "{said}");
+    for bad in ["fpr=0.5", "novalue"] {
+        let out = bloomlab(&[&args[..], &["--param", bad]].concat());
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(
+            text(&out.stderr).contains("--param"),
+            "{}",
+            text(&out.stderr)
+        );
+    }
+}
