@@ -68,6 +68,7 @@ fn the_sound_hashes_on_sequential_keys_agree_with_the_exact_prediction() {
         HashScheme::Xxh3,
         HashScheme::Murmur3,
         HashScheme::Foldhash,
+        HashScheme::Rapidhash,
     ] {
         for probes in [Probes::Independent, Probes::Double, Probes::EnhancedDouble] {
             let mut sequential = params();

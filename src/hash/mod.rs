@@ -134,6 +134,8 @@ byte_hashes! {
     Murmur3 = murmur3;
     /// foldhash ([`foldhash`]), hashbrown's default.
     Foldhash = foldhash;
+    /// rapidhash V3 ([`rapidhash`]).
+    Rapidhash = rapidhash;
 }
 
 impl HashScheme {
