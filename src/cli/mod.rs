@@ -95,6 +95,9 @@ struct ConformArgs {
     /// How an exec: program hands keys to its library: text, int or bytes (docs/PROTOCOL.md)
     #[arg(long, default_value = "text")]
     key_form: KeyForm,
+    /// Run even when the estimate says the run exceeds 10 minutes or the memory available
+    #[arg(long)]
+    yes: bool,
 }
 
 /// The flags every experiment subcommand takes beside its own parameters: where and how
@@ -372,6 +375,18 @@ fn run_conform(args: &ConformArgs) -> Result<ExitCode> {
                 .unwrap_or_else(|| fixed_k(args.filter, n, args.fpr).unwrap_or(7)),
         },
     };
+    // Two filters of n keys, each asked the queries twice (batched and one by one).
+    let k = match sizing {
+        Sizing::Shape { k, .. } => k,
+        Sizing::Rate(_) => 7,
+    };
+    let bits = ((n as f64 * args.bits_per_key.unwrap_or(10.0)).ceil()) as u64;
+    let weight = bloomlab::preflight::operation_weight(args.filter, k, bits);
+    bloomlab::preflight::Cost {
+        key_operations: 2.0 * (n as f64 + 2.0 * queries as f64) * weight,
+        peak_bytes: 2.0 * bits as f64 / 8.0,
+    }
+    .check(args.yes)?;
     let request = ConformRequest {
         filter: args.filter,
         n,

@@ -367,7 +367,10 @@ impl MeasuredPlan {
         let key_operations = self
             .setups
             .iter()
-            .map(|s| trials * (s.n as f64 + s.queries as f64))
+            .map(|s| {
+                let weight = crate::preflight::operation_weight(s.filter, s.k, s.m);
+                trials * (s.n as f64 + s.queries as f64) * weight
+            })
             .sum();
         let largest = self.setups.iter().map(|s| s.m).max().unwrap_or(0) as f64;
         let at_once = (self.setups.len() as f64 * trials).min(rayon::current_num_threads() as f64);

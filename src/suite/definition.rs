@@ -89,7 +89,15 @@ impl Parsed {
             source.error_at(command.span().start, &reason)
         })?;
         let parsed = Parsed { experiment, params };
-        parsed.prepare(None).map_err(|e| source.locate(e))?;
+        let prepared = parsed.prepare(None).map_err(|e| source.locate(e))?;
+        // The estimate behind `--yes`, which a file cannot give: refused when it is read.
+        prepared
+            .cost()
+            .check(false)
+            .map_err(|e| Error::Definition {
+                path: source.path.to_path_buf(),
+                message: format!("{e}"),
+            })?;
         Ok(parsed)
     }
 
