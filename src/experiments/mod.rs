@@ -368,7 +368,7 @@ impl MeasuredPlan {
             .setups
             .iter()
             .map(|s| {
-                let weight = crate::preflight::operation_weight(s.filter, s.k, s.m);
+                let weight = crate::params::preflight::operation_weight(s.filter, s.k, s.m);
                 trials * (s.n as f64 + s.queries as f64) * weight
             })
             .sum();
