@@ -35,6 +35,7 @@ static REGISTRY: &[&dyn Registered] = &[
     &seed_check::SeedCheck,
     &compare::Compare,
     &audit::Audit,
+    &crate::advise::Advise,
 ];
 
 /// The registered experiments.
