@@ -30,6 +30,7 @@ macro_rules! named_enum {
     };
 }
 
+pub mod advise;
 pub mod bench;
 pub mod console;
 pub mod error;

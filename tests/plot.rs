@@ -43,6 +43,9 @@ fn each_plate_has_one_point_per_measured_row() {
         let params = match name {
             "audit" => "n = 2000\nfpr = 0.05\nqueries = 4000\naudited = \"crates\"",
             "compare" => "n = 2000\nqueries = 4000",
+            "advise" => {
+                "n = 10000\nqueries = 4000\nwork_ns = \"20\"\nbits_per_key = 10\nmax_fpr = 0.05"
+            }
             _ => "queries = 4000\nhash_seed = 2",
         };
         let outcome = run(name, params);

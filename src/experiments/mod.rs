@@ -39,6 +39,7 @@ static REGISTRY: &[&dyn Registered] = &[
     &seed_check::SeedCheck,
     &compare::Compare,
     &audit::Audit,
+    &crate::advise::Advise,
 ];
 
 /// The registered experiments.

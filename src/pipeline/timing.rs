@@ -330,6 +330,12 @@ impl LineBuffer {
         black_box(line);
     }
 
+    /// One read at `line`: the line it names next, for a chase that a caller carries on
+    /// between reads.
+    pub fn next_line(&self, line: u64) -> u64 {
+        self.words[line as usize * LINE_WORDS]
+    }
+
     /// `reads` reads at addresses known ahead, a [`GROUP`] prefetched, then read: the lines
     /// `first + 1, first + 2, …` of a fixed random sequence (threads reading at once take
     /// disjoint stretches, so that none reads a line another has just brought in).

@@ -2,7 +2,7 @@
 //!
 //! With the same seeds a run is deterministic, so it must reproduce its committed CSV
 //! exactly: the fresh outcome is rendered by the same CSV exporter, and every column but the
-//! timings (`ns_*`) must match as text, cell by cell; any difference fails, printed as
+//! timings (`ns_*`, and what advise computes from them) must match as text, cell by cell; any difference fails, printed as
 //! `<experiment>: row R: column C was X, now Y`. With `--reseed` the values move, and every
 //! comparison joins one [`Family`] judged at one family-wise false-alarm rate.
 
@@ -99,9 +99,21 @@ pub struct CheckReport {
     pub found: Found,
 }
 
+/// Columns computed from timings (advise's costs and the choices made on them), which no
+/// run reproduces either.
+const FROM_TIMINGS: [&str; 7] = [
+    "cost_ns",
+    "cost_low",
+    "cost_high",
+    "speedup",
+    "on_skyline",
+    "chosen",
+    "runner_up",
+];
+
 /// True for the columns that hold timings, which no run reproduces.
 fn is_timing(column: &str) -> bool {
-    column.starts_with("ns_")
+    column.starts_with("ns_") || FROM_TIMINGS.contains(&column)
 }
 
 /// The columns that fix a row's setup, which stay put when only the seeds change.

@@ -11,7 +11,8 @@ use crate::error::Result;
 pub const EMBEDDED_FOLDER: &str = "experiments (built in)";
 
 /// `(file name, text)` of every file of `experiments/`, by name.
-pub const EMBEDDED: [(&str, &str); 13] = [
+pub const EMBEDDED: [(&str, &str); 14] = [
+    ("advise.toml", include_str!("../../experiments/advise.toml")),
     (
         "audit-adapters.toml",
         include_str!("../../experiments/audit-adapters.toml"),

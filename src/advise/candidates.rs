@@ -1,0 +1,238 @@
+//! The parameter space `advise` searches and its pruning. Every in-process structure (not a
+//! program behind `exec:`, whose pipe and not its library would set the lookup time) is
+//! sized by its own design for each rate of [`DESIGN_RATES`]; the structures that take a
+//! number of hashes are also tried with fewer at the same memory (fewer probes: a faster
+//! lookup at a worse rate, the trade the paper prices). The space is then cut by the needs,
+//! the budget and the rate bound (each configuration's closed-form rate,
+//! [`FilterKind::fpr_exact`]), and ranked by a measured time model ([`TimeModel`]) before the
+//! contenders are measured.
+
+use std::collections::BTreeSet;
+
+use crate::error::{Error, Result};
+use crate::structures::{FilterKind, Origin};
+
+/// The rates each structure is designed for: 2^-1 to 2^-20, by halves.
+pub fn design_rates() -> Vec<f64> {
+    (1..=20).map(|i| 0.5f64.powi(i)).collect()
+}
+
+/// Most hashes taken off the design's k at the same memory.
+pub const FEWER_HASHES: u32 = 3;
+
+/// What the application needs of its filter (`--needs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Needs {
+    /// Keys inserted one by one (the default): every dynamic structure.
+    Insert,
+    /// Keys removed too: the structures that can delete.
+    Delete,
+    /// More keys than planned: the structures that grow.
+    Grow,
+    /// The set is known at build time: the static structures too.
+    StaticOk,
+}
+
+impl Needs {
+    pub const ALLOWED: &'static str = "insert, delete, grow, static-ok";
+
+    /// Parses `--needs`, refusing anything else by name.
+    pub fn parse(text: &str) -> Result<Needs> {
+        match text {
+            "insert" => Ok(Needs::Insert),
+            "delete" => Ok(Needs::Delete),
+            "grow" => Ok(Needs::Grow),
+            "static-ok" => Ok(Needs::StaticOk),
+            _ => Err(Error::invalid("needs", text, "unknown need", Self::ALLOWED)),
+        }
+    }
+
+    /// Whether a structure meets the need.
+    pub fn met_by(self, kind: FilterKind) -> bool {
+        match self {
+            Needs::Insert => !kind.is_static(),
+            Needs::Delete => kind.supports_delete(),
+            Needs::Grow => grows(kind),
+            Needs::StaticOk => true,
+        }
+    }
+}
+
+/// Structures that keep their rate as keys beyond n arrive, by adding sub-filters: the
+/// scalable filter (Almeida et al. 2007) and the growable-bloom-filter crate.
+const GROWING: [&str; 2] = ["scalable", "growable-bloom-filter"];
+
+/// Whether the structure grows past its planned n.
+pub fn grows(kind: FilterKind) -> bool {
+    GROWING.contains(&kind.name())
+}
+
+/// One point of the space: a structure, its table of m bits (as laid out) and k (hashes, or
+/// fingerprint bits), with what the closed forms say of it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Config {
+    pub kind: FilterKind,
+    pub m: u64,
+    pub k: u32,
+    /// Bytes the structure holds for n keys (a counting filter's counters, the nominal table
+    /// of a static one).
+    pub memory_bytes: u64,
+    /// The structure's exact expected rate at n keys.
+    pub fpr_closed_form: f64,
+    /// Cache lines a query reads at most.
+    pub lines: u32,
+}
+
+/// The structures `advise` can consider: built in this binary, in-process, and needing no
+/// argument.
+pub fn structures() -> Vec<FilterKind> {
+    FilterKind::all()
+        .into_iter()
+        .filter(|k| k.require_built().is_ok())
+        .filter(|k| !matches!(k.structure().origin, Origin::Program))
+        .collect()
+}
+
+/// `(m, k)` for n keys at ε: a structure whose table does not depend on k (a bit array read
+/// by k probes: classic, blocked, the crates) takes the classic design at its own layout,
+/// its closed-form rate then saying what its layout does to ε (its own design would only
+/// move m, and the blocked designs search for seconds); a structure whose k shapes its table
+/// (fingerprints, result bits) takes its own design.
+fn designed(kind: FilterKind, n: u64, fpr: f64) -> Option<(u64, u32)> {
+    let (m, k) = crate::theory::classic_design(n, fpr);
+    let probes_only = matches!((kind.layout(m, 7), kind.layout(m, 8)), (Ok(a), Ok(b)) if a == b);
+    let (m, k) = match kind.structure().design {
+        Some(design) if !probes_only => design(n, fpr).ok()?,
+        _ => (m, k),
+    };
+    Some((kind.layout(m, k).ok()?, k))
+}
+
+/// Bytes a structure of this shape holds: its empty filter's memory, or for a static
+/// structure (which holds nothing before its keys) the nominal table.
+fn memory_bytes(kind: FilterKind, n: u64, m: u64, k: u32) -> Option<u64> {
+    if kind.is_static() {
+        return Some(m.div_ceil(8));
+    }
+    let filter = kind
+        .build(n, m, k, crate::hash::HashScheme::MultiplyShift, 0)
+        .ok()?;
+    Some(filter.memory_bits().div_ceil(8))
+}
+
+/// Every configuration of every structure meeting `needs`, with its closed-form rate, for n
+/// keys: designs at [`design_rates`], and for dynamic structures up to [`FEWER_HASHES`]
+/// fewer hashes at the same memory.
+pub fn space(n: u64, needs: Needs) -> Vec<Config> {
+    let mut seen = BTreeSet::new();
+    let mut configs = Vec::new();
+    for kind in structures().into_iter().filter(|&k| needs.met_by(k)) {
+        for fpr in design_rates() {
+            let Some((m, k)) = designed(kind, n, fpr) else {
+                continue;
+            };
+            let fewest = if kind.is_static() {
+                k
+            } else {
+                k.saturating_sub(FEWER_HASHES).max(1)
+            };
+            for k in fewest..=k {
+                if seen.insert((kind.name(), m, k))
+                    && let Some(config) = config(kind, n, m, k)
+                {
+                    configs.push(config);
+                }
+            }
+        }
+    }
+    configs
+}
+
+/// The configuration of `kind` with m bits and k, when the structure takes it and its
+/// closed-form rate is a rate.
+fn config(kind: FilterKind, n: u64, m: u64, k: u32) -> Option<Config> {
+    let m = kind.layout(m, k).ok()?;
+    let fpr = kind.fpr_exact(n, m, k);
+    if !(fpr.is_finite() && fpr < 1.0) {
+        return None;
+    }
+    Some(Config {
+        kind,
+        m,
+        k,
+        memory_bytes: memory_bytes(kind, n, m, k)?,
+        fpr_closed_form: fpr,
+        lines: kind.structure().lines_per_query.map_or(k, |lines| lines(k)),
+    })
+}
+
+/// The budget and bound of a run.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Limits {
+    /// Most bytes the filter may hold.
+    pub memory_bytes: Option<u64>,
+    /// Highest closed-form rate allowed.
+    pub max_fpr: Option<f64>,
+}
+
+impl Limits {
+    fn rate_ok(&self, c: &Config) -> bool {
+        self.max_fpr.is_none_or(|e| c.fpr_closed_form <= e)
+    }
+
+    fn memory_ok(&self, c: &Config) -> bool {
+        self.memory_bytes.is_none_or(|b| c.memory_bytes <= b)
+    }
+}
+
+/// The configurations within the limits; refuses limits no configuration meets, naming the
+/// smallest budget that would do (or, when the rate bound alone is out of reach, the lowest
+/// rate the space reaches). `flag` names the budget's flag.
+pub fn within(
+    space: Vec<Config>,
+    n: u64,
+    limits: &Limits,
+    flag: &'static str,
+) -> Result<Vec<Config>> {
+    let kept: Vec<Config> = space
+        .iter()
+        .filter(|c| limits.rate_ok(c) && limits.memory_ok(c))
+        .copied()
+        .collect();
+    if !kept.is_empty() {
+        return Ok(kept);
+    }
+    let bound = limits
+        .max_fpr
+        .map_or(String::new(), |e| format!(" at rate <= {e}"));
+    match space
+        .iter()
+        .filter(|c| limits.rate_ok(c))
+        .min_by_key(|c| c.memory_bytes)
+    {
+        Some(c) => {
+            let bits = c.memory_bytes as f64 * 8.0 / n as f64;
+            Err(Error::invalid(
+                flag,
+                limits.memory_bytes.unwrap_or(0),
+                format!(
+                    "no structure holds {n} keys{bound} within this budget; the smallest that does is {} (k = {}) with {} bytes",
+                    c.kind, c.k, c.memory_bytes
+                ),
+                format!("at least {} bytes ({bits:.2} bits per key)", c.memory_bytes),
+            ))
+        }
+        None => Err(Error::invalid(
+            "max-fpr",
+            limits.max_fpr.unwrap_or(f64::NAN),
+            format!("no structure in the space reaches this rate at {n} keys"),
+            format!(
+                "at least the lowest closed-form rate in the space, {:.3e}",
+                space
+                    .iter()
+                    .map(|c| c.fpr_closed_form)
+                    .fold(f64::INFINITY, f64::min)
+            ),
+        )),
+    }
+}

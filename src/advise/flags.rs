@@ -1,0 +1,190 @@
+//! advise's flags checked, every refusal before any work: each names its flag and range.
+
+use super::AdviseParams;
+use super::candidates::{self, Config, Limits, Needs};
+use crate::error::{Error, Result};
+use crate::keys::KeySpec;
+use crate::params::check_count;
+use crate::preflight::Cost;
+
+/// The work a query does when it passes the filter (`--work-ns`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum WorkCost {
+    /// A busy loop of this many ns.
+    Nanos(f64),
+    /// A named preset of this many ns, run as a busy loop.
+    Preset(&'static str, f64),
+    /// A dependent random read, its cost measured in the run.
+    CacheMiss,
+}
+
+/// The presets `--work-ns` names: a random read from an NVMe SSD and a round trip within a
+/// data centre, in ns.
+pub const PRESETS: [(&str, f64); 2] = [("ssd", 100_000.0), ("network", 500_000.0)];
+
+/// Most ns of work per query.
+pub const MAX_WORK_NS: f64 = 1e9;
+
+const WORK_ALLOWED: &str =
+    "a number of ns in (0, 1e9], or cache-miss, ssd (100000), network (500000)";
+
+impl WorkCost {
+    /// Parses `--work-ns`.
+    pub fn parse(text: &str) -> Result<WorkCost> {
+        if text == "cache-miss" {
+            return Ok(WorkCost::CacheMiss);
+        }
+        if let Some(&(name, ns)) = PRESETS.iter().find(|(name, _)| *name == text) {
+            return Ok(WorkCost::Preset(name, ns));
+        }
+        match text.trim().parse::<f64>() {
+            Ok(ns) if ns > 0.0 && ns <= MAX_WORK_NS => Ok(WorkCost::Nanos(ns)),
+            _ => Err(Error::invalid("work-ns", text, "not a cost", WORK_ALLOWED)),
+        }
+    }
+
+    /// The nominal ns (NaN for a cache miss, known only once measured).
+    pub fn nominal_ns(self) -> f64 {
+        match self {
+            WorkCost::Nanos(ns) | WorkCost::Preset(_, ns) => ns,
+            WorkCost::CacheMiss => f64::NAN,
+        }
+    }
+}
+
+/// A validated advise run.
+#[derive(Clone, Debug)]
+pub struct AdvisePlan {
+    pub n: u64,
+    pub negative_share: f64,
+    pub work: WorkCost,
+    pub limits: Limits,
+    pub needs: Needs,
+    pub batched: bool,
+    pub keys: KeySpec,
+    pub queries: u64,
+    pub contenders: usize,
+    /// Every configuration is measured, none pruned by the time model.
+    pub measure_all: bool,
+    pub seed: u64,
+    pub hash_seed: u64,
+    /// Every configuration within the needs and the limits, with its closed forms.
+    pub configs: Vec<Config>,
+    /// How many configurations the space held before the limits.
+    pub space: usize,
+}
+
+/// Refuses a fraction outside its range, naming the flag.
+fn fraction(flag: &'static str, value: f64, open: bool) -> Result<f64> {
+    let ok = match open {
+        true => value > 0.0 && value < 1.0,
+        false => (0.0..=1.0).contains(&value),
+    };
+    match ok {
+        true => Ok(value),
+        false => Err(Error::invalid(
+            flag,
+            value,
+            "out of range",
+            if open { "(0, 1)" } else { "[0, 1]" },
+        )),
+    }
+}
+
+/// The budget in bytes from `--memory` or `--bits-per-key`, with the flag that set it.
+fn budget(params: &AdviseParams, n: u64) -> Result<(Option<u64>, &'static str)> {
+    match (params.memory, params.bits_per_key) {
+        (Some(_), Some(_)) => Err(Error::invalid(
+            "memory",
+            "with --bits-per-key",
+            "give one budget",
+            "--memory BYTES or --bits-per-key B",
+        )),
+        (Some(bytes), None) => Ok((Some(check_count("memory", bytes.0, 1, 1 << 36)?), "memory")),
+        (None, Some(bits)) => {
+            let bits = crate::sizing::check_bits_per_key(bits)?;
+            Ok((Some((bits * n as f64 / 8.0).floor() as u64), "bits-per-key"))
+        }
+        (None, None) => Ok((None, "memory")),
+    }
+}
+
+/// Checks every flag, then sizes the space and cuts it by the needs and the limits.
+pub fn plan(params: &AdviseParams) -> Result<AdvisePlan> {
+    let n = check_count("n", params.n.map_or(1_000_000, |c| c.0), 1000, 100_000_000)?;
+    let negative_share = fraction(
+        "negative-share",
+        params.negative_share.unwrap_or(0.9),
+        false,
+    )?;
+    let work = WorkCost::parse(params.work_ns.as_deref().unwrap_or("cache-miss"))?;
+    let max_fpr = params
+        .max_fpr
+        .map(|e| fraction("max-fpr", e, true))
+        .transpose()?;
+    let needs = Needs::parse(params.needs.as_deref().unwrap_or("insert"))?;
+    let keys = KeySpec::parse("keys", params.keys.as_deref().unwrap_or("random"))?;
+    if let Some(available) = keys.available("keys")?
+        && available < n
+    {
+        return Err(Error::invalid(
+            "keys",
+            params.keys.as_deref().unwrap_or(""),
+            format!("holds {available} keys, fewer than --n"),
+            format!("a source of at least {n} keys, or --n {available}"),
+        ));
+    }
+    let queries = check_count(
+        "queries",
+        params.queries.map_or(1_000_000, |c| c.0),
+        1000,
+        100_000_000,
+    )?;
+    let contenders = check_count("contenders", params.contenders.map_or(24, |c| c.0), 1, 500)?;
+    let (memory_bytes, flag) = budget(params, n)?;
+    let limits = Limits {
+        memory_bytes,
+        max_fpr,
+    };
+    let space = candidates::space(n, needs);
+    let size = space.len();
+    let configs = candidates::within(space, n, &limits, flag)?;
+    Ok(AdvisePlan {
+        n,
+        negative_share,
+        work,
+        limits,
+        needs,
+        batched: params.batched,
+        keys,
+        queries,
+        contenders: contenders as usize,
+        measure_all: params.measure_all,
+        seed: params.seeds.seed(),
+        hash_seed: params.seeds.hash_seed(),
+        configs,
+        space: size,
+    })
+}
+
+impl AdvisePlan {
+    /// Keys inserted and queried: per structure a reference, per contender its rate, its
+    /// timing fill and passes; three more fills for the workload. The largest table at once
+    /// is a contender's (rates are measured two at a time) beside the cache-miss buffer.
+    pub fn cost(&self) -> Cost {
+        let n = self.n as f64;
+        let contenders =
+            self.contenders as f64 + 2.0 * super::candidates::structures().len() as f64;
+        let per = 2.0 * n + self.queries as f64 + 2e6;
+        let largest = self
+            .configs
+            .iter()
+            .map(|c| c.memory_bytes)
+            .max()
+            .unwrap_or(0) as f64;
+        Cost {
+            key_operations: contenders * per + 3.0 * n,
+            peak_bytes: 2.0 * largest + (1u64 << 27) as f64,
+        }
+    }
+}

@@ -1,0 +1,136 @@
+//! Every call `advise` makes into bloomlab's measurement and timing code, in one place: the
+//! rate of a configuration at the real n (the shared measurement path), its lookup times
+//! (the shared timing passes), the cost of a cache-line read, and a filled filter for the
+//! end-to-end workload.
+
+use super::cost::{Bounded, INPUT_CONFIDENCE, median_interval};
+use crate::error::Result;
+use crate::hash::HashScheme;
+use crate::keys::{IntKeys, KeySource, KeySpec};
+use crate::measure::{Measurement, Setup, measure_counted};
+use crate::structures::{Filter, FilterKind, insert_counters};
+use crate::timing::{LineBuffer, Operation, PassKeys, time_operation, time_passes};
+use crate::workload::Keying;
+
+pub use crate::timing::thread_ns;
+
+/// What fixes a configuration's filter and keys.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Shape {
+    pub kind: FilterKind,
+    pub n: u64,
+    pub m: u64,
+    pub k: u32,
+    pub seed: u64,
+    pub hash_seed: u64,
+    pub keys: KeySpec,
+}
+
+/// The rate of the shape: n keys inserted, `queries` absent ones asked, with its interval
+/// and every prediction. `on_keys` counts keys for progress.
+pub fn rate(shape: &Shape, queries: u64, on_keys: &(dyn Fn(u64) + Sync)) -> Result<Measurement> {
+    let setup = Setup {
+        n: shape.n,
+        m: shape.m,
+        k: shape.k,
+        queries,
+        seed: shape.seed,
+        hash_seed: shape.hash_seed,
+        hash: HashScheme::MultiplyShift,
+        filter: shape.kind,
+        keying: Keying {
+            keys: shape.keys,
+            ..Keying::default()
+        },
+    };
+    measure_counted("advise", &setup, on_keys)
+}
+
+/// The integer keys the timings and the workload use: the source's own where it makes
+/// integers, random keys otherwise (byte keys reach every structure as their u64 prehash).
+pub fn int_keys(shape: &Shape) -> IntKeys {
+    shape
+        .keys
+        .ints(shape.seed)
+        .unwrap_or(IntKeys::Random(KeySource::new(shape.seed)))
+}
+
+/// The filter of the shape holding its n keys.
+pub fn filled(shape: &Shape) -> Result<Box<dyn Filter>> {
+    let mut filter = shape.kind.build(
+        shape.n,
+        shape.m,
+        shape.k,
+        HashScheme::MultiplyShift,
+        shape.hash_seed,
+    )?;
+    let keys = int_keys(shape);
+    insert_counters(&mut *filter, 0..shape.n, |c| keys.key(c))?;
+    Ok(filter)
+}
+
+/// ns per absent and per present lookup of a filled filter, key by key or batched, over
+/// `passes` passes of `count` keys each (absent keys from counter `n + 2^40`, clear of the
+/// rate's queries).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Lookups {
+    pub absent: Bounded,
+    pub present: Bounded,
+}
+
+/// Times the lookups of `filter` (holding the shape's keys): absent and present passes in
+/// turn, so that the machine's other load slows both alike; each median with its
+/// [`median_interval`].
+pub fn lookups(
+    filter: &mut dyn Filter,
+    shape: &Shape,
+    batched: bool,
+    count: u64,
+    passes: u32,
+) -> Result<Lookups> {
+    let ints = int_keys(shape);
+    let pass_keys = PassKeys {
+        inserted: (0..count).map(|i| ints.key(i % shape.n)).collect(),
+        absent: (0..count)
+            .map(|i| ints.key(shape.n + (1 << 40) + i))
+            .collect(),
+    };
+    let (mut absent, mut present) = (Vec::new(), Vec::new());
+    for _ in 0..passes {
+        let mut once = |op| time_operation(filter, op, batched, &pass_keys, 1).map(|p| p.median);
+        absent.push(once(Operation::Absent)?);
+        present.push(once(Operation::Present)?);
+    }
+    Ok(Lookups {
+        absent: median_interval(absent, INPUT_CONFIDENCE),
+        present: median_interval(present, INPUT_CONFIDENCE),
+    })
+}
+
+/// A buffer of `bytes` of random cache lines (a cycle through them all).
+pub fn line_buffer(bytes: u64, seed: u64) -> Result<LineBuffer> {
+    LineBuffer::new(bytes, seed)
+}
+
+/// ns per cache line of reads whose addresses are known ahead, in a buffer of `bytes`: what
+/// one more line of a lookup costs at that size (the median of `passes`).
+pub fn independent_line_ns(bytes: u64, reads: u64, passes: u32) -> Result<f64> {
+    let buffer = LineBuffer::new(bytes, 7)?;
+    buffer.read_independent(0, reads);
+    let mut first = reads;
+    Ok(time_passes(passes, reads, || {
+        buffer.read_independent(first, reads);
+        first += reads;
+    })
+    .median)
+}
+
+/// ns per dependent read (each address read from the line before) in `buffer`: the cost of
+/// a cache miss, the median of `passes` with its [`median_interval`].
+pub fn dependent_read_ns(buffer: &LineBuffer, reads: u64, passes: u32) -> Bounded {
+    buffer.read_dependent(reads);
+    let ns = (0..passes)
+        .map(|_| time_passes(1, reads, || buffer.read_dependent(reads)).median)
+        .collect();
+    median_interval(ns, INPUT_CONFIDENCE)
+}

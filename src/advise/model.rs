@@ -1,0 +1,149 @@
+//! The measured time model that prunes the space before the contenders are measured: a
+//! lookup costs its structure's fixed work (hashing, arithmetic, the branch) plus one
+//! cache-line read per line it touches, at the cost of a line read in a table of its size.
+//! Both parts are measured in the run: the fixed part from one reference configuration per
+//! structure (`t_ref - lines_ref · line(size_ref)`), the line cost by reading random lines,
+//! addresses known ahead, in buffers of each size (rounded up to a power of two).
+//!
+//! `model(c) = fixed(structure of c) + lines(c) · line(size of c)`, at least a tenth of the
+//! reference time.
+
+use std::collections::BTreeMap;
+
+use super::candidates::Config;
+use super::cost::cost_at;
+use crate::error::Result;
+
+/// The rate whose design is each structure's reference configuration.
+pub const REFERENCE_FPR: f64 = 0.01;
+
+/// One structure's reference: its configuration and measured ns per absent lookup.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Reference {
+    pub config: Config,
+    pub ns: f64,
+}
+
+/// ns per lookup predicted for every configuration.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TimeModel {
+    /// Per structure name: fixed ns and the reference's ns.
+    fixed: BTreeMap<&'static str, (f64, f64)>,
+    /// ns per line read, by log2 of the table's bytes.
+    line_ns: BTreeMap<u32, f64>,
+}
+
+/// log2 of the power of two at or above `bytes` (at least 4 KiB).
+fn size_class(bytes: u64) -> u32 {
+    bytes.max(4096).next_power_of_two().trailing_zeros()
+}
+
+/// Each structure's reference: the configuration whose closed-form rate is nearest
+/// [`REFERENCE_FPR`] (on a log scale), the most hashes among equals.
+pub fn references(configs: &[Config]) -> Vec<Config> {
+    let mut best: BTreeMap<&'static str, Config> = BTreeMap::new();
+    let distance = |c: &Config| (c.fpr_closed_form.ln() - REFERENCE_FPR.ln()).abs();
+    for c in configs {
+        let entry = best.entry(c.kind.name()).or_insert(*c);
+        if (distance(c), std::cmp::Reverse(c.k)) < (distance(entry), std::cmp::Reverse(entry.k)) {
+            *entry = *c;
+        }
+    }
+    best.into_values().collect()
+}
+
+impl TimeModel {
+    /// The model from measured references and `line_ns(bytes)`, measured once per size class
+    /// the configurations reach.
+    pub fn calibrate(
+        configs: &[Config],
+        references: &[Reference],
+        mut line_ns: impl FnMut(u64) -> Result<f64>,
+    ) -> Result<TimeModel> {
+        let mut model = TimeModel::default();
+        let classes = configs
+            .iter()
+            .chain(references.iter().map(|r| &r.config))
+            .map(|c| size_class(c.memory_bytes));
+        for class in classes {
+            if let std::collections::btree_map::Entry::Vacant(e) = model.line_ns.entry(class) {
+                e.insert(line_ns(1 << class)?);
+            }
+        }
+        for r in references {
+            let fixed = r.ns - r.config.lines as f64 * model.line(&r.config);
+            model.fixed.insert(r.config.kind.name(), (fixed, r.ns));
+        }
+        Ok(model)
+    }
+
+    fn line(&self, c: &Config) -> f64 {
+        self.line_ns
+            .get(&size_class(c.memory_bytes))
+            .copied()
+            .unwrap_or(0.0)
+    }
+
+    /// Predicted ns per lookup of `c`; NaN for a structure without a reference.
+    pub fn lookup_ns(&self, c: &Config) -> f64 {
+        match self.fixed.get(c.kind.name()) {
+            Some(&(fixed, reference)) => {
+                (fixed + c.lines as f64 * self.line(c)).max(reference / 10.0)
+            }
+            None => f64::NAN,
+        }
+    }
+
+    /// Predicted cost per query of `c` at σ and `t_w`, from its closed-form rate.
+    pub fn cost(&self, c: &Config, sigma: f64, work_ns: f64) -> f64 {
+        let t = self.lookup_ns(c);
+        cost_at(sigma, c.fpr_closed_form, t, t, work_ns)
+    }
+}
+
+/// The contenders, at most `limit` unless the structures alone need more: for each structure,
+/// its best predicted configuration at each of `work_ns` (the run's `t_w` first, then the
+/// plot's ends), then the best predicted overall until `limit`. In the order of `configs`.
+pub fn contenders(
+    configs: &[Config],
+    model: &TimeModel,
+    sigma: f64,
+    work_ns: &[f64],
+    limit: usize,
+) -> Vec<Config> {
+    let mut picked = vec![false; configs.len()];
+    let by_cost = |t_w: f64| {
+        let mut order: Vec<usize> = (0..configs.len())
+            .filter(|&i| !model.lookup_ns(&configs[i]).is_nan())
+            .collect();
+        order.sort_by(|&a, &b| {
+            model
+                .cost(&configs[a], sigma, t_w)
+                .total_cmp(&model.cost(&configs[b], sigma, t_w))
+        });
+        order
+    };
+    let mut families = BTreeMap::new();
+    for &t_w in work_ns {
+        families.clear();
+        for i in by_cost(t_w) {
+            if families.insert(configs[i].kind.name(), ()).is_none() {
+                picked[i] = true;
+            }
+        }
+    }
+    let mut count = picked.iter().filter(|&&p| p).count();
+    for i in by_cost(work_ns[0]) {
+        if count >= limit {
+            break;
+        }
+        if !picked[i] {
+            picked[i] = true;
+            count += 1;
+        }
+    }
+    (0..configs.len())
+        .filter(|&i| picked[i])
+        .map(|i| configs[i])
+        .collect()
+}

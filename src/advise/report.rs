@@ -1,0 +1,419 @@
+//! advise's rows, its recommendation and the regime map it draws.
+
+use schemars::JsonSchema;
+use serde::Serialize;
+
+use super::candidates::Config;
+use super::cost::{Bounded, cost_at, speedup};
+use super::flags::AdvisePlan;
+use super::run::{Contender, PLOT_WORK_NS, Resolved};
+use super::skyline::Point;
+use crate::error::Result;
+use crate::experiments::Outcome;
+use crate::measure::Measurement;
+use crate::plot::{Axis, Colour, Mark, Panel, Plate, Scale, Series, Ticks};
+use crate::report::{Cell, Column, Record, Table, col};
+use crate::timing::Passes;
+
+/// A contender, or no filter, priced.
+#[derive(Clone, Debug)]
+pub struct Priced {
+    /// None for no filter.
+    pub config: Option<Config>,
+    pub rate: Option<Measurement>,
+    pub absent: Option<Bounded>,
+    pub present: Option<Bounded>,
+    pub cost: Bounded,
+    pub on_skyline: bool,
+}
+
+impl Priced {
+    pub fn filter(c: &Contender, cost: Bounded) -> Self {
+        Priced {
+            config: Some(c.config),
+            rate: Some(c.rate.clone()),
+            absent: Some(c.lookups.absent),
+            present: Some(c.lookups.present),
+            cost,
+            on_skyline: false,
+        }
+    }
+
+    pub fn none(t_work: Bounded) -> Self {
+        Priced {
+            config: None,
+            rate: None,
+            absent: None,
+            present: None,
+            cost: super::cost::cost_without_filter(t_work),
+            on_skyline: false,
+        }
+    }
+
+    pub fn point(&self) -> Point {
+        Point {
+            memory_bytes: self.config.map_or(0, |c| c.memory_bytes),
+            cost: self.cost,
+        }
+    }
+
+    /// The structure's name, or `no filter`.
+    pub fn family(&self) -> String {
+        self.config
+            .map_or_else(|| "no filter".to_string(), |c| c.kind.to_string())
+    }
+
+    /// The structure and its parameters, as the recommendation names them.
+    fn describe(&self, n: u64) -> String {
+        match (&self.config, &self.rate) {
+            (Some(c), Some(r)) => format!(
+                "{} (m = {} bits, k = {}, {:.2} bits per key, {} bytes; rate {:.3e})",
+                c.kind,
+                c.m,
+                c.k,
+                c.memory_bytes as f64 * 8.0 / n as f64,
+                c.memory_bytes,
+                r.fpr_measured
+            ),
+            _ => "no filter".into(),
+        }
+    }
+
+    /// The cost per query at σ and `t_w` from the central values (`t_w` without a filter).
+    pub fn cost_at_work(&self, sigma: f64, t_w: f64) -> f64 {
+        let eps = self.rate.as_ref().map_or(1.0, |r| r.fpr_measured);
+        let time = |t: Option<Bounded>| t.map_or(0.0, |t| t.value);
+        cost_at(sigma, eps, time(self.absent), time(self.present), t_w)
+    }
+
+    /// ns per query of lookups alone: `σ·t_a + (1 - σ)·t_p`.
+    fn lookup_ns(&self, sigma: f64) -> f64 {
+        match (self.absent, self.present) {
+            (Some(a), Some(p)) => sigma * a.value + (1.0 - sigma) * p.value,
+            _ => 0.0,
+        }
+    }
+}
+
+/// One configuration priced, as every output carries it.
+#[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
+pub struct AdviceRow {
+    /// The structure, or `no filter`.
+    pub structure: String,
+    /// Bits of its table as laid out.
+    pub m: u64,
+    /// Hashes per key; the fingerprint or result bits of the fingerprint filters.
+    pub k: u32,
+    /// Memory per key: `8 · memory_bytes / n`.
+    pub bits_per_key: f64,
+    /// Bytes the structure holds for n keys.
+    pub memory_bytes: u64,
+    /// The structure's exact expected rate at n keys (closed form).
+    pub fpr_closed_form: f64,
+    /// Absent keys asked.
+    pub queries: u64,
+    pub false_positives: u64,
+    /// The measured rate ε.
+    pub fpr_measured: f64,
+    /// 95% Clopper–Pearson interval of ε (the cost uses the 98.75% one).
+    pub ci_low: f64,
+    pub ci_high: f64,
+    /// Single-threaded CPU ns per absent lookup, the median of 20 passes.
+    pub ns_lookup_absent: Option<f64>,
+    /// ns per present lookup, the median of 20 passes.
+    pub ns_lookup_present: Option<f64>,
+    /// The cost per query `σ·t_a + (1 - σ)·t_p + (σ·ε + (1 - σ))·t_w`, in ns.
+    pub cost_ns: f64,
+    /// The cost at every input's low end; `[cost_low, cost_high]` holds with 95%.
+    pub cost_low: f64,
+    pub cost_high: f64,
+    /// `t_w / cost_ns`.
+    pub speedup: f64,
+    /// No other configuration has at most its memory and its cost.
+    pub on_skyline: bool,
+    /// The least memory among the configurations whose cost interval overlaps the best.
+    pub chosen: bool,
+    /// The best of another structure: what the choice is checked against.
+    pub runner_up: bool,
+    /// End to end: measured ns per query of the workload (chosen, runner-up, no filter).
+    pub ns_end_to_end: Option<f64>,
+}
+
+impl Record for AdviceRow {
+    fn columns() -> Vec<Column> {
+        vec![
+            col("structure", Cell::Plain("structure")),
+            col("m", Cell::Plain("m")).wide_only(),
+            col("k", Cell::Plain("k")),
+            col("bits/key", Cell::Fixed("bits_per_key", 2)),
+            col("bytes", Cell::Plain("memory_bytes")).wide_only(),
+            col("closed form", Cell::Percent("fpr_closed_form")).wide_only(),
+            col("FP/queries", Cell::Ratio("false_positives", "queries")).wide_only(),
+            col("measured", Cell::Percent("fpr_measured")),
+            col("95% CI", Cell::Interval("ci_low", "ci_high")).wide_only(),
+            col("ns absent", Cell::Fixed("ns_lookup_absent", 1)),
+            col("ns present", Cell::Fixed("ns_lookup_present", 1)).wide_only(),
+            col("cost ns", Cell::Fixed("cost_ns", 1)),
+            col("low", Cell::Fixed("cost_low", 1)).wide_only(),
+            col("high", Cell::Fixed("cost_high", 1)).wide_only(),
+            col("speedup", Cell::Times("speedup")),
+            col("skyline", Cell::Plain("on_skyline")).wide_only(),
+            col("chosen", Cell::Plain("chosen")).flags_when("true"),
+            col("runner-up", Cell::Plain("runner_up")).wide_only(),
+            col("ns end to end", Cell::Fixed("ns_end_to_end", 1)).wide_only(),
+        ]
+    }
+}
+
+/// The best of another structure than the chosen one (no filter counting as one).
+pub fn runner_up(priced: &[Priced], chosen: usize) -> Option<usize> {
+    let family = priced[chosen].family();
+    (0..priced.len())
+        .filter(|&i| priced[i].family() != family)
+        .min_by(|&a, &b| priced[a].cost.value.total_cmp(&priced[b].cost.value))
+}
+
+fn row(p: &Priced, n: u64, t_w: f64) -> AdviceRow {
+    let r = p.rate.as_ref();
+    let c = p.config.as_ref();
+    AdviceRow {
+        structure: p.family(),
+        m: c.map_or(0, |c| c.m),
+        k: c.map_or(0, |c| c.k),
+        bits_per_key: c.map_or(0.0, |c| c.memory_bytes as f64 * 8.0 / n as f64),
+        memory_bytes: c.map_or(0, |c| c.memory_bytes),
+        fpr_closed_form: c.map_or(1.0, |c| c.fpr_closed_form),
+        queries: r.map_or(0, |r| r.queries),
+        false_positives: r.map_or(0, |r| r.false_positives),
+        fpr_measured: r.map_or(1.0, |r| r.fpr_measured),
+        ci_low: r.map_or(1.0, |r| r.ci_low),
+        ci_high: r.map_or(1.0, |r| r.ci_high),
+        ns_lookup_absent: p.absent.map(|t| t.value),
+        ns_lookup_present: p.present.map(|t| t.value),
+        cost_ns: p.cost.value,
+        cost_low: p.cost.low,
+        cost_high: p.cost.high,
+        speedup: speedup(t_w, p.cost.value),
+        on_skyline: p.on_skyline,
+        chosen: false,
+        runner_up: false,
+        ns_end_to_end: None,
+    }
+}
+
+/// Why the choice beats the runner-up: the term of the cost that differs most.
+fn why(plan: &AdvisePlan, chosen: &Priced, other: &Priced, t_w: f64) -> String {
+    let s = plan.negative_share;
+    let lookup = other.lookup_ns(s) - chosen.lookup_ns(s);
+    let eps = |p: &Priced| p.rate.as_ref().map_or(1.0, |r| r.fpr_measured);
+    let work = s * (eps(other) - eps(chosen)) * t_w;
+    let (mine, theirs) = (chosen.point().memory_bytes, other.point().memory_bytes);
+    let gap = other.cost.value - chosen.cost.value;
+    if !chosen.cost.overlaps(&other.cost) || gap > 0.0 && mine >= theirs {
+        let reason = match lookup.abs() >= work.abs() {
+            true => format!("lookups {lookup:+.1} ns per query (time)"),
+            false => format!("wasted work {work:+.1} ns per query (rate)"),
+        };
+        format!(
+            "beats {} by {gap:.1} ns per query: its {reason} in its favour",
+            other.family()
+        )
+    } else {
+        format!(
+            "costs the same as {} within the intervals ([{:.1}, {:.1}] against [{:.1}, {:.1}] ns) with less memory ({mine} against {theirs} bytes)",
+            other.family(),
+            chosen.cost.low,
+            chosen.cost.high,
+            other.cost.low,
+            other.cost.high
+        )
+    }
+}
+
+/// The constructor call of a peer crate's configuration, as its adapter builds it.
+fn constructor(c: &Config) -> Option<String> {
+    match c.kind.name() {
+        "fastbloom" => Some(format!(
+            "fastbloom::BloomFilter::with_num_bits({}).hashes({})",
+            c.m, c.k
+        )),
+        "sbbf" => Some(format!(
+            "sbbf_rs_safe::Filter::from_bytes(&vec![0u8; {}])",
+            c.m / 8
+        )),
+        "bloomfilter" => Some(format!(
+            "bloomfilter::Bloom::new({}, {})",
+            c.m / 8,
+            ((c.m as f64 * std::f64::consts::LN_2 / c.k as f64).round() as u64).max(1)
+        )),
+        _ => None,
+    }
+}
+
+/// The recommendation line.
+fn recommendation(
+    plan: &AdvisePlan,
+    priced: &[Priced],
+    chosen: usize,
+    other: Option<usize>,
+    t_w: f64,
+) -> String {
+    let p = &priced[chosen];
+    let versus = other.map_or(String::new(), |o| {
+        format!("; it {}", why(plan, p, &priced[o], t_w))
+    });
+    match p.config {
+        None => format!(
+            "recommendation: no filter pays at σ = {} and t_w = {t_w:.1} ns{versus}",
+            plan.negative_share
+        ),
+        Some(c) => {
+            let call = constructor(&c).map_or(String::new(), |call| format!(", built as {call}"));
+            format!(
+                "recommendation: {}{call}: {:.1} ns per query against {t_w:.1} without a filter ({:.2}x){versus}",
+                p.describe(plan.n),
+                p.cost.value,
+                t_w / p.cost.value
+            )
+        }
+    }
+}
+
+/// The rows, notes, plate and measurements of the run.
+pub fn outcome(
+    plan: &AdvisePlan,
+    resolved: &Resolved,
+    priced: Vec<Priced>,
+    chosen: usize,
+    runner_up: Option<usize>,
+    checked: Vec<(usize, Passes)>,
+    mut notes: Vec<String>,
+) -> Result<Outcome> {
+    let t_w = resolved.t_work.value;
+    let mut rows: Vec<AdviceRow> = priced.iter().map(|p| row(p, plan.n, t_w)).collect();
+    rows[chosen].chosen = true;
+    if let Some(r) = runner_up {
+        rows[r].runner_up = true;
+    }
+    for (i, passes) in &checked {
+        rows[*i].ns_end_to_end = Some(passes.median);
+    }
+    notes.extend(super::report_checks::lines(
+        plan, &priced, chosen, runner_up, &checked, t_w,
+    ));
+    notes.push(recommendation(plan, &priced, chosen, runner_up, t_w));
+    let title = format!(
+        "advise: n = {}, σ = {}, t_w = {t_w:.1} ns{}: cost per query of each contender",
+        plan.n,
+        plan.negative_share,
+        if plan.batched { ", batched" } else { "" }
+    );
+    let mut table = Table::from_rows(title, &rows)?;
+    table.notes = notes;
+    Ok(Outcome {
+        table,
+        measurements: priced.iter().filter_map(|p| p.rate.clone()).collect(),
+        verdicts: Vec::new(),
+        plate: plate(plan, &priced),
+        skipped: Vec::new(),
+    })
+}
+
+/// The regime map: cost per query against `t_w` from 10 ns to 1 ms, the best measured
+/// configuration of each structure at each `t_w`, beside no filter (`cost = t_w`).
+fn plate(plan: &AdvisePlan, priced: &[Priced]) -> Plate {
+    let s = plan.negative_share;
+    let grid: Vec<f64> = (0..=50)
+        .map(|j| PLOT_WORK_NS.0 * (PLOT_WORK_NS.1 / PLOT_WORK_NS.0).powf(j as f64 / 50.0))
+        .collect();
+    let mut families: Vec<String> = Vec::new();
+    for p in priced.iter().filter(|p| p.config.is_some()) {
+        if !families.contains(&p.family()) {
+            families.push(p.family());
+        }
+    }
+    let mut series: Vec<Series> = families
+        .iter()
+        .enumerate()
+        .map(|(i, family)| {
+            let members: Vec<&Priced> = priced.iter().filter(|p| &p.family() == family).collect();
+            let best = |t_w: f64| {
+                members
+                    .iter()
+                    .map(|p| p.cost_at_work(s, t_w))
+                    .fold(f64::INFINITY, f64::min)
+            };
+            Series::new(
+                Some(family.clone()),
+                Colour::Palette(i),
+                Mark::Line(2),
+                grid.iter().map(|&t| (t, best(t))),
+            )
+        })
+        .collect();
+    series.push(Series::new(
+        Some("no filter".into()),
+        Colour::Black,
+        Mark::Dashed(2),
+        grid.iter().map(|&t| (t, t)),
+    ));
+    Plate {
+        panels: vec![regimes(plan, series), rates(plan, priced)],
+    }
+}
+
+/// The measured rate of every contender with its interval against its bits per key, one
+/// series per structure.
+fn rates(plan: &AdvisePlan, priced: &[Priced]) -> Panel {
+    let mut families: Vec<String> = Vec::new();
+    for p in priced.iter().filter(|p| p.rate.is_some()) {
+        if !families.contains(&p.family()) {
+            families.push(p.family());
+        }
+    }
+    let series = families
+        .iter()
+        .enumerate()
+        .map(|(i, family)| {
+            let points = priced
+                .iter()
+                .filter(|p| &p.family() == family)
+                .filter_map(|p| {
+                    Some((
+                        p.point().memory_bytes as f64 * 8.0 / plan.n as f64,
+                        p.rate.as_ref()?,
+                    ))
+                });
+            Series::measured(Some(family.clone()), Colour::Palette(i), points)
+        })
+        .collect();
+    Panel {
+        title: format!(
+            "the rate each contender measured at n = {}, with its 95% interval",
+            plan.n
+        ),
+        x: Axis::linear("bits per key"),
+        y: Axis::rate(),
+        series,
+    }
+}
+
+/// The regime map's panel.
+fn regimes(plan: &AdvisePlan, series: Vec<Series>) -> Panel {
+    let s = plan.negative_share;
+    let log = |label: &str| Axis {
+        label: label.into(),
+        scale: Scale::Log,
+        ticks: Ticks::Decimal,
+        range: None,
+    };
+    Panel {
+        title: format!(
+            "cost per query against the work it saves (n = {}, σ = {}): best configuration of each structure",
+            plan.n, s
+        ),
+        x: log("t_w, ns of work per query that passes"),
+        y: log("cost per query, ns"),
+        series,
+    }
+}

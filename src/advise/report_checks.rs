@@ -1,0 +1,73 @@
+//! The lines that set the end-to-end workload beside the model: for the choice, the
+//! runner-up and no filter, the measured cost per query beside the predicted one, and the
+//! saving over no filter (`t_w` minus the cost) measured beside predicted.
+
+use super::flags::AdvisePlan;
+use super::report::Priced;
+use crate::timing::Passes;
+
+/// `(measured - predicted) / predicted`, in per cent.
+fn off(measured: f64, predicted: f64) -> f64 {
+    100.0 * (measured - predicted) / predicted
+}
+
+/// One line per run of the workload, then whether the measured order is the predicted one.
+pub fn lines(
+    plan: &AdvisePlan,
+    priced: &[Priced],
+    chosen: usize,
+    runner_up: Option<usize>,
+    checked: &[(usize, Passes)],
+    t_w: f64,
+) -> Vec<String> {
+    let none = priced.len() - 1;
+    let Some(baseline) = checked
+        .iter()
+        .find(|(i, _)| *i == none)
+        .map(|(_, p)| p.median)
+    else {
+        return Vec::new();
+    };
+    let mut lines = vec![format!(
+        "end to end ({} rounds, σ = {} exactly, shuffled{}): no filter measured {baseline:.1} ns per query against t_w = {t_w:.1} ({:+.0}%)",
+        5,
+        plan.negative_share,
+        if plan.batched { ", batched" } else { "" },
+        off(baseline, t_w)
+    )];
+    for (i, p) in checked.iter().filter(|(i, _)| *i != none) {
+        let role = if *i == chosen { "chosen" } else { "runner-up" };
+        // The work as it ran: t_w is what no filter measured, the lookups as timed.
+        let predicted = priced[*i].cost_at_work(plan.negative_share, baseline);
+        let (saving, saving_predicted) = (baseline - p.median, baseline - predicted);
+        lines.push(format!(
+            "end to end, {role} {}: measured {:.1} ns per query [{:.1}, {:.1}], predicted {predicted:.1} at the t_w no filter measured ({:+.0}%); saving over no filter measured {saving:.1}, predicted {saving_predicted:.1} ({:+.0}%)",
+            priced[*i].family(),
+            p.median,
+            p.min,
+            p.max,
+            off(p.median, predicted),
+            off(saving, saving_predicted)
+        ));
+    }
+    let measured = |i: usize| checked.iter().find(|(j, _)| *j == i).map(|(_, p)| p.median);
+    if let (Some(r), Some(mine)) = (runner_up, measured(chosen))
+        && let Some(theirs) = measured(r)
+    {
+        lines.push(format!(
+            "end to end the {} ({mine:.1} ns) {} the runner-up {} ({theirs:.1} ns)",
+            if chosen == none {
+                "choice of no filter"
+            } else {
+                "choice"
+            },
+            if mine <= theirs {
+                "beats"
+            } else {
+                "does NOT beat"
+            },
+            priced[r].family()
+        ));
+    }
+    lines
+}

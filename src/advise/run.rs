@@ -1,0 +1,280 @@
+//! An advise run, step by step: the cost of the work, the time model, the contenders
+//! measured, each priced, the choice, and the workload run end to end.
+
+use indicatif::ProgressBar;
+use rayon::prelude::*;
+
+use super::candidates::Config;
+use super::cost::{Bounded, CostInputs, INPUT_CONFIDENCE, TIMED_PASSES, cost};
+use super::flags::{AdvisePlan, WorkCost};
+use super::measure::{self, Lookups, Shape};
+use super::model::{self, Reference, TimeModel};
+use super::report::{self, Priced};
+use super::skyline::{self, Point};
+use super::validate::{self, Work};
+use crate::error::Result;
+use crate::experiments::Outcome;
+use crate::measure::Measurement;
+use crate::stats::clopper_pearson;
+use crate::timing::Passes;
+
+/// Bytes of the buffer a cache miss reads in: four times the 32 MiB last-level cache here.
+pub const MISS_BYTES: u64 = 1 << 27;
+
+/// Keys per timing pass of a contender: n/2, within 10^4 and 4·10^4.
+fn timed_keys(n: u64) -> u64 {
+    (n / 2).clamp(10_000, 40_000)
+}
+
+/// Keys per timing pass of a reference (the model needs less precision).
+const REFERENCE_KEYS: u64 = 30_000;
+
+/// Work per validation pass without a filter, in ns.
+const VALIDATION_BUDGET_NS: f64 = 2e8;
+
+/// Validation rounds: each contender runs once per round, in turn.
+const VALIDATION_ROUNDS: u32 = 5;
+
+/// The ends of the plot's `t_w` axis, in ns.
+pub const PLOT_WORK_NS: (f64, f64) = (10.0, 1e6);
+
+/// The work of a query and its cost with its interval.
+pub struct Resolved {
+    pub t_work: Bounded,
+    pub work: Work,
+    /// How the cost was obtained, for the notes.
+    pub how: String,
+}
+
+/// Measures a cache miss, or calibrates a busy loop to the nominal cost.
+fn resolve_work(plan: &AdvisePlan) -> Result<Resolved> {
+    match plan.work {
+        WorkCost::CacheMiss => {
+            let work = Work::miss(MISS_BYTES)?;
+            let Work::Miss { buffer, .. } = &work else {
+                unreachable!("a miss was asked for")
+            };
+            let p = measure::dependent_read_ns(buffer, 200_000, TIMED_PASSES);
+            Ok(Resolved {
+                t_work: p,
+                how: format!(
+                    "t_w = cache-miss: a dependent random read in 128 MiB, measured {:.1} ns [{:.1}, {:.1}]",
+                    p.value, p.low, p.high
+                ),
+                work,
+            })
+        }
+        WorkCost::Nanos(ns) | WorkCost::Preset(_, ns) => {
+            let work = Work::spin(ns);
+            let Work::Spin { iterations } = work else {
+                unreachable!("a busy loop was asked for")
+            };
+            let named = match plan.work {
+                WorkCost::Preset(name, _) => format!("{name} preset, "),
+                _ => String::new(),
+            };
+            Ok(Resolved {
+                t_work: Bounded::exact(ns),
+                work,
+                how: format!(
+                    "t_w = {ns} ns ({named}a busy loop of {iterations} steps, calibrated)"
+                ),
+            })
+        }
+    }
+}
+
+fn shape(plan: &AdvisePlan, c: &Config) -> Shape {
+    Shape {
+        kind: c.kind,
+        n: plan.n,
+        m: c.m,
+        k: c.k,
+        seed: plan.seed,
+        hash_seed: plan.hash_seed,
+        keys: plan.keys,
+    }
+}
+
+/// The time model: one reference per structure timed, line reads per size.
+fn calibrate(plan: &AdvisePlan, progress: &ProgressBar) -> Result<TimeModel> {
+    let refs = model::references(&plan.configs);
+    progress.set_message(format!("advise: time model, {} structures", refs.len()));
+    let mut measured = Vec::new();
+    for config in refs {
+        let s = shape(plan, &config);
+        let mut filter = measure::filled(&s)?;
+        progress.inc(plan.n);
+        let times = measure::lookups(&mut *filter, &s, plan.batched, REFERENCE_KEYS, 3)?;
+        measured.push(Reference {
+            config,
+            ns: times.absent.value,
+        });
+    }
+    TimeModel::calibrate(&plan.configs, &measured, |bytes| {
+        measure::independent_line_ns(bytes, 200_000, 3)
+    })
+}
+
+/// The configurations to measure: all with `--measure-all`, else the time model's
+/// contenders at `t_w` and at the plot's ends.
+fn pick(plan: &AdvisePlan, progress: &ProgressBar, t_w: f64) -> Result<Vec<Config>> {
+    if plan.measure_all {
+        return Ok(plan.configs.clone());
+    }
+    let model = calibrate(plan, progress)?;
+    let ends = [t_w, PLOT_WORK_NS.0, PLOT_WORK_NS.1];
+    let sigma = plan.negative_share;
+    Ok(model::contenders(
+        &plan.configs,
+        &model,
+        sigma,
+        &ends,
+        plan.contenders,
+    ))
+}
+
+/// A contender measured: its rate at the real n and its lookup times.
+pub struct Contender {
+    pub config: Config,
+    pub rate: Measurement,
+    pub lookups: Lookups,
+}
+
+/// Rates two at a time (on both cores), then times one at a time (alone, so that no other
+/// contender shares the cache). A configuration that refused keys is dropped with a note.
+fn measure_contenders(
+    plan: &AdvisePlan,
+    picked: &[Config],
+    progress: &ProgressBar,
+    notes: &mut Vec<String>,
+) -> Result<Vec<Contender>> {
+    progress.set_message(format!("advise: rates of {} contenders", picked.len()));
+    let rates: Vec<Measurement> = picked
+        .par_iter()
+        .map(|c| measure::rate(&shape(plan, c), plan.queries, &|keys| progress.inc(keys)))
+        .collect::<Result<_>>()?;
+    progress.set_message(format!(
+        "advise: lookup times of {} contenders",
+        picked.len()
+    ));
+    let mut contenders = Vec::new();
+    for (config, rate) in picked.iter().zip(rates) {
+        if let Some(failed) = rate.failed_inserts.filter(|&f| f > 0) {
+            notes.push(format!(
+                "dropped {} (m = {}, k = {}): {failed} keys refused",
+                config.kind, config.m, config.k
+            ));
+            continue;
+        }
+        let s = shape(plan, config);
+        let mut filter = measure::filled(&s)?;
+        let lookups = measure::lookups(
+            &mut *filter,
+            &s,
+            plan.batched,
+            timed_keys(plan.n),
+            TIMED_PASSES,
+        )?;
+        progress.inc(plan.n + 2 * timed_keys(plan.n) * TIMED_PASSES as u64);
+        contenders.push(Contender {
+            config: *config,
+            rate,
+            lookups,
+        });
+    }
+    Ok(contenders)
+}
+
+/// Each contender's cost with its interval: the rate's Clopper–Pearson interval and the
+/// times' `[min, max]`, each at [`INPUT_CONFIDENCE`].
+fn price(plan: &AdvisePlan, contender: &Contender, t_work: Bounded) -> Bounded {
+    let r = &contender.rate;
+    let (low, high) = clopper_pearson(r.false_positives, r.queries, INPUT_CONFIDENCE);
+    cost(&CostInputs {
+        negative_share: plan.negative_share,
+        fpr: Bounded {
+            value: r.fpr_measured,
+            low,
+            high,
+        },
+        t_absent: contender.lookups.absent,
+        t_present: contender.lookups.present,
+        t_work,
+    })
+}
+
+/// Measures, prices and chooses, then runs the workload for the choice, the runner-up and
+/// no filter.
+pub fn run(plan: &AdvisePlan, progress: &ProgressBar) -> Result<Outcome> {
+    let mut notes = Vec::new();
+    progress.set_message("advise: the cost of the work");
+    let mut resolved = resolve_work(plan)?;
+    let t_w = resolved.t_work;
+    let picked = pick(plan, progress, t_w.value)?;
+    notes.push(format!(
+        "searched {} configurations, {} within the needs and limits; measured {} contenders ({})",
+        plan.space,
+        plan.configs.len(),
+        picked.len(),
+        match plan.measure_all {
+            true => "all of them",
+            false => "pruned by the closed-form rate and the measured time model",
+        }
+    ));
+    notes.push(resolved.how.clone());
+    let contenders = measure_contenders(plan, &picked, progress, &mut notes)?;
+    let mut priced: Vec<Priced> = contenders
+        .iter()
+        .map(|c| Priced::filter(c, price(plan, c, t_w)))
+        .collect();
+    priced.push(Priced::none(t_w));
+    let points: Vec<Point> = priced.iter().map(Priced::point).collect();
+    for (p, on) in priced.iter_mut().zip(skyline::skyline(&points)) {
+        p.on_skyline = on;
+    }
+    let chosen = skyline::choose(&points).unwrap_or(priced.len() - 1);
+    let runner_up = report::runner_up(&priced, chosen);
+    progress.set_message("advise: the workload end to end");
+    let checked = validate_choice(
+        plan,
+        &priced,
+        &[Some(chosen), runner_up],
+        &mut resolved.work,
+    )?;
+    report::outcome(plan, &resolved, priced, chosen, runner_up, checked, notes)
+}
+
+/// The end-to-end run: for each of `which` (indexes into `priced`) and for no filter, ns per
+/// query, median and spread.
+fn validate_choice(
+    plan: &AdvisePlan,
+    priced: &[Priced],
+    which: &[Option<usize>],
+    work: &mut Work,
+) -> Result<Vec<(usize, Passes)>> {
+    let none = priced.len() - 1;
+    let mut indexes: Vec<usize> = which
+        .iter()
+        .flatten()
+        .copied()
+        .filter(|&i| i != none)
+        .collect();
+    indexes.dedup();
+    let filters = indexes
+        .iter()
+        .map(|&i| measure::filled(&shape(plan, priced[i].config.as_ref().expect("a filter"))))
+        .collect::<Result<Vec<_>>>()?;
+    let mut runs: Vec<Option<&dyn crate::structures::Filter>> =
+        filters.iter().map(|f| Some(&**f)).collect();
+    runs.push(None);
+    indexes.push(none);
+    let any = priced.iter().find_map(|p| p.config.as_ref()).copied();
+    let Some(any) = any else {
+        return Ok(Vec::new());
+    };
+    let count = validate::query_count(priced[none].cost.value, VALIDATION_BUDGET_NS);
+    let queries = validate::queries(&shape(plan, &any), plan.negative_share, count, plan.seed);
+    let passes = validate::run(&runs, &queries, plan.batched, work, VALIDATION_ROUNDS)?;
+    Ok(indexes.into_iter().zip(passes).collect())
+}

@@ -1,0 +1,176 @@
+//! The end-to-end check of a ranking: the workload itself, run with a filter in front of a
+//! simulated lookup of cost `t_w` and without one. Queries are present and absent keys in the
+//! exact shares asked, in a pseudo-random order; a query the filter passes does the work.
+//! The work is a calibrated busy loop, or for `cache-miss` one dependent read in a buffer far
+//! larger than the cache, continuing one chase through it.
+//!
+//! What the cost model leaves out shows here: the filter and the work evicting each other
+//! from cache, and the branch on the filter's answer that the processor mispredicts.
+
+use std::hint::black_box;
+
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_pcg::Pcg64;
+
+use super::measure::{Shape, int_keys, line_buffer, thread_ns};
+use crate::error::Result;
+use crate::structures::{BATCH, Filter};
+use crate::timing::{LineBuffer, Passes};
+
+/// The work a query that passes the filter does.
+pub enum Work {
+    /// `iterations` steps of a dependent multiply-add chain.
+    Spin { iterations: u64 },
+    /// One dependent read in `buffer`, from the line the last one named.
+    Miss { buffer: LineBuffer, line: u64 },
+}
+
+/// Steps of [`spin`] timed per calibration pass, over as many calls as that takes (at least
+/// 1000).
+const CALIBRATION_STEPS: u64 = 20_000_000;
+
+/// `steps` steps of a chain that the compiler can neither drop nor shorten: a multiply, a
+/// rotation and an xor, each on the step before (a multiply-add chain alone would be
+/// reassociated into fewer, wider steps).
+fn spin(steps: u64, seed: u64) -> u64 {
+    let mut x = seed | 1;
+    for i in 0..black_box(steps) {
+        x = (x.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29)) ^ i;
+    }
+    black_box(x)
+}
+
+/// ns per call of `spin(steps)`, the median of five passes of about
+/// [`CALIBRATION_STEPS`] steps.
+fn spin_call_ns(steps: u64) -> f64 {
+    let calls = (CALIBRATION_STEPS / steps.max(1)).max(1000);
+    let mut ns: Vec<f64> = (0..5)
+        .map(|_| {
+            let start = thread_ns();
+            for c in 0..calls {
+                spin(steps, c);
+            }
+            (thread_ns() - start) / calls as f64
+        })
+        .collect();
+    ns.sort_by(f64::total_cmp);
+    ns[2]
+}
+
+/// Steps of [`spin`] whose call takes `work_ns`: a first guess from a long call, then two
+/// corrections at the call's own length (short calls carry the call's fixed overhead).
+pub fn spin_steps(work_ns: f64) -> u64 {
+    let per_step = spin_call_ns(10_000) / 10_000.0;
+    let mut steps = (work_ns / per_step).round().max(1.0) as u64;
+    for _ in 0..2 {
+        let took = spin_call_ns(steps);
+        let per_step = took / steps as f64;
+        steps = ((steps as f64) + (work_ns - took) / per_step)
+            .round()
+            .max(1.0) as u64;
+    }
+    steps
+}
+
+impl Work {
+    /// A busy loop calibrated to `work_ns` ([`spin_steps`]).
+    pub fn spin(work_ns: f64) -> Work {
+        Work::Spin {
+            iterations: spin_steps(work_ns),
+        }
+    }
+
+    /// One dependent read per query in `bytes` of random lines.
+    pub fn miss(bytes: u64) -> Result<Work> {
+        Ok(Work::Miss {
+            buffer: line_buffer(bytes, 11)?,
+            line: 0,
+        })
+    }
+
+    fn run(&mut self, key: u64) {
+        match self {
+            Work::Spin { iterations } => {
+                black_box(spin(*iterations, key));
+            }
+            Work::Miss { buffer, line } => *line = buffer.next_line(*line),
+        }
+    }
+}
+
+/// The queries of the workload: `count` keys, `round(σ·count)` of them absent, shuffled.
+pub fn queries(shape: &Shape, negative_share: f64, count: u64, seed: u64) -> Vec<u64> {
+    let keys = int_keys(shape);
+    let absent = (negative_share * count as f64).round() as u64;
+    let mut queries: Vec<u64> = (0..count)
+        .map(|i| match i < absent {
+            true => keys.key(shape.n + (1 << 41) + i),
+            false => keys.key((i * 0x9E37_79B9) % shape.n),
+        })
+        .collect();
+    queries.shuffle(&mut Pcg64::seed_from_u64(seed));
+    queries
+}
+
+/// ns per query of one pass: each query asks the filter (key by key, or a batch at a time)
+/// and does the work when it passes; without a filter every query does the work.
+pub fn pass(
+    filter: Option<&dyn Filter>,
+    queries: &[u64],
+    batched: bool,
+    work: &mut Work,
+) -> Result<f64> {
+    let start = thread_ns();
+    match (filter, batched) {
+        (None, _) => queries.iter().for_each(|&key| work.run(key)),
+        (Some(filter), false) => {
+            for &key in queries {
+                if filter.contains(key) {
+                    work.run(key);
+                }
+            }
+        }
+        (Some(filter), true) => {
+            let mut answers = [false; BATCH];
+            for batch in queries.chunks(BATCH) {
+                let answers = &mut answers[..batch.len()];
+                filter.contains_many(batch, answers)?;
+                for (&key, _) in batch.iter().zip(answers.iter()).filter(|(_, a)| **a) {
+                    work.run(key);
+                }
+            }
+        }
+    }
+    Ok((thread_ns() - start) / queries.len().max(1) as f64)
+}
+
+/// Runs each contender (a filter, or none) for `rounds` rounds, one pass each per round in
+/// turn so that the machine's other load slows them alike: ns per query, median and spread.
+pub fn run(
+    contenders: &[Option<&dyn Filter>],
+    queries: &[u64],
+    batched: bool,
+    work: &mut Work,
+    rounds: u32,
+) -> Result<Vec<Passes>> {
+    let mut ns = vec![Vec::new(); contenders.len()];
+    pass(
+        contenders.first().copied().flatten(),
+        queries,
+        batched,
+        work,
+    )?;
+    for _ in 0..rounds.max(1) {
+        for (filter, ns) in contenders.iter().zip(&mut ns) {
+            ns.push(pass(*filter, queries, batched, work)?);
+        }
+    }
+    Ok(ns.into_iter().map(Passes::of).collect())
+}
+
+/// Queries per validation pass: about `budget_ns` of work without a filter, within 500 and
+/// 10^6.
+pub fn query_count(work_ns: f64, budget_ns: f64) -> u64 {
+    (budget_ns / work_ns.max(1.0)).clamp(500.0, 1e6) as u64
+}
