@@ -5,7 +5,7 @@ use super::candidates::{self, Config, Limits, Needs};
 use crate::error::{Error, Result};
 use crate::keys::KeySpec;
 use crate::params::check_count;
-use crate::preflight::Cost;
+use crate::params::preflight::Cost;
 
 /// The work a query does when it passes the filter (`--work-ns`).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -102,7 +102,7 @@ fn budget(params: &AdviseParams, n: u64) -> Result<(Option<u64>, &'static str)> 
         )),
         (Some(bytes), None) => Ok((Some(check_count("memory", bytes.0, 1, 1 << 36)?), "memory")),
         (None, Some(bits)) => {
-            let bits = crate::sizing::check_bits_per_key(bits)?;
+            let bits = crate::experiments::size::check_bits_per_key(bits)?;
             Ok((Some((bits * n as f64 / 8.0).floor() as u64), "bits-per-key"))
         }
         (None, None) => Ok((None, "memory")),

@@ -7,12 +7,13 @@ use super::cost::{Bounded, INPUT_CONFIDENCE, median_interval};
 use crate::error::Result;
 use crate::hash::HashScheme;
 use crate::keys::{IntKeys, KeySource, KeySpec};
-use crate::measure::{Measurement, Setup, measure_counted};
-use crate::structures::{Filter, FilterKind, insert_counters};
-use crate::timing::{LineBuffer, Operation, PassKeys, time_operation, time_passes};
-use crate::workload::Keying;
+use crate::pipeline::measurement::{Measurement, Setup};
+use crate::pipeline::{fill, measure_counted};
+use crate::structures::{Filter, FilterKind};
+use crate::pipeline::timing::{LineBuffer, Operation, PassKeys, time_operation, time_passes};
+use crate::pipeline::keying::Keying;
 
-pub use crate::timing::thread_ns;
+pub use crate::pipeline::timing::thread_ns;
 
 /// What fixes a configuration's filter and keys.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -65,7 +66,7 @@ pub fn filled(shape: &Shape) -> Result<Box<dyn Filter>> {
         shape.hash_seed,
     )?;
     let keys = int_keys(shape);
-    insert_counters(&mut *filter, 0..shape.n, |c| keys.key(c))?;
+    fill(&mut *filter, 0..shape.n, |c| keys.key(c), true, &|_| {})?;
     Ok(filter)
 }
 

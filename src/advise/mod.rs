@@ -26,7 +26,7 @@ pub use report::AdviceRow;
 use crate::error::Result;
 use crate::experiments::{Experiment, Outcome};
 use crate::params::{Count, SeedParams};
-use crate::preflight::Cost;
+use crate::params::preflight::Cost;
 
 /// The `advise` subcommand and experiment.
 pub struct Advise;

@@ -10,10 +10,10 @@ use super::run::{Contender, PLOT_WORK_NS, Resolved};
 use super::skyline::Point;
 use crate::error::Result;
 use crate::experiments::Outcome;
-use crate::measure::Measurement;
+use crate::pipeline::measurement::Measurement;
 use crate::plot::{Axis, Colour, Mark, Panel, Plate, Scale, Series, Ticks};
 use crate::report::{Cell, Column, Record, Table, col};
-use crate::timing::Passes;
+use crate::pipeline::timing::Passes;
 
 /// A contender, or no filter, priced.
 #[derive(Clone, Debug)]

@@ -4,7 +4,7 @@
 
 use super::flags::AdvisePlan;
 use super::report::Priced;
-use crate::timing::Passes;
+use crate::pipeline::timing::Passes;
 
 /// `(measured - predicted) / predicted`, in per cent.
 fn off(measured: f64, predicted: f64) -> f64 {

@@ -14,9 +14,9 @@ use super::skyline::{self, Point};
 use super::validate::{self, Work};
 use crate::error::Result;
 use crate::experiments::Outcome;
-use crate::measure::Measurement;
+use crate::pipeline::measurement::Measurement;
 use crate::stats::clopper_pearson;
-use crate::timing::Passes;
+use crate::pipeline::timing::Passes;
 
 /// Bytes of the buffer a cache miss reads in: four times the 32 MiB last-level cache here.
 pub const MISS_BYTES: u64 = 1 << 27;

@@ -16,7 +16,7 @@ use rand_pcg::Pcg64;
 use super::measure::{Shape, int_keys, line_buffer, thread_ns};
 use crate::error::Result;
 use crate::structures::{BATCH, Filter};
-use crate::timing::{LineBuffer, Passes};
+use crate::pipeline::timing::{LineBuffer, Passes};
 
 /// The work a query that passes the filter does.
 pub enum Work {
