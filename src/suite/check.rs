@@ -14,7 +14,7 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use serde::Serialize;
 
-use super::check_files::{RowChange, align, compare_files};
+use super::check_files::{compare_files, row_differences};
 use super::definition::{Definition, Expectation};
 use super::family::{Comparison, Family, bits_check_p_value, normal_two_sided_p};
 use super::summary::{Found, Run};
@@ -124,7 +124,7 @@ pub(super) const SHAPE_COLUMNS: [&str; 7] =
 #[derive(Clone, Debug, Default)]
 pub(super) struct CsvText {
     header: Vec<String>,
-    records: Vec<Vec<String>>,
+    pub(super) records: Vec<Vec<String>>,
 }
 
 impl CsvText {
@@ -150,7 +150,7 @@ impl CsvText {
         CsvText::parse(text.as_bytes(), Path::new(name))
     }
 
-    fn get(&self, row: usize, column: &str) -> Option<&str> {
+    pub(super) fn get(&self, row: usize, column: &str) -> Option<&str> {
         let at = self.header.iter().position(|h| h == column)?;
         self.records.get(row)?.get(at).map(String::as_str)
     }
@@ -193,44 +193,8 @@ pub(super) fn differences(
     let shared: Vec<&String> = (fresh.header.iter())
         .filter(|c| compared(c) && committed.header.contains(c))
         .collect();
-    let keys = |table: &CsvText| -> Vec<String> {
-        (0..table.records.len())
-            .map(|row| {
-                let cells = shared.iter().map(|c| table.get(row, c).unwrap_or_default());
-                cells.collect::<Vec<_>>().join("\u{1f}")
-            })
-            .collect()
-    };
-    let changes = align(&keys(committed), &keys(fresh));
-    let unchanged = committed.records.len()
-        - (changes.iter())
-            .filter(|c| !matches!(c, RowChange::Missing(_)))
-            .count();
-    let mut cells = unchanged * shared.len();
-    for change in changes {
-        match change {
-            RowChange::Missing(now) => lines.push(format!("{experiment}: row {} missing", now + 1)),
-            RowChange::Added(was) => lines.push(format!("{experiment}: row {} added", was + 1)),
-            RowChange::Changed(was, now) => {
-                let row = if was == now {
-                    format!("row {}", was + 1)
-                } else {
-                    format!("row {} (now row {})", was + 1, now + 1)
-                };
-                for column in &shared {
-                    cells += 1;
-                    let (a, b) = (committed.get(was, column), fresh.get(now, column));
-                    if a != b {
-                        lines.push(format!(
-                            "{experiment}: {row}: column {column} was {}, now {}",
-                            a.unwrap_or_default(),
-                            b.unwrap_or_default()
-                        ));
-                    }
-                }
-            }
-        }
-    }
+    let (cells, rows) = row_differences(experiment, committed, fresh, &shared);
+    lines.extend(rows);
     (cells, lines)
 }
 
@@ -335,6 +299,49 @@ fn compare_exactly(
         compared,
         shared: 0,
         lines,
+    }
+}
+
+/// The summary line of one experiment; `counts` are the fresh rows, the committed rows
+/// skipped and the failure lines.
+fn summary_row(
+    definition: &Definition,
+    outcome: &Outcome,
+    compared: &Compared,
+    (rows, skipped, failed): (usize, usize, usize),
+) -> CheckRow {
+    CheckRow {
+        experiment: definition.name.clone(),
+        rows,
+        compared: compared.compared,
+        shared: compared.shared,
+        failed,
+        skipped,
+        smallest_p: String::new(),
+        bits_check: bits_summary(
+            outcome.bits_failures().is_empty(),
+            definition.expect_bits_check,
+        ),
+        verdict: if failed == 0 { "ok" } else { "FAIL" }.into(),
+    }
+}
+
+/// The experiment's tables compared, exactly or into the reseeded `family`; a missing
+/// committed table (`tables.2` false) is said once, as missing, not as every row missing.
+fn compare(
+    definition: &Definition,
+    outcome: &Outcome,
+    (committed, fresh, exists): (&CsvText, &CsvText, bool),
+    family: Option<&mut Family>,
+) -> Compared {
+    match family {
+        _ if !exists => Compared {
+            compared: 0,
+            shared: 0,
+            lines: definition.unmet(outcome),
+        },
+        None => compare_exactly(definition, outcome, committed, fresh),
+        Some(family) => add_to_family(definition, outcome, committed, fresh, family),
     }
 }
 
@@ -544,31 +551,13 @@ pub fn check(
         let (skipped, skips) = leave_out_skipped(&definition.name, &mut committed, &outcome);
         report.skips.extend(skips);
         let csv = results.join(result_name(definition, "csv"));
-        let compared = match &mut family {
-            // A missing table is said once, as missing, not as every row missing.
-            _ if !csv.exists() => Compared {
-                compared: 0,
-                shared: 0,
-                lines: definition.unmet(&outcome),
-            },
-            None => compare_exactly(definition, &outcome, &committed, &fresh),
-            Some(family) => add_to_family(definition, &outcome, &committed, &fresh, family),
-        };
-        lines.extend(compared.lines);
-        report.rows.push(CheckRow {
-            experiment: definition.name.clone(),
-            rows: fresh.records.len(),
-            compared: compared.compared,
-            shared: compared.shared,
-            failed: lines.len(),
-            skipped,
-            smallest_p: String::new(),
-            bits_check: bits_summary(
-                outcome.bits_failures().is_empty(),
-                definition.expect_bits_check,
-            ),
-            verdict: if lines.is_empty() { "ok" } else { "FAIL" }.into(),
-        });
+        let tables = (&committed, &fresh, csv.exists());
+        let compared = compare(definition, &outcome, tables, family.as_mut());
+        lines.extend(compared.lines.iter().cloned());
+        let counts = (fresh.records.len(), skipped, lines.len());
+        report
+            .rows
+            .push(summary_row(definition, &outcome, &compared, counts));
         report.failures.extend(lines);
         runs.push(Run {
             definition,

@@ -67,6 +67,56 @@ fn close_gap(gap: &mut (Vec<usize>, Vec<usize>), changes: &mut Vec<RowChange>) {
     changes.extend(now[paired..].iter().map(|&n| RowChange::Missing(n)));
 }
 
+/// Cells compared and the lines of the rows that differ, over the `shared` columns: the
+/// rows aligned first ([`align`]), so a deleted row is one line.
+pub(super) fn row_differences(
+    experiment: &str,
+    committed: &CsvText,
+    fresh: &CsvText,
+    shared: &[&String],
+) -> (usize, Vec<String>) {
+    let mut lines = Vec::new();
+    let keys = |table: &CsvText| -> Vec<String> {
+        (0..table.records.len())
+            .map(|row| {
+                let cells = shared.iter().map(|c| table.get(row, c).unwrap_or_default());
+                cells.collect::<Vec<_>>().join("\u{1f}")
+            })
+            .collect()
+    };
+    let changes = align(&keys(committed), &keys(fresh));
+    let unchanged = committed.records.len()
+        - (changes.iter())
+            .filter(|c| !matches!(c, RowChange::Missing(_)))
+            .count();
+    let mut cells = unchanged * shared.len();
+    for change in changes {
+        match change {
+            RowChange::Missing(now) => lines.push(format!("{experiment}: row {} missing", now + 1)),
+            RowChange::Added(was) => lines.push(format!("{experiment}: row {} added", was + 1)),
+            RowChange::Changed(was, now) => {
+                let row = if was == now {
+                    format!("row {}", was + 1)
+                } else {
+                    format!("row {} (now row {})", was + 1, now + 1)
+                };
+                for column in shared {
+                    cells += 1;
+                    let (a, b) = (committed.get(was, column), fresh.get(now, column));
+                    if a != b {
+                        lines.push(format!(
+                            "{experiment}: {row}: column {column} was {}, now {}",
+                            a.unwrap_or_default(),
+                            b.unwrap_or_default()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    (cells, lines)
+}
+
 /// Stages every file the run of `runs` writes into a scratch folder and compares each with
 /// the committed one in `results`: a missing one is `missing: FILE`; a CSV file no experiment
 /// owns (the ledger's) row by row, with `exact` every column but the timings, else its shape
