@@ -30,6 +30,18 @@ macro_rules! named_enum {
     };
 }
 
+/// The serialised name of the field `$field` of `$ty`, checked by the compiler: renaming the
+/// field fails the build instead of leaving a column that reads nothing.
+#[macro_export]
+macro_rules! field {
+    ($ty:ty, $field:ident) => {{
+        let _ = |row: &$ty| {
+            let _ = &row.$field;
+        };
+        stringify!($field)
+    }};
+}
+
 pub mod advise;
 pub mod bench;
 pub mod console;

@@ -368,20 +368,34 @@ fn comparison_key(quantity: &str, row: &Measurement, committed: Option<&str>) ->
 /// rate with variance [`Measurement::fpr_variance`] and the fill with the exact occupancy
 /// variance `Var(X/m)`, each sample carrying it, `z = (now - was) / sqrt(2 var)`.
 fn drift(row: &Measurement, committed: &CsvText, index: usize) -> Vec<(&'static str, f64)> {
+    drift_quantities(row)
+        .into_iter()
+        .map(|(column, now, var)| {
+            let was = committed.get(index, column).and_then(|v| v.parse().ok());
+            (
+                column,
+                was.map_or(f64::NAN, |was| two_sample_z(now, var, was, var)),
+            )
+        })
+        .collect()
+}
+
+/// The quantities [`drift`] compares, as (column, value now, its variance): columns named
+/// through the compiler ([`crate::field`]), and a test holds that the results write them.
+fn drift_quantities(row: &Measurement) -> [(&'static str, f64, f64); 2] {
     let fill_var = fill_variance(row.m, row.k as f64 * row.n as f64);
     [
-        ("fpr_measured", row.fpr_measured, row.fpr_variance()),
-        ("fill_measured", row.fill_measured, fill_var),
-    ]
-    .into_iter()
-    .map(|(column, now, var)| {
-        let was = committed.get(index, column).and_then(|v| v.parse().ok());
         (
-            column,
-            was.map_or(f64::NAN, |was| two_sample_z(now, var, was, var)),
-        )
-    })
-    .collect()
+            crate::field!(Measurement, fpr_measured),
+            row.fpr_measured,
+            row.fpr_variance(),
+        ),
+        (
+            crate::field!(Measurement, fill_measured),
+            row.fill_measured,
+            fill_var,
+        ),
+    ]
 }
 
 /// The comparisons of one experiment under reseeding, each with its identity: the rate and
@@ -583,4 +597,30 @@ pub fn check(
         }
     };
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::drift_quantities;
+    use crate::pipeline::measure;
+    use crate::pipeline::measurement::Setup;
+
+    /// A compared column the results do not write would make the reseeded check compare
+    /// nothing, silently (its NaN is dropped): every one must be a written column.
+    #[test]
+    fn every_compared_column_is_one_the_results_write() {
+        let setup = Setup {
+            n: 1_000,
+            m: 10_000,
+            k: 7,
+            queries: 1_000,
+            ..Setup::default()
+        };
+        let row = measure("drift", &setup).unwrap();
+        let written = serde_json::to_value(&row).unwrap();
+        for (column, now, _) in drift_quantities(&row) {
+            assert!(written.get(column).is_some(), "{column} is not written");
+            assert!(!now.is_nan(), "{column} of a classic filter");
+        }
+    }
 }
