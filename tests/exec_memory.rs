@@ -87,6 +87,8 @@ fn a_filter_allocating_twice_what_it_addresses_reads_about_2x() {
         let reported = row["bits_per_key_allocated"].as_f64().unwrap();
         let expected = if mode == "logical" { 28.76 } else { 57.5 };
         assert!((reported - expected).abs() < 0.1, "{mode}: {reported}");
-        assert!(stderr.contains("MEMORY: wasteful"), "{mode}: {stderr}");
+        // 0.36 MB beyond the addressed bits: within the 1 MiB tolerance of an interpreter's
+        // own allocations, so not noted (the note's threshold has its unit test).
+        assert!(!stderr.contains("MEMORY: wasteful"), "{mode}: {stderr}");
     }
 }

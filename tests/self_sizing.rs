@@ -86,6 +86,11 @@ fn params_reach_the_header_and_protocol_fields_are_refused() {
     let out = bloomlab(&[&args[..], &["--param", "refuse_me=\"yes\""]].concat());
     let said = text(&out.stdout) + &text(&out.stderr);
     assert!(said.contains("refuse_me = \"yes\""), "{said}");
+    // The request is quoted whole, never cut inside a value.
+    assert!(
+        said.contains("\"refuse_me\":\"yes\",\"fpr\":0.01}`"),
+        "{said}"
+    );
     for bad in ["fpr=0.5", "novalue"] {
         let out = bloomlab(&[&args[..], &["--param", bad]].concat());
         assert_eq!(out.status.code(), Some(2), "{bad}");

@@ -289,7 +289,8 @@ pub struct AuditRow {
     pub bits_per_key_rss: Option<f64>,
     /// The same from its proportional set size.
     pub bits_per_key_measured: Option<f64>,
-    /// `bits_per_key_measured / bits_per_key_addressed`.
+    /// `bits_per_key_rss / bits_per_key_addressed` (the RSS: PSS moves as pages stop being
+    /// shared).
     pub measured_over_addressed: Option<f64>,
     /// `queries · ε`.
     pub expected_false_positives: f64,

@@ -470,7 +470,6 @@ impl Session {
     /// Records the failure of `request`, kills the program, and returns the error: a refusal
     /// when the program answered the error reply.
     fn fail(&mut self, request: &str, message: String) -> Error {
-        let request: String = request.chars().take(60).collect();
         let refused = message.starts_with(REFUSED);
         let message = format!("after `{request}`: {message}");
         kill_group(&self.child);

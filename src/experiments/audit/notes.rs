@@ -54,7 +54,13 @@ fn verdict(own: &[&AuditRow]) -> Option<String> {
                 ratio_text(r)
             );
             let (name, load, z) = (label(r), r.load, r.z_configured);
-            if r.above_configured {
+            if r.false_negatives > 0 || r.far_below {
+                let fault = match r.false_negatives {
+                    0 => "FAR BELOW its promise".to_string(),
+                    lost => format!("LOSES KEYS ({lost} of {} asked)", r.inserted_asked),
+                };
+                format!("{name}: {fault} at {load:.2}n, a broken filter: {measured}")
+            } else if r.above_configured {
                 format!("{name}: ABOVE its promise at {load:.2}n (z {z:.1}): {measured}")
             } else if m.ci_low > r.fpr_configured {
                 format!(
