@@ -7,11 +7,11 @@ use super::cost::{Bounded, INPUT_CONFIDENCE, median_interval};
 use crate::error::Result;
 use crate::hash::HashScheme;
 use crate::keys::{IntKeys, KeySource, KeySpec};
+use crate::pipeline::keying::Keying;
 use crate::pipeline::measurement::{Measurement, Setup};
+use crate::pipeline::timing::{LineBuffer, Operation, PassKeys, time_operation, time_passes};
 use crate::pipeline::{fill, measure_counted};
 use crate::structures::{Filter, FilterKind};
-use crate::pipeline::timing::{LineBuffer, Operation, PassKeys, time_operation, time_passes};
-use crate::pipeline::keying::Keying;
 
 pub use crate::pipeline::timing::thread_ns;
 

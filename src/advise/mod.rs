@@ -25,8 +25,8 @@ pub use report::AdviceRow;
 
 use crate::error::Result;
 use crate::experiments::{Experiment, Outcome};
-use crate::params::{Count, SeedParams};
 use crate::params::preflight::Cost;
+use crate::params::{Count, SeedParams};
 
 /// The `advise` subcommand and experiment.
 pub struct Advise;

@@ -11,9 +11,9 @@ use super::skyline::Point;
 use crate::error::Result;
 use crate::experiments::Outcome;
 use crate::pipeline::measurement::Measurement;
+use crate::pipeline::timing::Passes;
 use crate::plot::{Axis, Colour, Mark, Panel, Plate, Scale, Series, Ticks};
 use crate::report::{Cell, Column, Record, Table, col};
-use crate::pipeline::timing::Passes;
 
 /// A contender, or no filter, priced.
 #[derive(Clone, Debug)]

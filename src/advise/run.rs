@@ -15,8 +15,8 @@ use super::validate::{self, Work};
 use crate::error::Result;
 use crate::experiments::Outcome;
 use crate::pipeline::measurement::Measurement;
-use crate::stats::clopper_pearson;
 use crate::pipeline::timing::Passes;
+use crate::stats::clopper_pearson;
 
 /// Bytes of the buffer a cache miss reads in: four times the 32 MiB last-level cache here.
 pub const MISS_BYTES: u64 = 1 << 27;

@@ -15,8 +15,8 @@ use rand_pcg::Pcg64;
 
 use super::measure::{Shape, int_keys, line_buffer, thread_ns};
 use crate::error::Result;
-use crate::structures::{BATCH, Filter};
 use crate::pipeline::timing::{LineBuffer, Passes};
+use crate::structures::{BATCH, Filter};
 
 /// The work a query that passes the filter does.
 pub enum Work {
