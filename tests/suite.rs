@@ -116,14 +116,7 @@ fn committed_results_pass_as_they_are_and_reseeded() {
 /// The bytes with the report's sections of timed experiments (advise) left out: the rest of
 /// the report must repeat byte for byte.
 fn without_timed_sections(bytes: Vec<u8>) -> Vec<u8> {
-    let text = String::from_utf8_lossy(&bytes).into_owned();
-    let Some(start) = text.find("<section id=\"experiment-advise\"") else {
-        return bytes;
-    };
-    let end = text[start..]
-        .find("</section>")
-        .map_or(text.len(), |e| start + e + "</section>".len());
-    format!("{}{}", &text[..start], &text[end..]).into_bytes()
+    bloomlab::suite::without_sections(&bytes, &["advise".to_string()])
 }
 
 #[test]

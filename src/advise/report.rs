@@ -316,6 +316,7 @@ pub fn outcome(
         verdicts: Vec::new(),
         plate: plate(plan, &priced),
         skipped: Vec::new(),
+        timed: true,
     })
 }
 

@@ -248,6 +248,9 @@ pub struct Outcome {
     /// What this machine could not measure (the audit's missing adapters); `check` leaves
     /// their committed rows out and says so.
     pub skipped: Vec<Skipped>,
+    /// Whether the table and plate hold this machine's timings (advise's costs): `check`
+    /// then compares only the CSV's other columns, and the pages without this section.
+    pub timed: bool,
 }
 
 impl Outcome {
@@ -266,6 +269,7 @@ impl Outcome {
             verdicts: Vec::new(),
             plate,
             skipped: Vec::new(),
+            timed: false,
         })
     }
 

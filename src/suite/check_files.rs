@@ -143,6 +143,11 @@ pub(super) fn compare_files(
     }
     let mut whole: Vec<String> = kept.iter().map(|r| r.definition.name.clone()).collect();
     write_summaries(&written, found, &mut staging, &mut whole, results)?;
+    let timed: Vec<String> = written
+        .iter()
+        .filter(|r| r.outcome.timed)
+        .map(|r| r.definition.name.clone())
+        .collect();
     let own = |name: &str| names.iter().any(|n| name.starts_with(&format!("{n}.")));
     let mut lines = Vec::new();
     for name in staging.names() {
@@ -156,11 +161,18 @@ pub(super) fn compare_files(
         };
         let stem = name.rsplit_once('.').map_or(name.as_str(), |(s, _)| s);
         let compared = if own(name) {
-            !partial.iter().any(|p| p == stem) && !name.ends_with(".csv")
+            !partial.iter().any(|p| p == stem)
+                && !timed.iter().any(|t| t == stem)
+                && !name.ends_with(".csv")
         } else {
             partial.is_empty() && kept.is_empty()
         };
-        let fresh = staging.read(name).unwrap_or_default();
+        let mut fresh = staging.read(name).unwrap_or_default();
+        let mut committed = committed;
+        if !own(name) && name.ends_with(".html") {
+            committed = super::html::without_sections(&committed, &timed);
+            fresh = super::html::without_sections(&fresh, &timed);
+        }
         if !compared || committed == fresh {
             continue;
         }

@@ -283,7 +283,28 @@ fn extra_tables(runs: &[Run], staging: &Staging) -> Vec<(String, String)> {
 }
 
 fn section_id(definition: &Definition) -> String {
-    format!("experiment-{}", anchor(&definition.name))
+    section_id_of(&definition.name)
+}
+
+fn section_id_of(name: &str) -> String {
+    format!("experiment-{}", anchor(name))
+}
+
+/// The page with the sections of the experiments `names` left out: what must repeat byte for
+/// byte when those experiments hold this machine's timings.
+pub fn without_sections(page: &[u8], names: &[String]) -> Vec<u8> {
+    let mut text = String::from_utf8_lossy(page).into_owned();
+    for name in names {
+        let open = format!("<section id=\"{}\"", section_id_of(name));
+        let Some(start) = text.find(&open) else {
+            continue;
+        };
+        let end = text[start..]
+            .find("</section>")
+            .map_or(text.len(), |e| start + e + "</section>".len());
+        text.replace_range(start..end, "");
+    }
+    text.into_bytes()
 }
 
 /// An id fragment: letters, digits, `-` and `_` kept, anything else `-`.
