@@ -21,6 +21,7 @@ pub static STRUCTURE: Structure = Structure {
     design: None,
     lines_per_query: Some(|k| k),
     ks: &[],
+    takes_math: false,
     family: Family::Classic,
     // A plain bit array of m bits and k probes: `E[(X/m)^k]`.
     fpr_exact: theory::fpr_exact,

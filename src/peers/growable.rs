@@ -21,6 +21,7 @@ pub static STRUCTURE: Structure = Structure {
     design: None,
     lines_per_query: Some(|k| k),
     ks: &[],
+    takes_math: false,
     family: Family::Scalable,
     fpr_exact: adapter::fpr_exact,
 };

@@ -25,6 +25,7 @@ pub static STRUCTURE: Structure = Structure {
     design: None,
     lines_per_query: Some(|_| 1),
     ks: &[crate::structures::split_block::SPLIT_WORDS],
+    takes_math: false,
     family: Family::SplitBlock,
     fpr_exact: crate::structures::split_block::fpr_exact,
 };

@@ -53,6 +53,7 @@ pub const fn descriptor<F: Family>(name: &'static str, help: &'static str) -> St
         design: Some(F::design),
         lines_per_query: Some(|_| 3),
         ks: &BINARY_FUSE_BITS,
+        takes_math: false,
         family: super::interface::Family::Alone,
         // `2^-k`, the chance that the XOR of an absent key's three k-bit fingerprints matches
         // its own.

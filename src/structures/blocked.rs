@@ -35,6 +35,7 @@ pub const fn descriptor<const B: u64>(name: &'static str, help: &'static str) ->
         design: Some(design::<B>),
         lines_per_query: Some(|_| B.div_ceil(CACHE_LINE_BITS) as u32),
         ks: &[],
+        takes_math: false,
         family: Family::Alone,
         fpr_exact: fpr_exact::<B>,
     }

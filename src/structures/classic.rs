@@ -22,6 +22,7 @@ pub static STRUCTURE: Structure = Structure {
     design: Some(|n, fpr| Ok(theory::classic_design(n, fpr))),
     lines_per_query: Some(|k| k),
     ks: &[],
+    takes_math: true,
     family: Family::Classic,
     // `E[(X/m)^k]` ([`theory::fpr_exact`]).
     fpr_exact: theory::fpr_exact,

@@ -29,6 +29,7 @@ pub static STRUCTURE: Structure = Structure {
     design: Some(|n, fpr| Ok(theory::classic_design(n, fpr))),
     lines_per_query: Some(|k| k),
     ks: &[],
+    takes_math: false,
     family: Family::Alone,
     // As the classic filter of m bits, `E[(X/m)^k]`: a counter is nonzero exactly when that
     // bit would be set.

@@ -27,6 +27,7 @@ pub static STRUCTURE: Structure = Structure {
     design: Some(design),
     lines_per_query: Some(|_| 2),
     ks: &[],
+    takes_math: false,
     family: Family::Alone,
     fpr_exact,
 };

@@ -46,6 +46,7 @@ pub static STRUCTURE: Structure = Structure {
     design: None,
     lines_per_query: None,
     ks: &[],
+    takes_math: false,
     family: super::interface::Family::Alone,
     // The program's structure is unknown to bloomlab.
     fpr_exact: |_, _, _| f64::NAN,

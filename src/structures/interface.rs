@@ -285,6 +285,9 @@ pub struct Structure {
     /// of its 8 words; binary fuse and xor: 8, 16 or 32 fingerprint bits); empty where any
     /// k its `layout` accepts will do ([`FilterKind::k_for`]).
     pub ks: &'static [u32],
+    /// It takes index arithmetic: probe scheme, reduction and index width ([`Shape::math`],
+    /// `--probes`, `--reduce`, `--index-bits`).
+    pub takes_math: bool,
     /// The design it implements, shared by bloomlab's structure and the peer crates of that
     /// design, so that each can be paired with the others ([`FilterKind::of_family`]).
     pub family: Family,
@@ -378,6 +381,11 @@ impl FilterKind {
             ks if ks.contains(&k) => k,
             [usual, ..] => *usual,
         }
+    }
+
+    /// True for a structure that takes index arithmetic ([`Shape::math`]).
+    pub fn takes_math(self) -> bool {
+        self.structure.takes_math
     }
 
     /// The design the structure implements.

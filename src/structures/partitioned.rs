@@ -32,6 +32,7 @@ pub static STRUCTURE: Structure = Structure {
     design: Some(design),
     lines_per_query: Some(|k| k),
     ks: &[],
+    takes_math: false,
     family: Family::Alone,
     fpr_exact,
 };

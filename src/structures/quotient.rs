@@ -34,6 +34,7 @@ pub static STRUCTURE: Structure = Structure {
     // load α (linear probing), which at α = 0.9 and r ≤ 32 spans at most two lines.
     lines_per_query: Some(|_| 2),
     ks: &[],
+    takes_math: false,
     family: Family::Alone,
     fpr_exact,
 };

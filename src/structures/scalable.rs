@@ -29,6 +29,7 @@ pub static STRUCTURE: Structure = Structure {
     design: Some(design),
     lines_per_query: Some(|k| k),
     ks: &[],
+    takes_math: false,
     family: Family::Scalable,
     fpr_exact: |n, m, k| Schedule::of(m, k).map_or(f64::NAN, |s| s.fpr_exact(n)),
 };

@@ -58,6 +58,7 @@ pub const fn descriptor<const B: u64, const Z: u32>(
         design: Some(design::<B, Z>),
         lines_per_query: Some(|_| B.div_ceil(CACHE_LINE_BITS) as u32),
         ks: &[],
+        takes_math: false,
         family: Family::Alone,
         fpr_exact: fpr_exact::<B, Z>,
     }

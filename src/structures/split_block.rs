@@ -33,6 +33,7 @@ pub static STRUCTURE: Structure = Structure {
     design: Some(design),
     lines_per_query: Some(|_| 1),
     ks: &[SPLIT_WORDS],
+    takes_math: false,
     family: Family::SplitBlock,
     fpr_exact,
 };
