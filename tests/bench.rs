@@ -29,7 +29,14 @@ fn every_contender_measures_the_rate_of_its_design_and_is_compared_like_with_lik
     let per_k = |c: &bloomlab::bench::Contender| if c.peer == "bloomlab" { 6 } else { 3 };
     let expected: usize = all
         .iter()
-        .map(|c| per_k(c) * if c.structure == "split-block" { 1 } else { 2 })
+        .map(|c| {
+            per_k(c)
+                * if c.design.structure().ks.is_empty() {
+                    2
+                } else {
+                    1
+                }
+        })
         .sum();
     assert_eq!(rows.len(), expected);
     assert_eq!(limits.len(), 1);

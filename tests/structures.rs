@@ -376,10 +376,7 @@ fn batches_answer_as_single_keys_do() {
         .into_iter()
         .filter(|k| k.require_built().is_ok())
     {
-        let k = match kind.name() {
-            "split-block" | "binary-fuse" | "sbbf" | "xor" => 8,
-            _ => 6,
-        };
+        let k = kind.k_for(6);
         let build = || {
             kind.build(n, 12 * n, k, HashScheme::MultiplyShift, 9)
                 .unwrap()

@@ -17,7 +17,7 @@ use crate::pipeline::timing::{
     time_operation, time_pass,
 };
 use crate::report::{Cell, Column, Record, col};
-use crate::structures::{Filter, FilterKind};
+use crate::structures::{Family, Filter, FilterKind, Structure};
 
 pub mod workloads;
 
@@ -35,8 +35,8 @@ pub enum Maker {
 /// An implementation timed: bloomlab's or a peer crate's, of one design.
 #[derive(Clone, Copy)]
 pub struct Contender {
-    /// The design: `classic`, `blocked`, `split-block`.
-    pub structure: &'static str,
+    /// The design, as bloomlab's structure of it: classic, blocked, split-block.
+    pub design: FilterKind,
     /// Whose implementation: `bloomlab`, or the crate's name.
     pub peer: &'static str,
     pub maker: Maker,
@@ -54,14 +54,31 @@ impl Contender {
     }
 }
 
-/// bloomlab's own implementation of a design, by its registered name, on a hash scheme.
-fn own(structure: &'static str, hash: HashScheme) -> Option<Contender> {
-    let kind = FilterKind::named(structure).ok()?;
-    Some(Contender {
-        structure,
+/// bloomlab's own implementation of a design, on a hash scheme.
+fn own(design: &'static Structure, hash: HashScheme) -> Contender {
+    let design = FilterKind::of(design);
+    Contender {
+        design,
         peer: "bloomlab",
-        maker: Maker::Own(kind, hash),
+        maker: Maker::Own(design, hash),
         out_of_cache_by_default: true,
+    }
+}
+
+/// A peer crate's implementation, paired with bloomlab's structure of the design its
+/// descriptor declares.
+#[cfg(feature = "peers")]
+fn peer(
+    structure: &'static Structure,
+    peer: &'static str,
+    build: Build,
+    out_of_cache_by_default: bool,
+) -> Option<Contender> {
+    Some(Contender {
+        design: FilterKind::of_family(structure.family)?,
+        peer,
+        maker: Maker::Peer(build),
+        out_of_cache_by_default,
     })
 }
 
@@ -75,10 +92,20 @@ fn own(structure: &'static str, hash: HashScheme) -> Option<Contender> {
 /// crate implements the 512-bit blocked design (fastbloom probes k words anywhere in its
 /// table), so those rows have no peer ratio ([`NO_BLOCKED_PEER`]).
 pub fn contenders(full: bool) -> Vec<Contender> {
-    let designs: &[&'static str] = if full {
-        &["classic", "blocked", "split-block", "blocked-1024"]
+    use crate::structures::{blocked, blocked_1024, classic, split_block};
+    let designs: &[&'static Structure] = if full {
+        &[
+            &classic::STRUCTURE,
+            &blocked::STRUCTURE,
+            &split_block::STRUCTURE,
+            &blocked_1024::STRUCTURE,
+        ]
     } else {
-        &["classic", "blocked", "split-block"]
+        &[
+            &classic::STRUCTURE,
+            &blocked::STRUCTURE,
+            &split_block::STRUCTURE,
+        ]
     };
     #[cfg_attr(
         not(feature = "peers"),
@@ -86,34 +113,32 @@ pub fn contenders(full: bool) -> Vec<Contender> {
     )]
     let mut all: Vec<Contender> = designs
         .iter()
-        .filter_map(|&name| own(name, HashScheme::MultiplyShift))
-        .chain(own("classic", HashScheme::DoubleHashing))
-        .chain(own("blocked", HashScheme::DoubleHashing))
+        .map(|&design| own(design, HashScheme::MultiplyShift))
+        .chain(
+            [&classic::STRUCTURE, &blocked::STRUCTURE].map(|d| own(d, HashScheme::DoubleHashing)),
+        )
         .collect();
     #[cfg(feature = "peers")]
     {
-        all.push(Contender {
-            structure: "classic",
-            peer: "fastbloom",
-            maker: Maker::Peer(crate::peers::fastbloom::fastest),
-            out_of_cache_by_default: true,
-        });
-        all.push(Contender {
-            structure: "classic",
-            peer: "bloomfilter",
-            maker: Maker::Peer(|m, k, seed| {
-                Ok(Box::new(crate::peers::Bloomfilter::by_shape(m, k, seed)?))
-            }),
-            out_of_cache_by_default: false,
-        });
-        all.push(Contender {
-            structure: "split-block",
-            peer: "sbbf-rs",
-            maker: Maker::Peer(|m, k, seed| {
-                Ok(Box::new(crate::peers::Sbbf::by_shape(m, k, seed)?))
-            }),
-            out_of_cache_by_default: true,
-        });
+        use crate::peers::{Bloomfilter, Sbbf, bloomfilter, fastbloom, sbbf};
+        all.extend(peer(
+            &fastbloom::STRUCTURE,
+            "fastbloom",
+            fastbloom::fastest,
+            true,
+        ));
+        all.extend(peer(
+            &bloomfilter::STRUCTURE,
+            "bloomfilter",
+            |m, k, seed| Ok(Box::new(Bloomfilter::by_shape(m, k, seed)?)),
+            false,
+        ));
+        all.extend(peer(
+            &sbbf::STRUCTURE,
+            "sbbf-rs",
+            |m, k, seed| Ok(Box::new(Sbbf::by_shape(m, k, seed)?)),
+            true,
+        ));
     }
     all
 }
@@ -121,20 +146,18 @@ pub fn contenders(full: bool) -> Vec<Contender> {
 /// Why the blocked rows have no peer ratio.
 pub const NO_BLOCKED_PEER: &str = "no Rust crate implements the 512-bit blocked design (fastbloom probes k words anywhere in its table, a classic filter), so blocked has no peer ratio";
 
-/// The k a design takes: split-block always 8, the others the k asked for.
-fn k_of(structure: &str, k: u32) -> u32 {
-    if structure == "split-block" { 8 } else { k }
-}
-
-/// Cache lines a key must touch: a classic filter's k probes on insert and on a present
+/// Cache lines a key must touch: the lines a query of the design reads
+/// ([`Structure::lines_per_query`]): a classic filter's k probes on insert and on a present
 /// query, and on an absent query `Σ_{i<k} fill^i` (probe i is read only if the i before it
 /// were set); a blocked design's block, whatever the operation (512 bits a line).
-pub fn lines_per_key(structure: &str, operation: Operation, k: u32, fill: f64) -> f64 {
-    match (structure, operation) {
-        ("classic", Operation::Absent) => (0..k).map(|i| fill.powi(i as i32)).sum(),
-        ("classic", _) => f64::from(k),
-        ("blocked-1024", _) => 2.0,
-        _ => 1.0,
+pub fn lines_per_key(design: FilterKind, operation: Operation, k: u32, fill: f64) -> f64 {
+    let lines = design
+        .structure()
+        .lines_per_query
+        .map_or(1, |lines| lines(k));
+    match (design.family(), operation) {
+        (Family::Classic, Operation::Absent) => (0..lines).map(|i| fill.powi(i as i32)).sum(),
+        _ => f64::from(lines),
     }
 }
 
@@ -243,7 +266,7 @@ impl<'c> Entrant<'c> {
     /// The contender's filter built and filled. Key by key, and for bloomlab's own also
     /// batched, for each operation.
     fn enter(contender: &'c Contender, k: u32, run: &SizeRun, seed: u64) -> Result<Self> {
-        let k = k_of(contender.structure, k);
+        let k = contender.design.k_for(k);
         let mut filter = contender.build(run.size.m, k, run.n, seed)?;
         if !reinsert_is_idempotent(&*filter) {
             return Err(crate::error::Error::Unsupported {
@@ -290,7 +313,7 @@ impl<'c> Entrant<'c> {
             .map(|(operation, batched, ns)| {
                 let ns = Passes::of(ns.clone());
                 BenchRow {
-                    structure: contender.structure.into(),
+                    structure: contender.design.name().into(),
                     peer: contender.peer.into(),
                     hash: self.filter.hash_name(),
                     operation: operation.name().into(),
@@ -303,7 +326,7 @@ impl<'c> Entrant<'c> {
                     ns_min: round2(ns.min),
                     ns_max: round2(ns.max),
                     fpr_measured: self.fpr_measured,
-                    lines_per_key: lines_per_key(contender.structure, *operation, k, self.filled),
+                    lines_per_key: lines_per_key(contender.design, *operation, k, self.filled),
                     ns_line_dependent: f64::NAN,
                     ns_line_independent: f64::NAN,
                     ratio_to_fastest_peer: None,
@@ -372,10 +395,10 @@ fn set_peer_ratios(rows: &mut [BenchRow]) {
 /// size's limit is the median of the line-read passes taken among them.
 pub fn run(config: &BenchConfig, progress: &ProgressBar) -> Result<(Vec<BenchRow>, Vec<LineRate>)> {
     let contenders = contenders(config.full);
-    let mut designs: Vec<&'static str> = Vec::new();
+    let mut designs: Vec<FilterKind> = Vec::new();
     for contender in &contenders {
-        if !designs.contains(&contender.structure) {
-            designs.push(contender.structure);
+        if !designs.contains(&contender.design) {
+            designs.push(contender.design);
         }
     }
     progress.inc_length((config.sizes.len() * config.ks.len() * contenders.len()) as u64);
@@ -394,11 +417,11 @@ pub fn run(config: &BenchConfig, progress: &ProgressBar) -> Result<(Vec<BenchRow
         let first_row = rows.len();
         for (i, &k) in config.ks.iter().enumerate() {
             for &structure in &designs {
-                let of_design = contenders.iter().filter(|c| c.structure == structure);
+                let of_design = contenders.iter().filter(|c| c.design == structure);
                 let design: Vec<&Contender> = of_design
                     .clone()
                     .filter(|c| {
-                        let fixed_k_again = k_of(c.structure, k) != k && i > 0;
+                        let fixed_k_again = c.design.k_for(k) != k && i > 0;
                         let skipped = size.label == "out-of-cache"
                             && !config.full
                             && !c.out_of_cache_by_default;
@@ -441,7 +464,8 @@ pub fn notes(rows: &[BenchRow], limits: &[LineRate], full: bool) -> Vec<String> 
         }
     }
     notes.extend(design_rates(rows));
-    if rows.iter().any(|r| r.structure == "blocked") {
+    let blocked = crate::structures::blocked::STRUCTURE.name;
+    if rows.iter().any(|r| r.structure == blocked) {
         notes.push(NO_BLOCKED_PEER.into());
     }
     let hashes = |name: &str| rows.iter().any(|r| r.peer == "bloomlab" && r.hash == name);
@@ -536,10 +560,10 @@ pub fn time_versus_rate(config: &BenchConfig, progress: &ProgressBar) -> Result<
     let keys = KeySource::new(config.seed);
     let pass_keys = PassKeys::new(&keys, n, config.queries);
     progress.inc_length(config.ks.len() as u64);
+    let classic = FilterKind::of(&crate::structures::classic::STRUCTURE);
     let mut rows = Vec::new();
     for &k in &config.ks {
-        let mut filter =
-            FilterKind::CLASSIC.build(n, size.m, k, HashScheme::MultiplyShift, config.seed)?;
+        let mut filter = classic.build(n, size.m, k, HashScheme::MultiplyShift, config.seed)?;
         let fpr_measured = fill(&mut *filter, &keys, n, &pass_keys)?;
         let ns = time_operation(
             &mut *filter,

@@ -21,10 +21,15 @@ use crate::keys::KeySource;
 use crate::pipeline::fill;
 use crate::pipeline::timing::{BenchSize, Passes, time_passes};
 use crate::report::{Cell, Column, Record, Table, col};
-use crate::structures::{ACROSS_GROUP, BATCH, Filter, FilterKind, contains_across};
+use crate::structures::{
+    ACROSS_GROUP, BATCH, Family, Filter, FilterKind, blocked, classic, contains_across,
+};
 
 /// The designs timed: bloomlab's classic and blocked filters.
-pub const STRUCTURES: [&str; 2] = ["classic", "blocked"];
+pub const STRUCTURES: [FilterKind; 2] = [
+    FilterKind::of(&classic::STRUCTURE),
+    FilterKind::of(&blocked::STRUCTURE),
+];
 
 /// Keys in each filter of the working set (RocksDB's `filter_bench` default is 10,000).
 pub const KEYS_PER_SMALL_FILTER: u64 = 10_000;
@@ -295,15 +300,12 @@ struct FilterSet {
 
 impl FilterSet {
     fn build(
-        structure: &'static str,
+        kind: FilterKind,
         count: u64,
         n: u64,
         m: u64,
         config: &WorkloadConfig,
     ) -> Result<Self> {
-        let kind = FilterKind::named(structure).map_err(|reason| {
-            crate::error::Error::invalid("structure", structure, reason, "classic, blocked")
-        })?;
         let keys = KeySource::new(config.seed);
         let mut filters = Vec::with_capacity(count as usize);
         for f in 0..count {
@@ -317,7 +319,7 @@ impl FilterSet {
             )?;
             filters.push(filter);
         }
-        let dry_probes = config.k as usize + usize::from(structure != "classic");
+        let dry_probes = config.k as usize + usize::from(kind.family() != Family::Classic);
         Ok(FilterSet {
             filters,
             dry_family: HashFamily::new(
@@ -488,7 +490,7 @@ pub fn run(config: &WorkloadConfig, progress: &ProgressBar) -> Result<Vec<Worklo
                 let queries = Queries::new(1, n, present_share, UNIFORM, config.seed);
                 let label = RowLabel {
                     workload: name.into(),
-                    structure,
+                    structure: structure.name(),
                     size: size.label.into(),
                     access: "one filter",
                 };
@@ -504,7 +506,7 @@ pub fn run(config: &WorkloadConfig, progress: &ProgressBar) -> Result<Vec<Worklo
                 let queries = Queries::new(small_count, n, MIXES[0].1, access, config.seed);
                 let label = RowLabel {
                     workload: format!("many filters, {}", MIXES[0].0),
-                    structure,
+                    structure: structure.name(),
                     size: format!("{:.0} MB", bytes as f64 / 1e6),
                     access: access.name,
                 };

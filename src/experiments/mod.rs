@@ -490,7 +490,7 @@ mod tests {
             seed: 1,
             hash_seed: 2,
             hash: crate::hash::HashScheme::MultiplyShift,
-            filter: FilterKind::CLASSIC,
+            filter: FilterKind::default(),
             keying: Default::default(),
         };
         // The second setup takes the parallel path, in chunks.

@@ -149,12 +149,15 @@ impl KeyParams {
             ));
         }
         let math = self.math(hash)?;
-        if math.is_some() && filter != FilterKind::CLASSIC {
+        if math.is_some() && !filter.takes_math() {
+            let takers = FilterKind::names_where(|s| s.takes_math);
             return Err(Error::invalid(
                 "filter",
                 filter,
-                "--probes, --reduce and --index-bits set the classic filter's index arithmetic",
-                "classic, or none of those flags",
+                format!(
+                    "--probes, --reduce and --index-bits set the {takers} filter's index arithmetic"
+                ),
+                format!("{takers}, or none of those flags"),
             ));
         }
         let table = self.m_round.unwrap_or_default().apply(m)?;

@@ -3,7 +3,7 @@
 //! `new_with_seed(m/8 bytes, items, seed)` by shape, with `items` chosen so that the crate's
 //! `k = round(m/items · ln 2)` is the k asked for; two SipHash-1-3 keys. Seeded.
 
-use crate::structures::interface::Structure;
+use crate::structures::interface::{Family, Structure};
 use crate::theory;
 
 pub static STRUCTURE: Structure = Structure {
@@ -19,6 +19,9 @@ pub static STRUCTURE: Structure = Structure {
     for_rate: Some(adapter::for_rate),
     design: None,
     lines_per_query: Some(|k| k),
+    ks: &[],
+    takes_math: false,
+    family: Family::Classic,
     // A plain bit array of m bits and k probes: `E[(X/m)^k]`.
     fpr_exact: theory::fpr_exact,
 };

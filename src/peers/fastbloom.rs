@@ -4,7 +4,7 @@
 //! on foldhash, the fastest hasher it supports (its own documentation's example), as bench
 //! times it.
 
-use crate::structures::interface::Structure;
+use crate::structures::interface::{Family, Structure};
 use crate::theory;
 
 pub static STRUCTURE: Structure = Structure {
@@ -20,6 +20,9 @@ pub static STRUCTURE: Structure = Structure {
     for_rate: Some(adapter::for_rate),
     design: None,
     lines_per_query: Some(|k| k),
+    ks: &[],
+    takes_math: false,
+    family: Family::Classic,
     // A plain bit array of m bits and k probes: `E[(X/m)^k]`.
     fpr_exact: theory::fpr_exact,
 };

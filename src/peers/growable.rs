@@ -5,7 +5,7 @@
 //! in m bits. Hashes with xxh3 and a fixed key: it takes no seed, so every run is the same and
 //! re-seeding changes nothing.
 
-use crate::structures::interface::Structure;
+use crate::structures::interface::{Family, Structure};
 
 pub static STRUCTURE: Structure = Structure {
     name: "growable-bloom-filter",
@@ -20,6 +20,9 @@ pub static STRUCTURE: Structure = Structure {
     for_rate: Some(adapter::for_rate),
     design: None,
     lines_per_query: Some(|k| k),
+    ks: &[],
+    takes_math: false,
+    family: Family::Scalable,
     fpr_exact: adapter::fpr_exact,
 };
 

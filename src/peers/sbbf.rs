@@ -9,7 +9,7 @@
 //! 256-bit blocks, k = 8); the crate has no constructor by rate that names one, so it is
 //! not audited.
 
-use crate::structures::interface::Structure;
+use crate::structures::interface::{Family, Structure};
 
 pub static STRUCTURE: Structure = Structure {
     name: "sbbf",
@@ -24,6 +24,9 @@ pub static STRUCTURE: Structure = Structure {
     for_rate: None,
     design: None,
     lines_per_query: Some(|_| 1),
+    ks: &[crate::structures::split_block::SPLIT_WORDS],
+    takes_math: false,
+    family: Family::SplitBlock,
     fpr_exact: crate::structures::split_block::fpr_exact,
 };
 

@@ -52,6 +52,9 @@ pub const fn descriptor<F: Family>(name: &'static str, help: &'static str) -> St
         for_rate: None,
         design: Some(F::design),
         lines_per_query: Some(|_| 3),
+        ks: &BINARY_FUSE_BITS,
+        takes_math: false,
+        family: super::interface::Family::Alone,
         // `2^-k`, the chance that the XOR of an absent key's three k-bit fingerprints matches
         // its own.
         fpr_exact: |_, _, k| 0.5f64.powi(k as i32),

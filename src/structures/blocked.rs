@@ -4,7 +4,7 @@
 use super::block_simd::{Design, Kernel};
 use super::blocks::{Blocks, Index, poisson_mixture, smallest_size, whole_blocks};
 use super::interface::{
-    CACHE_LINE_BITS, Filter, FilterKind, Membership, Origin, Shape, Structure, check_answers,
+    CACHE_LINE_BITS, Filter, FilterKind, Family, Membership, Origin, Shape, Structure, check_answers,
 };
 use crate::error::{Error, Result};
 use crate::structures::bloom::popcount;
@@ -34,6 +34,9 @@ pub const fn descriptor<const B: u64>(name: &'static str, help: &'static str) ->
         for_rate: None,
         design: Some(design::<B>),
         lines_per_query: Some(|_| B.div_ceil(CACHE_LINE_BITS) as u32),
+        ks: &[],
+        takes_math: false,
+        family: Family::Alone,
         fpr_exact: fpr_exact::<B>,
     }
 }

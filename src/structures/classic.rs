@@ -1,7 +1,7 @@
 //! The classic filter ([`BloomFilter`], the core bit array) behind the filter interface.
 
 use super::interface::{
-    Filter, FilterKind, Membership, Origin, Shape, Structure, Target, check_answers,
+    Filter, FilterKind, Family, Membership, Origin, Shape, Structure, Target, check_answers,
 };
 use crate::error::Result;
 use crate::structures::bloom::BloomFilter;
@@ -21,6 +21,9 @@ pub static STRUCTURE: Structure = Structure {
     for_rate: Some(for_rate),
     design: Some(|n, fpr| Ok(theory::classic_design(n, fpr))),
     lines_per_query: Some(|k| k),
+    ks: &[],
+    takes_math: true,
+    family: Family::Classic,
     // `E[(X/m)^k]` ([`theory::fpr_exact`]).
     fpr_exact: theory::fpr_exact,
 };

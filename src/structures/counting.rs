@@ -1,7 +1,7 @@
 //! A counting Bloom filter: m 4-bit counters instead of bits (four times the space), with
 //! delete.
 
-use super::interface::{Filter, FilterKind, Membership, Origin, Structure};
+use super::interface::{Filter, FilterKind, Family, Membership, Origin, Structure};
 use crate::error::{Error, Result};
 use crate::structures::bloom::{MAX_BITS, zeroed_words};
 use crate::hash::{HashFamily, HashScheme};
@@ -28,6 +28,9 @@ pub static STRUCTURE: Structure = Structure {
     // The classic design: its counters are nonzero where the classic filter's bits are set.
     design: Some(|n, fpr| Ok(theory::classic_design(n, fpr))),
     lines_per_query: Some(|k| k),
+    ks: &[],
+    takes_math: false,
+    family: Family::Alone,
     // As the classic filter of m bits, `E[(X/m)^k]`: a counter is nonzero exactly when that
     // bit would be set.
     fpr_exact: theory::fpr_exact,

@@ -1,7 +1,7 @@
 //! A cuckoo filter (Fan et al. 2014): buckets of 4 fingerprints of k bits, with delete.
 
 use super::blocks::BLOCK_SEED;
-use super::interface::{Filter, FilterKind, Membership, Origin, Structure};
+use super::interface::{Filter, FilterKind, Family, Membership, Origin, Structure};
 use super::packed::Packed;
 use crate::error::{Error, Result};
 use crate::hash::{HashFamily, HashScheme};
@@ -26,6 +26,9 @@ pub static STRUCTURE: Structure = Structure {
     for_rate: None,
     design: Some(design),
     lines_per_query: Some(|_| 2),
+    ks: &[],
+    takes_math: false,
+    family: Family::Alone,
     fpr_exact,
 };
 

@@ -48,6 +48,9 @@ pub static STRUCTURE: Structure = Structure {
     for_rate: Some(for_rate),
     design: None,
     lines_per_query: None,
+    ks: &[],
+    takes_math: false,
+    family: super::interface::Family::Alone,
     // The program's structure is unknown to bloomlab.
     fpr_exact: |_, _, _| f64::NAN,
 };

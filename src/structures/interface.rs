@@ -281,6 +281,31 @@ pub struct Structure {
     /// array, one block's lines for a blocked one, two buckets, three fuse slots; `None`
     /// where unknown (a program behind `exec:`).
     pub lines_per_query: Option<fn(k: u32) -> u32>,
+    /// The only k the structure takes, its usual one first (split-block: 8, one bit in each
+    /// of its 8 words; binary fuse and xor: 8, 16 or 32 fingerprint bits); empty where any
+    /// k its `layout` accepts will do ([`FilterKind::k_for`]).
+    pub ks: &'static [u32],
+    /// It takes index arithmetic: probe scheme, reduction and index width ([`Shape::math`],
+    /// `--probes`, `--reduce`, `--index-bits`).
+    pub takes_math: bool,
+    /// The design it implements, shared by bloomlab's structure and the peer crates of that
+    /// design, so that each can be paired with the others ([`FilterKind::of_family`]).
+    pub family: Family,
+}
+
+/// A filter design, as bloomlab's own structures and the peer crates implement it: what
+/// pairs a design with its peers. Only the designs two implementations share are named;
+/// every other structure is its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Family {
+    /// k probes anywhere in one bit array (Bloom 1970).
+    Classic,
+    /// One bit in each 32-bit word of a 256-bit block (Parquet's split-block design).
+    SplitBlock,
+    /// A growing chain of sub-filters (Almeida et al. 2007).
+    Scalable,
+    /// A design no other registered structure shares.
+    Alone,
 }
 
 /// Bits of a cache line: 64 bytes.
@@ -346,6 +371,26 @@ impl FilterKind {
     /// The text after `NAME:`, for a structure that takes one.
     pub fn arg(self) -> Option<&'static str> {
         self.arg
+    }
+
+    /// The k the structure builds with when asked for k: k itself where it takes k, its
+    /// usual k otherwise ([`Structure::ks`]).
+    pub fn k_for(self, k: u32) -> u32 {
+        match self.structure.ks {
+            [] => k,
+            ks if ks.contains(&k) => k,
+            [usual, ..] => *usual,
+        }
+    }
+
+    /// True for a structure that takes index arithmetic ([`Shape::math`]).
+    pub fn takes_math(self) -> bool {
+        self.structure.takes_math
+    }
+
+    /// The design the structure implements.
+    pub fn family(self) -> Family {
+        self.structure.family
     }
 
     pub fn supports_delete(self) -> bool {

@@ -20,8 +20,8 @@ pub use blocked::{BLOCK_BITS, BlockedFilter};
 pub use counting::{COUNTER_MAX, CountingFilter};
 pub use cuckoo::{CUCKOO_LOAD, CUCKOO_MAX_KICKS, CUCKOO_SLOTS, CuckooFilter};
 pub use interface::{
-    ACROSS_GROUP, Argument, BATCH, CACHE_LINE_BITS, Filter, FilterKind, Membership, Origin, Shape,
-    Structure, Target, contains_across, count_present, for_each_batch,
+    ACROSS_GROUP, Argument, BATCH, CACHE_LINE_BITS, Family, Filter, FilterKind, Membership, Origin,
+    Shape, Structure, Target, contains_across, count_present, for_each_batch,
 };
 pub use split_block::{SPLIT_BLOCK_BITS, SPLIT_WORDS, SplitBlockFilter};
 
@@ -91,6 +91,11 @@ impl FilterKind {
     /// The crates people ship, behind adapters ([`crate::peers`]).
     pub fn peers() -> Vec<FilterKind> {
         Self::all().into_iter().filter(|k| k.is_peer()).collect()
+    }
+
+    /// bloomlab's own structure of a design shared with peers, if it has one.
+    pub fn of_family(family: Family) -> Option<FilterKind> {
+        Self::own().into_iter().find(|k| k.family() == family)
     }
 
     /// The names of the structures with a capability, comma-separated.

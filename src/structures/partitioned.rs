@@ -4,7 +4,7 @@
 //! always distinct.
 
 use super::blocks::smallest_size;
-use super::interface::{Filter, FilterKind, Membership, Origin, Shape, Structure};
+use super::interface::{Filter, FilterKind, Family, Membership, Origin, Shape, Structure};
 use crate::error::{Error, Result};
 use crate::structures::bloom::{MAX_BITS, check_shape, popcount};
 use crate::hash::{HashFamily, HashScheme, with_index};
@@ -31,6 +31,9 @@ pub static STRUCTURE: Structure = Structure {
     for_rate: None,
     design: Some(design),
     lines_per_query: Some(|k| k),
+    ks: &[],
+    takes_math: false,
+    family: Family::Alone,
     fpr_exact,
 };
 

@@ -6,7 +6,7 @@
 //! would. Any remainder width 1..=32, and delete.
 
 use super::blocks::BLOCK_SEED;
-use super::interface::{Filter, FilterKind, Membership, Origin, Structure};
+use super::interface::{Filter, FilterKind, Family, Membership, Origin, Structure};
 use super::packed::Packed;
 use crate::error::{Error, Result};
 use crate::hash::{HashFamily, HashScheme};
@@ -33,6 +33,9 @@ pub static STRUCTURE: Structure = Structure {
     // Not a bound: a query walks its cluster, `1/(1-α)` slots of r + 3 bits on average at
     // load α (linear probing), which at α = 0.9 and r ≤ 32 spans at most two lines.
     lines_per_query: Some(|_| 2),
+    ks: &[],
+    takes_math: false,
+    family: Family::Alone,
     fpr_exact,
 };
 

@@ -8,7 +8,7 @@
 //! f(x)` over GF(2) for the m × r matrix Z by on-the-fly banding (Gaussian elimination in
 //! the band), then back-substitution; a query recomputes the left side and compares.
 
-use super::interface::{CACHE_LINE_BITS, Filter, FilterKind, Membership, Origin, Structure};
+use super::interface::{CACHE_LINE_BITS, Filter, FilterKind, Family, Membership, Origin, Structure};
 use crate::error::{Error, Result};
 use crate::hash::splitmix64;
 
@@ -41,6 +41,9 @@ pub const fn descriptor<const W: u32>(name: &'static str, help: &'static str) ->
         for_rate: None,
         design: Some(design::<W>),
         lines_per_query: Some(lines_per_query::<W>),
+        ks: &[],
+        takes_math: false,
+        family: Family::Alone,
         // `2^-r`: f(y) of an absent key is uniform and independent of c(y), s(y) and Z.
         fpr_exact: |_, _, r| 0.5f64.powi(r as i32),
     }

@@ -4,7 +4,7 @@
 //! times the bits per slice (growth factor s) and a rate tightened by r (tightening ratio r),
 //! so the compound rate stays under `P0/(1 - r)` however many keys arrive.
 
-use super::interface::{Filter, FilterKind, Membership, Origin, Shape, Structure};
+use super::interface::{Filter, FilterKind, Family, Membership, Origin, Shape, Structure};
 use super::partitioned::{self, PartitionedFilter, slice_fill};
 use crate::error::{Error, Result};
 use crate::hash::HashScheme;
@@ -28,6 +28,9 @@ pub static STRUCTURE: Structure = Structure {
     for_rate: None,
     design: Some(design),
     lines_per_query: Some(|k| k),
+    ks: &[],
+    takes_math: false,
+    family: Family::Scalable,
     fpr_exact: |n, m, k| Schedule::of(m, k).map_or(f64::NAN, |s| s.fpr_exact(n)),
 };
 

@@ -14,7 +14,7 @@ use std::cell::RefCell;
 
 use super::blocks::{BLOCK_SEED, poisson_mixture, smallest_size, whole_blocks};
 use super::interface::{
-    CACHE_LINE_BITS, Filter, FilterKind, Membership, Origin, Shape, Structure, check_answers,
+    CACHE_LINE_BITS, Filter, FilterKind, Family, Membership, Origin, Shape, Structure, check_answers,
 };
 use crate::error::{Error, Result};
 use crate::structures::bloom::popcount;
@@ -57,6 +57,9 @@ pub const fn descriptor<const B: u64, const Z: u32>(
         for_rate: None,
         design: Some(design::<B, Z>),
         lines_per_query: Some(|_| B.div_ceil(CACHE_LINE_BITS) as u32),
+        ks: &[],
+        takes_math: false,
+        family: Family::Alone,
         fpr_exact: fpr_exact::<B, Z>,
     }
 }

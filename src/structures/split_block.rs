@@ -4,7 +4,7 @@
 use super::block_simd::{Design, Kernel};
 use super::blocked::on_path;
 use super::blocks::{Blocks, Index, poisson_mixture, smallest_size, whole_blocks};
-use super::interface::{Filter, FilterKind, Membership, Origin, Structure, check_answers};
+use super::interface::{Filter, FilterKind, Family, Membership, Origin, Structure, check_answers};
 use crate::error::{Error, Result};
 use crate::hash::{HashFamily, HashScheme, Simd, with_index};
 
@@ -32,6 +32,9 @@ pub static STRUCTURE: Structure = Structure {
     for_rate: None,
     design: Some(design),
     lines_per_query: Some(|_| 1),
+    ks: &[SPLIT_WORDS],
+    takes_math: false,
+    family: Family::SplitBlock,
     fpr_exact,
 };
 
