@@ -10,7 +10,7 @@
 use std::collections::BTreeSet;
 
 use crate::error::{Error, Result};
-use crate::structures::{FilterKind, Origin};
+use crate::structures::{Family, FilterKind, Origin};
 
 /// The rates each structure is designed for: 2^-1 to 2^-20, by halves.
 pub fn design_rates() -> Vec<f64> {
@@ -58,13 +58,10 @@ impl Needs {
     }
 }
 
-/// Structures that keep their rate as keys beyond n arrive, by adding sub-filters: the
-/// scalable filter (Almeida et al. 2007) and the growable-bloom-filter crate.
-const GROWING: [&str; 2] = ["scalable", "growable-bloom-filter"];
-
-/// Whether the structure grows past its planned n.
+/// Whether the structure grows past its planned n, keeping its rate as keys arrive by adding
+/// sub-filters: its descriptor's design family is the scalable one (Almeida et al. 2007).
 pub fn grows(kind: FilterKind) -> bool {
-    GROWING.contains(&kind.name())
+    kind.family() == Family::Scalable
 }
 
 /// One point of the space: a structure, its table of m bits (as laid out) and k (hashes, or
