@@ -7,11 +7,94 @@
 use std::fs;
 use std::path::Path;
 
-use super::check::{CsvText, differences};
 use super::reproduce::{skipped_whole, write_run, write_summaries};
 use super::summary::{Found, Run};
 use crate::error::{Error, Result};
+use crate::experiments::Outcome;
 use crate::report::files::Staging;
+use crate::report::{self, Format};
+
+/// The columns that fix a row's setup, which stay put when only the seeds change.
+pub(super) const SHAPE_COLUMNS: [&str; 7] =
+    ["experiment", "filter", "hash", "n", "m", "k", "queries"];
+
+/// A results table as CSV text: its header and records.
+#[derive(Clone, Debug, Default)]
+pub(super) struct CsvText {
+    pub(super) header: Vec<String>,
+    pub(super) records: Vec<Vec<String>>,
+}
+
+impl CsvText {
+    pub(super) fn parse(text: &[u8], path: &Path) -> Result<Self> {
+        let failed = |e: csv::Error| Error::Results {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        };
+        let mut reader = csv::Reader::from_reader(text);
+        let header = reader.headers().map_err(failed)?.iter().map(String::from);
+        let header = header.collect();
+        let records = reader
+            .records()
+            .map(|r| r.map(|r| r.iter().map(String::from).collect()))
+            .collect::<std::result::Result<_, _>>()
+            .map_err(failed)?;
+        Ok(CsvText { header, records })
+    }
+
+    /// The outcome as the CSV exporter writes it.
+    pub(super) fn of(outcome: &Outcome, name: &str) -> Result<Self> {
+        let text = report::render(&outcome.table, Format::CSV)?;
+        CsvText::parse(text.as_bytes(), Path::new(name))
+    }
+
+    pub(super) fn get(&self, row: usize, column: &str) -> Option<&str> {
+        let at = self.header.iter().position(|h| h == column)?;
+        self.records.get(row)?.get(at).map(String::as_str)
+    }
+}
+
+/// Cells compared and the lines of those that differ between the committed table and the
+/// fresh one, over the columns that `compared` admits.
+pub(super) fn differences(
+    experiment: &str,
+    committed: &CsvText,
+    fresh: &CsvText,
+    compared: impl Fn(&str) -> bool,
+) -> (usize, Vec<String>) {
+    let mut lines = Vec::new();
+    // A table without rows has no columns either (they come from its rows): nothing to say
+    // about columns beyond the rows that were, or are, missing.
+    let both_have_rows = !committed.records.is_empty() && !fresh.records.is_empty();
+    for column in committed
+        .header
+        .iter()
+        .filter(|c| both_have_rows && compared(c))
+    {
+        if !fresh.header.contains(column) {
+            lines.push(format!(
+                "{experiment}: column {column} was committed, now absent"
+            ));
+        }
+    }
+    for column in fresh
+        .header
+        .iter()
+        .filter(|c| both_have_rows && compared(c))
+    {
+        if !committed.header.contains(column) {
+            lines.push(format!(
+                "{experiment}: column {column} was absent, now present"
+            ));
+        }
+    }
+    let shared: Vec<&String> = (fresh.header.iter())
+        .filter(|c| compared(c) && committed.header.contains(c))
+        .collect();
+    let (cells, rows) = row_differences(experiment, committed, fresh, &shared);
+    lines.extend(rows);
+    (cells, lines)
+}
 
 /// How the committed rows differ from the fresh ones, said of the committed file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -179,9 +262,7 @@ pub(super) fn compare_files(
         if name.ends_with(".csv") {
             let was = CsvText::parse(&committed, &path)?;
             let now = CsvText::parse(&fresh, &path)?;
-            let (_, diff) = differences(name, &was, &now, |c| {
-                exact || super::check::SHAPE_COLUMNS.contains(&c)
-            });
+            let (_, diff) = differences(name, &was, &now, |c| exact || SHAPE_COLUMNS.contains(&c));
             lines.extend(diff);
         } else if exact {
             lines.push(first_difference(&path, &committed, &fresh));
