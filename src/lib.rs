@@ -42,7 +42,6 @@ macro_rules! field {
     }};
 }
 
-pub mod advise;
 pub mod bench;
 pub mod console;
 pub mod error;

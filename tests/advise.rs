@@ -3,7 +3,7 @@
 //! work is dear).
 
 use assert_cmd::Command;
-use bloomlab::advise::cost::{
+use bloomlab::experiments::advise::cost::{
     Bounded, COST_CONFIDENCE, CostInputs, INPUT_CONFIDENCE, TIMED_PASSES, cost, cost_at,
     median_interval,
 };

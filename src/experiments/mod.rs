@@ -7,6 +7,7 @@
 //! [`Plate`] that [`crate::plot`] draws generically. Nothing outside this folder knows an
 //! experiment by name: the CLI, `reproduce` and `check` go through [`registry`].
 
+pub mod advise;
 pub mod audit;
 pub mod by_rate;
 pub mod compare;
@@ -39,7 +40,7 @@ static REGISTRY: &[&dyn Registered] = &[
     &seed_check::SeedCheck,
     &compare::Compare,
     &audit::Audit,
-    &crate::advise::Advise,
+    &crate::experiments::advise::Advise,
 ];
 
 /// The registered experiments.
