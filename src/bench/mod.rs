@@ -19,6 +19,7 @@ use crate::pipeline::timing::{
 use crate::report::{Cell, Column, Record, col};
 use crate::structures::{Family, Filter, FilterKind, Structure};
 
+pub mod tables;
 pub mod workloads;
 
 /// Builds a peer's filter of m bits and k hashes from a hash seed.
@@ -120,7 +121,7 @@ pub fn contenders(full: bool) -> Vec<Contender> {
         .collect();
     #[cfg(feature = "peers")]
     {
-        use crate::peers::{Bloomfilter, Sbbf, bloomfilter, fastbloom, sbbf};
+        use crate::structures::peers::{Bloomfilter, Sbbf, bloomfilter, fastbloom, sbbf};
         all.extend(peer(
             &fastbloom::STRUCTURE,
             "fastbloom",

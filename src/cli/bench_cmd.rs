@@ -4,10 +4,21 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use bloomlab::bench;
-use bloomlab::params::ValueList;
+use bloomlab::Result;
+use bloomlab::bench::{self, tables, tables::BenchRequest};
+use bloomlab::params::preflight;
+use bloomlab::report::progress_bar;
 
-use super::*;
+use super::command::Fixed;
+use super::output::{OutputArgs, emit};
+
+/// `bloomlab bench`.
+pub(super) static BENCH: Fixed<BenchArgs> = Fixed {
+    name: "bench",
+    about: "Time insert and query against the peer crates, or time against rate across k",
+    after_help: "Each bloomlab design (classic, blocked, split-block) is timed key by key and batched\n(insert_many/contains_many) on multiply-shift, and classic and blocked also on\ndouble-hashing (one hash pair per key, the derivation fastbloom uses), beside the peer\ncrates of its design at equal m and k on the same keys, each peer on its fastest hasher\n(fastbloom on foldhash; bloomfilter takes only SipHash-1-3; sbbf-rs, the split-block\ndesign, takes hashes: bloomlab's multiply-shift, timed with it; no Rust crate implements\nthe 512-bit blocked design); the `peers` feature, on by default. The memory\nlimit is measured in the same run: random cache-line reads, dependent and independent,\nin a buffer of each size.\n\nTimes are CPU ns per key of the bench thread, the median of --passes passes with the\nfastest and slowest. A design's contenders take their passes in turn, with a pass of the\nline reads in each round, so that the machine's other load slows them alike (out of cache\nthe design's filters are held at once: classic three of 128 MiB, four with --full).\nSizes: in-cache m = 40000, out-of-cache m = 2^30 bits, each filled to --bits-per-key;\ninserts time the keys again into the filled filter.\n\nExamples:\n  bloomlab bench\n  bloomlab bench --size in-cache --k 4,7\n  bloomlab bench --full --format csv\n  bloomlab bench --sweep-k --format csv\n  bloomlab bench --workloads",
+    run: run_bench,
+};
 
 #[derive(Args, Debug)]
 pub(super) struct BenchArgs {
@@ -46,37 +57,12 @@ pub(super) struct BenchArgs {
     output: OutputArgs,
 }
 
-pub(super) fn run_bench(args: &BenchArgs) -> Result<ExitCode> {
+fn run_bench(args: &BenchArgs) -> Result<ExitCode> {
     if let Some(path) = &args.output.out {
         preflight::check_output("out", path)?;
     }
-    let probe = ShapeParams {
-        k: Some(ValueList::parse(
-            "k",
-            args.k
-                .as_deref()
-                .unwrap_or(if args.full { "1..16" } else { "7" }),
-        )?),
-        bits_per_key: Some(ValueList(vec![args.bits_per_key])),
-        ..ShapeParams::default()
-    };
-    let ks = probe.k_list_or(&[])?;
-    probe.bits_per_key_or(&[])?;
-    bloomlab::params::check_count("queries", args.queries, 1, 100_000_000)?;
-    bloomlab::params::check_count("passes", u64::from(args.passes), 1, 100)?;
-    let sizes = bench::default_sizes()
-        .into_iter()
-        .filter(|s| args.size == "both" || args.size == s.label || args.sweep_k)
-        .collect();
-    let config = bench::BenchConfig {
-        sizes,
-        ks,
-        bits_per_key: args.bits_per_key,
-        queries: args.queries,
-        passes: args.passes,
-        seed: 1,
-        full: args.full,
-    };
+    let request = args.request();
+    let config = request.config()?;
     let with_workloads = args.full && !args.sweep_k;
     let workloads_output = OutputArgs {
         out: args.output.out.as_deref().map(bench::workloads::beside),
@@ -85,53 +71,16 @@ pub(super) fn run_bench(args: &BenchArgs) -> Result<ExitCode> {
     if let Some(path) = workloads_output.out.as_ref().filter(|_| with_workloads) {
         preflight::check_output("out", path)?;
     }
-    let k = config
-        .ks
-        .first()
-        .copied()
-        .filter(|_| args.k.is_some())
-        .unwrap_or(7);
+    let k = request.workload_k(&config);
     if args.workloads {
         return emit_workloads(args, k, &args.output);
     }
     let bar = progress_bar(args.output.quiet, "timings");
     bar.set_message("bench");
     let table = if args.sweep_k {
-        let rows = bench::time_versus_rate(&config, &bar)?;
-        let mut table = Table::from_rows(
-            format!(
-                "time against rate across k: m = {} bits, n = {}",
-                rows.first().map_or(0, |r| r.m),
-                rows.first().map_or(0, |r| r.n)
-            ),
-            &rows,
-        )?;
-        for row in &rows {
-            if row.fastest {
-                table
-                    .notes
-                    .push(format!("fastest absent query at k = {}", row.k));
-            }
-            if row.lowest_rate {
-                table
-                    .notes
-                    .push(format!("lowest measured rate at k = {}", row.k));
-            }
-        }
-        table
+        tables::sweep_k_table(&config, &bar)?
     } else {
-        let (rows, limits) = bench::run(&config, &bar)?;
-        let mut table = Table::from_rows("bench: CPU ns per key, single thread", &rows)?;
-        table.notes = bench::notes(&rows, &limits, args.full);
-        if bench::contenders(args.full)
-            .iter()
-            .all(|c| c.peer == "bloomlab")
-        {
-            table.notes.push(
-                "peers not built: this build left out the `peers` feature (on by default)".into(),
-            );
-        }
-        table
+        tables::bench_table(&config, &bar)?
     };
     bar.finish_and_clear();
     emit(&table, &args.output)?;
@@ -139,6 +88,20 @@ pub(super) fn run_bench(args: &BenchArgs) -> Result<ExitCode> {
         return emit_workloads(args, k, &workloads_output);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+impl BenchArgs {
+    fn request(&self) -> BenchRequest<'_> {
+        BenchRequest {
+            k: self.k.as_deref(),
+            full: self.full,
+            size: &self.size,
+            bits_per_key: self.bits_per_key,
+            queries: self.queries,
+            passes: self.passes,
+            sweep_k: self.sweep_k,
+        }
+    }
 }
 
 /// Runs the workloads of `bench --workloads` (and `bench --full`) and writes their table.

@@ -1,7 +1,7 @@
 //! The structures bloomlab measures, and the registry that names them: bloomlab's classic
 //! filter, a blocked filter (Putze, Sanders and Singler 2007), a split-block filter (as in
 //! Parquet), a counting filter, a cuckoo filter, a quotient filter and a binary fuse filter, then the peer crates
-//! ([`crate::peers`]). Each states the rate its own bits predict and its exact expected rate.
+//! ([`peers`]). Each states the rate its own bits predict and its exact expected rate.
 //!
 //! Adding a structure is one file (a [`Structure`] named `STRUCTURE` and its [`Filter`]) and
 //! one line in [`registry!`] below; nothing else in the crate matches on structures.
@@ -14,6 +14,7 @@ pub mod bloom;
 pub mod child_groups;
 pub mod interface;
 mod packed;
+pub mod peers;
 
 pub use binary_fuse::{BINARY_FUSE_BITS, BinaryFuseFilter};
 pub use blocked::{BLOCK_BITS, BlockedFilter};
@@ -27,14 +28,14 @@ pub use split_block::{SPLIT_BLOCK_BITS, SPLIT_WORDS, SplitBlockFilter};
 
 /// Declares each own structure's module and lists every descriptor in [`REGISTRY`]: one line
 /// per structure. `own NAME;` is `src/structures/NAME.rs`, `peer NAME;` is
-/// `src/peers/NAME.rs`; each holds a `STRUCTURE`. The order is that of tables and plots.
+/// `src/structures/peers/NAME.rs`; each holds a `STRUCTURE`. The order is that of tables and plots.
 macro_rules! registry {
     ($(own $own:ident;)* $(peer $peer:ident;)*) => {
         $(pub mod $own;)*
         /// Every structure: bloomlab's own, then the peer crates.
         pub static REGISTRY: &[&Structure] = &[
             $(&$own::STRUCTURE,)*
-            $(&crate::peers::$peer::STRUCTURE,)*
+            $(&crate::structures::peers::$peer::STRUCTURE,)*
         ];
     };
 }
@@ -88,7 +89,7 @@ impl FilterKind {
         Self::all().into_iter().filter(|k| !k.is_peer()).collect()
     }
 
-    /// The crates people ship, behind adapters ([`crate::peers`]).
+    /// The crates people ship, behind adapters ([`peers`]).
     pub fn peers() -> Vec<FilterKind> {
         Self::all().into_iter().filter(|k| k.is_peer()).collect()
     }

@@ -34,9 +34,9 @@ pub use adapter::Bloomfilter;
 #[cfg(feature = "peers")]
 mod adapter {
     use crate::error::{Error, Result};
-    use crate::peers::seed_bytes;
     use crate::structures::bloom::{check_shape, popcount};
     use crate::structures::interface::{Filter, FilterKind, Membership, Shape, Target};
+    use crate::structures::peers::seed_bytes;
 
     /// The bits `by_shape` allocates: whole bytes, and a refusal of a k it cannot reach.
     pub fn layout(m: u64, k: u32) -> Result<u64> {

@@ -36,9 +36,9 @@ mod adapter {
     use serde::Serialize;
 
     use crate::error::{Error, Result};
-    use crate::peers::inspector::{InspectedSub, Inspector};
     use crate::structures::bloom::check_shape;
     use crate::structures::interface::{Filter, FilterKind, Membership, Shape, Target};
+    use crate::structures::peers::inspector::{InspectedSub, Inspector};
 
     pub fn layout(m: u64, k: u32) -> Result<u64> {
         check_shape(m, k)?;

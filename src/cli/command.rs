@@ -1,0 +1,46 @@
+//! What every subcommand is: one trait for the experiments of
+//! [`bloomlab::experiments::registry`] and the commands that are not experiments alike.
+
+use std::process::ExitCode;
+
+use clap::{ArgMatches, Args, FromArgMatches};
+
+use bloomlab::Result;
+
+/// One subcommand: its flags and help, and what it runs.
+pub(super) trait Command: Sync {
+    /// The name the command line gives it.
+    fn name(&self) -> &'static str;
+    /// The subcommand with its name, about line, flags and help.
+    fn command(&self) -> clap::Command;
+    /// Runs it on the subcommand's parsed flags.
+    fn run(&self, matches: &ArgMatches) -> Result<ExitCode>;
+}
+
+/// A command that is not an experiment: its typed flags `A` and the function they go to.
+pub(super) struct Fixed<A: 'static> {
+    pub(super) name: &'static str,
+    pub(super) about: &'static str,
+    pub(super) after_help: &'static str,
+    pub(super) run: fn(&A) -> Result<ExitCode>,
+}
+
+impl<A: Args + FromArgMatches + Sync + 'static> Command for Fixed<A> {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+
+    fn command(&self) -> clap::Command {
+        A::augment_args(
+            clap::Command::new(self.name)
+                .about(self.about)
+                .after_help(self.after_help),
+        )
+    }
+
+    fn run(&self, matches: &ArgMatches) -> Result<ExitCode> {
+        let args =
+            A::from_arg_matches(matches).map_err(|e| bloomlab::Error::Output(e.to_string()))?;
+        (self.run)(&args)
+    }
+}

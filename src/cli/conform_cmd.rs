@@ -1,0 +1,108 @@
+//! `bloomlab conform`: its flags and the glue from them to [`bloomlab::experiments::conform`].
+
+use std::process::ExitCode;
+
+use clap::Args;
+
+use bloomlab::Result;
+use bloomlab::console;
+use bloomlab::experiments::size as sizing;
+use bloomlab::params::{Count, MAX_COUNT, check_count};
+use bloomlab::structures::exec::{self as exec_filter, KeyForm};
+
+use super::command::Fixed;
+
+/// `bloomlab conform`.
+pub(super) static CONFORM: Fixed<ConformArgs> = Fixed {
+    name: "conform",
+    about: "Check a structure against the filter contract: no false negatives, the same answers for the same seed, batches answered as single keys, steady memory",
+    after_help: "Exit status 0 with a one-line summary, 1 naming the first violation and its key.\n\nExamples:\n  bloomlab conform --filter cuckoo\n  bloomlab conform --filter exec:'python3 my_adapter.py'",
+    run: run_conform,
+};
+
+#[derive(Args, Debug)]
+pub(super) struct ConformArgs {
+    /// The structure checked, as --filter of the experiments names it
+    #[arg(long)]
+    filter: bloomlab::structures::FilterKind,
+    /// Keys inserted (the capacity the structure is built for) [1..=10^10]
+    #[arg(long, default_value = "10000")]
+    n: Count,
+    /// Target rate of the structure's own constructor (where it has one and no shape is
+    /// given), in (0, 1)
+    #[arg(long, default_value_t = 0.01, allow_hyphen_values = true)]
+    fpr: f64,
+    /// Build by shape instead, with m = this many bits per key (default 10) [> 0, <= 10000]
+    #[arg(long, allow_hyphen_values = true)]
+    bits_per_key: Option<f64>,
+    /// Build by shape instead, with k hashes (default 7)
+    #[arg(long)]
+    k: Option<u32>,
+    /// Absent keys asked of the two filters [1..=10^10]
+    #[arg(long, default_value = "100000")]
+    queries: Count,
+    /// Seed of the keys and the hashes
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// How an exec: program hands keys to its library: text, int or bytes (docs/PROTOCOL.md)
+    #[arg(long, default_value = "text")]
+    key_form: KeyForm,
+    /// Run even when the estimate says the run exceeds 10 minutes or the memory available
+    #[arg(long)]
+    yes: bool,
+}
+
+fn run_conform(args: &ConformArgs) -> Result<ExitCode> {
+    use bloomlab::experiments::conform::{ConformRequest, Conformance, Sizing, conform};
+    exec_filter::set_key_form(args.key_form);
+    let n = check_count("n", args.n.0, 1, MAX_COUNT)?;
+    let queries = check_count("queries", args.queries.0, 1, MAX_COUNT)?;
+    let by_shape = args.bits_per_key.is_some() || args.k.is_some();
+    let sizing = match args.filter.structure().for_rate {
+        Some(_) if !by_shape => Sizing::Rate(sizing::check_fpr(args.fpr)?),
+        _ => Sizing::Shape {
+            bits_per_key: sizing::check_bits_per_key(args.bits_per_key.unwrap_or(10.0))?,
+            k: args
+                .k
+                .unwrap_or_else(|| fixed_k(args.filter, n, args.fpr).unwrap_or(7)),
+        },
+    };
+    // Two filters of n keys, each asked the queries twice (batched and one by one).
+    let k = match sizing {
+        Sizing::Shape { k, .. } => k,
+        Sizing::Rate(_) => 7,
+    };
+    let bits = ((n as f64 * args.bits_per_key.unwrap_or(10.0)).ceil()) as u64;
+    let weight = bloomlab::params::preflight::operation_weight(args.filter, k, bits);
+    bloomlab::params::preflight::Cost {
+        key_operations: 2.0 * (n as f64 + 2.0 * queries as f64) * weight,
+        peak_bytes: 2.0 * bits as f64 / 8.0,
+    }
+    .check(args.yes)?;
+    let request = ConformRequest {
+        filter: args.filter,
+        n,
+        sizing,
+        queries,
+        seed: args.seed,
+    };
+    match conform(&request)? {
+        Conformance::Conforms(summary) => {
+            console::out_line(&summary.to_string());
+            Ok(ExitCode::SUCCESS)
+        }
+        Conformance::Violation(violation) => {
+            console::note(&format!("conform {}: {violation}", args.filter));
+            Ok(ExitCode::FAILURE)
+        }
+    }
+}
+
+/// The k a structure fixes (a split-block filter sets one bit in each of its 8 words): its
+/// design's k when it refuses the default 7; `None` for a structure that takes any k.
+fn fixed_k(filter: bloomlab::structures::FilterKind, n: u64, fpr: f64) -> Option<u32> {
+    let structure = filter.structure();
+    let fixed = (structure.layout)(1 << 16, 7).is_err();
+    let design = structure.design.filter(|_| fixed)?;
+    design(n, fpr.clamp(1e-9, 0.5)).ok().map(|(_, k)| k)
+}
