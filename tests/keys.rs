@@ -10,6 +10,7 @@ use bloomlab::keys::KeySpec;
 use bloomlab::params::{Count, MRound, MeasureParams};
 use bloomlab::pipeline::measure;
 use bloomlab::pipeline::measurement::Measurement;
+use bloomlab::stats::Check;
 use bloomlab::{BloomFilter, Error};
 
 /// The z bound of the bits check: two-sided 6.3e-5 per row.
@@ -38,7 +39,7 @@ fn a_16_bit_index_into_2_to_the_20_bits_saturates_the_first_2_to_the_16() {
     // a rate near 0.70^4 = 0.25, against an exact rate of 2.9e-5 for the whole array.
     assert!(row.fpr_measured > 0.2, "{}", row.fpr_measured);
     assert!(row.fpr_exact < 1e-4);
-    assert_eq!(row.bits_check, "fail");
+    assert_eq!(row.bits_check, Check::Fail);
 }
 
 #[test]
@@ -81,7 +82,7 @@ fn the_sound_hashes_on_sequential_keys_agree_with_the_exact_prediction() {
                 "{hash} {probes}: z = {}",
                 row.z_exact
             );
-            assert_eq!(row.bits_check, "pass", "{hash} {probes}");
+            assert_eq!(row.bits_check, Check::Pass, "{hash} {probes}");
         }
     }
 }
@@ -230,11 +231,11 @@ fn the_uniformity_diagnostic_fails_the_flawed_arithmetic_and_passes_the_sound() 
     flawed.hash = Some(HashScheme::LowBits);
     // 4000 random keys, m = 2^15: probes depend on x mod m only, so about
     // C(4000, 2)/m = 244 key pairs share (probe 0, probe 1) against 0.007 expected.
-    assert_eq!(row(&flawed, 4_000, 1 << 15, 4).uniformity, "fail");
+    assert_eq!(row(&flawed, 4_000, 1 << 15, 4).uniformity, Check::Fail);
     let mut narrow = params();
     narrow.keying.index_bits = Some(16);
     // Every region past 2^16 bits is empty.
-    assert_eq!(row(&narrow, 4_000, 1 << 18, 4).uniformity, "fail");
+    assert_eq!(row(&narrow, 4_000, 1 << 18, 4).uniformity, Check::Fail);
     // Sound filters: at the diagnostic's false-alarm rate 6.3e-5, 8 rows all pass with
     // probability above 0.999.
     for seed in 0..4 {
@@ -244,7 +245,8 @@ fn the_uniformity_diagnostic_fails_the_flawed_arithmetic_and_passes_the_sound() 
             sound.seeds.hash_seed = Some(seed);
             let row = row(&sound, 20_000, 200_000, 7);
             assert_eq!(
-                row.uniformity, "pass",
+                row.uniformity,
+                Check::Pass,
                 "{hash} seed {seed}: {}",
                 row.uniformity_p
             );

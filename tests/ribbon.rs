@@ -122,7 +122,7 @@ fn ribbon_rates_match_two_to_the_minus_r_near_the_floor() {
         assert_eq!(m.k, 8);
         assert_eq!(m.fpr_exact, 1.0 / 256.0);
         assert!(m.z_exact.abs() <= 4.0, "{name} z {}", m.z_exact);
-        assert_eq!(m.bits_check, "pass");
+        assert_eq!(m.bits_check, bloomlab::stats::Check::Pass);
         assert!(!row.supports_delete);
         if name == "ribbon" {
             assert!(row.ratio_to_floor <= 1.05, "{}", row.ratio_to_floor);

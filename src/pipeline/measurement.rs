@@ -7,9 +7,11 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 
 use crate::hash::HashScheme;
 pub use crate::pipeline::keying::Keying;
+use crate::pipeline::uniformity::UNIFORMITY_ALPHA;
 pub use crate::stats::{BITS_CHECK_ALPHA, BITS_CHECK_Z};
 use crate::stats::{
-    averaged_rate_variance, binomial_se, binomial_two_sided_p, clopper_pearson, z_averaged, z_score,
+    Check, averaged_rate_variance, binomial_se, binomial_two_sided_p, clopper_pearson, z_averaged,
+    z_score,
 };
 use crate::structures::{Filter, FilterKind};
 use crate::theory;
@@ -187,7 +189,7 @@ pub struct Measurement {
     pub bits_p: f64,
     /// "fail" when `bits_p < 6.334e-5` ([`BITS_CHECK_ALPHA`]), "n/a" when there is no rate
     /// from the bits, else "pass".
-    pub bits_check: String,
+    pub bits_check: Check,
     /// The uniformity diagnostic of the classic filter ([`crate::pipeline::uniformity`]): the
     /// Bonferroni-combined p-value of a chi-square test of the set bits over regions of the
     /// array and a test of shared (probe 0, probe 1) pairs among up to 8192 inserted keys.
@@ -196,7 +198,7 @@ pub struct Measurement {
     pub uniformity_p: f64,
     /// "fail" when `uniformity_p < 6.334e-5` (the bits check's false-alarm rate), "n/a"
     /// without a p-value, else "pass": the bits are not spread as a uniform hash spreads them.
-    pub uniformity: String,
+    pub uniformity: Check,
 }
 
 /// A NaN written to JSON becomes `null`: read it back as NaN, so that every row of a table
@@ -278,9 +280,9 @@ impl Measurement {
             z_from_fill: z_score(fpr_measured, fpr_from_fill, queries),
             z_exact: averaged(fpr_exact),
             bits_p,
-            bits_check: bits_verdict(bits_p).to_string(),
+            bits_check: Check::at(bits_p, BITS_CHECK_ALPHA),
             uniformity_p: trial.uniformity_p,
-            uniformity: crate::pipeline::uniformity::verdict(trial.uniformity_p).to_string(),
+            uniformity: Check::at(trial.uniformity_p, UNIFORMITY_ALPHA),
         }
     }
 
@@ -333,17 +335,6 @@ fn between_filter_variance(n: u64, m: u64, k: u32, fpr_exact: f64) -> f64 {
         theory::fpr_between_filter_variance(n, m, k)
     } else {
         0.0
-    }
-}
-
-/// The bits check of a p-value: "n/a" without one, "fail" below [`BITS_CHECK_ALPHA`].
-fn bits_verdict(bits_p: f64) -> &'static str {
-    if bits_p.is_nan() {
-        "n/a"
-    } else if bits_p < BITS_CHECK_ALPHA {
-        "fail"
-    } else {
-        "pass"
     }
 }
 

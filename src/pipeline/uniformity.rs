@@ -87,17 +87,6 @@ pub fn combined(p_regions: f64, p_pairs: f64) -> f64 {
     }
 }
 
-/// "n/a" without a p-value, "fail" below [`UNIFORMITY_ALPHA`], else "pass".
-pub fn verdict(p: f64) -> &'static str {
-    if p.is_nan() {
-        "n/a"
-    } else if p < UNIFORMITY_ALPHA {
-        "fail"
-    } else {
-        "pass"
-    }
-}
-
 /// The probe pairs of up to [`SAMPLE_KEYS`] distinct keys, repeats left out.
 #[derive(Debug)]
 pub struct ProbePairs {

@@ -17,6 +17,7 @@ pub const BITS_CHECK_ALPHA: f64 = 6.334e-5;
 pub const BITS_CHECK_Z: f64 = 4.0;
 
 mod binomial;
+mod check;
 mod combine;
 mod guard;
 mod minimum;
@@ -26,6 +27,7 @@ mod ratio;
 pub use binomial::{
     binomial_lower_tail, binomial_pmf, binomial_two_sided_p, binomial_upper_tail, clopper_pearson,
 };
+pub use check::Check;
 pub use combine::{CountDistribution, GoodnessOfFit, count_goodness_of_fit, stouffer};
 pub use guard::{GUARD_ALPHA, above_p_value, below_p_value};
 pub use minimum::{min_set, min_set_at, replicates_to_order};

@@ -1,0 +1,45 @@
+//! The verdict of a test at a fixed false-alarm rate, as the tables print it.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A p-value judged at a level alpha: `fail` below it, `pass` at or above it, `n/a` when
+/// the test could not be made (no p-value, NaN).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum Check {
+    #[serde(rename = "pass")]
+    Pass,
+    #[serde(rename = "fail")]
+    Fail,
+    #[serde(rename = "n/a")]
+    NotApplicable,
+}
+
+impl Check {
+    /// `p` judged at `alpha`.
+    pub fn at(p: f64, alpha: f64) -> Self {
+        if p.is_nan() {
+            Check::NotApplicable
+        } else if p < alpha {
+            Check::Fail
+        } else {
+            Check::Pass
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_p_value_below_alpha_fails_and_nan_is_not_applicable() {
+        assert_eq!(Check::at(0.001, 0.01), Check::Fail);
+        assert_eq!(Check::at(0.01, 0.01), Check::Pass);
+        assert_eq!(Check::at(f64::NAN, 0.01), Check::NotApplicable);
+        assert_eq!(
+            serde_json::to_string(&Check::NotApplicable).unwrap(),
+            "\"n/a\""
+        );
+    }
+}
