@@ -125,4 +125,23 @@ mod tests {
         assert_eq!(entries[1].meaning, "");
         assert_eq!(entries[1].header, "");
     }
+
+    /// A row type whose column misspells its field.
+    #[derive(Serialize, JsonSchema)]
+    struct Misspelt {
+        rate: f64,
+    }
+
+    impl Record for Misspelt {
+        fn columns() -> Vec<Column> {
+            vec![col("rate", Cell::Percent("rte"))]
+        }
+    }
+
+    #[test]
+    fn a_column_reading_a_field_its_rows_lack_is_refused() {
+        let error = super::super::Table::from_rows("t", &[Misspelt { rate: 0.5 }]).unwrap_err();
+        assert!(error.to_string().contains("`rte`"), "{error}");
+        assert!(super::super::Table::from_rows("t", &[Sample { n: 1, rate: 0.5 }]).is_ok());
+    }
 }

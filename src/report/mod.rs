@@ -91,6 +91,27 @@ pub enum View {
     Wide,
 }
 
+/// Refuses a column that reads a field the row type `R` does not serialise (its JSON schema
+/// is the list), so that a misspelt field name fails the first table built, in every test,
+/// instead of printing a blank cell.
+fn check_columns<R: Record>(title: &str, columns: &[Column]) -> Result<()> {
+    let fields: Vec<String> = legend::fields::<R>().into_iter().map(|(f, _)| f).collect();
+    for column in columns {
+        if let Some(missing) = column
+            .cell
+            .fields()
+            .into_iter()
+            .find(|f| !fields.iter().any(|g| g == f))
+        {
+            return Err(Error::Output(format!(
+                "table `{title}`: column `{}` reads the field `{missing}`, which its rows do not have",
+                column.header
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Rows ready for any format: records keep the field order of the row type.
 #[derive(Clone, Debug, Default)]
 pub struct Table {
@@ -116,9 +137,12 @@ impl Table {
                 Err(e) => Err(Error::Output(e.to_string())),
             })
             .collect::<Result<Vec<_>>>()?;
+        let title = title.into();
+        let columns = R::columns();
+        check_columns::<R>(&title, &columns)?;
         Ok(Table {
-            title: title.into(),
-            columns: R::columns(),
+            title,
+            columns,
             records,
             preamble: Vec::new(),
             notes: Vec::new(),
