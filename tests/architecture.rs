@@ -53,20 +53,12 @@ const LONG_FUNCTIONS: &[(&str, &str)] = &[
         "the essay's sizing order, case by case",
     ),
     (
-        "src/suite/claims/essay.rs::exponential_fit",
-        "one least-squares fit",
-    ),
-    (
         "src/experiments/overfill.rs::run",
         "one row per load and structure",
     ),
     (
         "src/experiments/seed_check.rs::plan",
         "every flag of the check, validated in order",
-    ),
-    (
-        "src/suite/check_files.rs::compare_files",
-        "one diagnostic per kind of difference",
     ),
 ];
 

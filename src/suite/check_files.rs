@@ -256,19 +256,33 @@ pub(super) fn compare_files(
             committed = super::html::without_sections(&committed, &timed);
             fresh = super::html::without_sections(&fresh, &timed);
         }
-        if !compared || committed == fresh {
-            continue;
-        }
-        if name.ends_with(".csv") {
-            let was = CsvText::parse(&committed, &path)?;
-            let now = CsvText::parse(&fresh, &path)?;
-            let (_, diff) = differences(name, &was, &now, |c| exact || SHAPE_COLUMNS.contains(&c));
-            lines.extend(diff);
-        } else if exact {
-            lines.push(first_difference(&path, &committed, &fresh));
+        if compared && committed != fresh {
+            lines.extend(file_differences(name, &path, &committed, &fresh, exact)?);
         }
     }
     Ok(lines)
+}
+
+/// How a staged file differs from the committed one: a CSV file row by row (every column
+/// with `exact`, else its shape columns), any other file by its first differing line, with
+/// `exact` only.
+fn file_differences(
+    name: &str,
+    path: &Path,
+    committed: &[u8],
+    fresh: &[u8],
+    exact: bool,
+) -> Result<Vec<String>> {
+    if name.ends_with(".csv") {
+        let was = CsvText::parse(committed, path)?;
+        let now = CsvText::parse(fresh, path)?;
+        let (_, diff) = differences(name, &was, &now, |c| exact || SHAPE_COLUMNS.contains(&c));
+        Ok(diff)
+    } else if exact {
+        Ok(vec![first_difference(path, committed, fresh)])
+    } else {
+        Ok(Vec::new())
+    }
 }
 
 /// `FILE: line L was X, now Y` for the first line that differs.

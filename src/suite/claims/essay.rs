@@ -115,33 +115,10 @@ fn exponential_fit(rows: &[&Measurement]) -> Estimate {
             (m.bits_per_key, y, v)
         })
         .collect();
-    let count = points.len() as f64;
-    let x_bar = points.iter().map(|p| p.0).sum::<f64>() / count;
-    let y_bar = points.iter().map(|p| p.1).sum::<f64>() / count;
-    let sxx: f64 = points.iter().map(|p| (p.0 - x_bar).powi(2)).sum();
-    let slope = points
-        .iter()
-        .map(|p| (p.0 - x_bar) * (p.1 - y_bar))
-        .sum::<f64>()
-        / sxx;
-    let slope_var = points
-        .iter()
-        .map(|p| (p.0 - x_bar).powi(2) * p.2)
-        .sum::<f64>()
-        / sxx.powi(2);
-    let slope_high = slope + Z95 * slope_var.sqrt();
-    let hat =
-        |i: usize, j: usize| 1.0 / count + (points[i].0 - x_bar) * (points[j].0 - x_bar) / sxx;
-    let z = bonferroni_z(1.0 - CONFIDENCE, rows.len());
-    let departures: Vec<(f64, f64)> = (0..points.len())
-        .map(|i| {
-            let p = points[i];
-            let var: f64 = (0..points.len())
-                .map(|j| (f64::from(u8::from(i == j)) - hat(i, j)).powi(2) * points[j].2)
-                .sum();
-            ((p.1 - y_bar - slope * (p.0 - x_bar)).abs(), z * var.sqrt())
-        })
-        .collect();
+    let line = Line::through(&points);
+    let slope = line.slope;
+    let slope_high = slope + Z95 * line.slope_variance.sqrt();
+    let departures = line.departures(&points, bonferroni_z(1.0 - CONFIDENCE, rows.len()));
     let worst = departures.iter().map(|d| d.0).fold(0.0, f64::max);
     let low = departures
         .iter()
@@ -168,6 +145,64 @@ fn exponential_fit(rows: &[&Measurement]) -> Estimate {
             significant(rows[0].bits_per_key),
             significant(rows[rows.len() - 1].bits_per_key)
         ),
+    }
+}
+
+/// The least-squares line through points `(x, y, var y)` (unweighted fit, the slope's
+/// variance from each point's own variance).
+struct Line {
+    count: f64,
+    x_bar: f64,
+    y_bar: f64,
+    sxx: f64,
+    slope: f64,
+    /// `Σ (x - x̄)² var_i / Sxx²`.
+    slope_variance: f64,
+}
+
+impl Line {
+    fn through(points: &[(f64, f64, f64)]) -> Self {
+        let count = points.len() as f64;
+        let x_bar = points.iter().map(|p| p.0).sum::<f64>() / count;
+        let y_bar = points.iter().map(|p| p.1).sum::<f64>() / count;
+        let sxx: f64 = points.iter().map(|p| (p.0 - x_bar).powi(2)).sum();
+        let slope = points
+            .iter()
+            .map(|p| (p.0 - x_bar) * (p.1 - y_bar))
+            .sum::<f64>()
+            / sxx;
+        let slope_variance = points
+            .iter()
+            .map(|p| (p.0 - x_bar).powi(2) * p.2)
+            .sum::<f64>()
+            / sxx.powi(2);
+        Line {
+            count,
+            x_bar,
+            y_bar,
+            sxx,
+            slope,
+            slope_variance,
+        }
+    }
+
+    /// Each point's absolute departure from the line and `z` times its standard error: the
+    /// residual `e_i = Σ_j (δ_ij - h_ij) y_j` has variance `Σ_j (δ_ij - h_ij)² var_j`, with the
+    /// hat matrix `h_ij = 1/N + (x_i - x̄)(x_j - x̄)/Sxx`.
+    fn departures(&self, points: &[(f64, f64, f64)], z: f64) -> Vec<(f64, f64)> {
+        let hat = |i: usize, j: usize| {
+            1.0 / self.count + (points[i].0 - self.x_bar) * (points[j].0 - self.x_bar) / self.sxx
+        };
+        (0..points.len())
+            .map(|i| {
+                let p = points[i];
+                let var: f64 = (0..points.len())
+                    .map(|j| (f64::from(u8::from(i == j)) - hat(i, j)).powi(2) * points[j].2)
+                    .sum();
+                let residual = p.1 - self.y_bar - self.slope * (p.0 - self.x_bar);
+                (residual.abs(), z * var.sqrt())
+            })
+            .collect()
     }
 }
 
