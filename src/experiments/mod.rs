@@ -434,6 +434,7 @@ pub fn trial_summaries(rows: &[&Measurement], trials: usize) -> Vec<String> {
 pub fn measurement_columns() -> Vec<Column> {
     vec![
         col("n", Cell::Plain("n")).wide_only(),
+        col("duplicates", Cell::Plain("duplicate_keys")).wide_only(),
         col("m", Cell::Plain("m")).wide_only(),
         col("m asked", Cell::Plain("m_requested")).wide_only(),
         col("addressable", Cell::Plain("addressable_bits")).wide_only(),
