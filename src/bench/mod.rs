@@ -19,6 +19,7 @@ use crate::pipeline::timing::{
 use crate::report::{Cell, Column, Record, col};
 use crate::structures::{Family, Filter, FilterKind, Structure};
 
+pub mod estimates;
 pub mod workloads;
 
 /// Builds a peer's filter of m bits and k hashes from a hash seed.

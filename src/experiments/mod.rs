@@ -374,8 +374,8 @@ impl MeasuredPlan {
             .setups
             .iter()
             .map(|s| {
-                let weight = crate::params::preflight::operation_weight(s.filter, s.k, s.m);
-                trials * (s.n as f64 + s.queries as f64) * weight
+                let operations = trials * (s.n as f64 + s.queries as f64);
+                crate::params::preflight::weighted_operations(s.filter, s.k, s.m, operations)
             })
             .sum();
         let largest = self.setups.iter().map(|s| s.m).max().unwrap_or(0) as f64;
