@@ -328,3 +328,25 @@ fn an_experiment_whose_every_filter_is_skipped_keeps_its_files() {
     }
     assert!(d.join("results/small.csv").exists());
 }
+
+/// A write refused mid-way (here a file-size limit, as a full disk refuses it) names the
+/// file asked for, never the temporary file it is staged in, and leaves nothing behind.
+#[test]
+fn a_refused_write_names_the_file_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = bash(
+        "trap '' XFSZ; ulimit -f 4; \"$B\" sweep-k --format csv --out big.csv --quiet; \
+         echo \"status $?\" >&2; ls -A",
+        dir.path(),
+    );
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("status 1"), "{stderr}");
+    assert!(stderr.contains("error: big.csv: "), "{stderr}");
+    assert!(!stderr.contains(".tmp"), "{stderr}");
+    assert_eq!(
+        text(&out.stdout).trim(),
+        "",
+        "left behind: {}",
+        text(&out.stdout)
+    );
+}
