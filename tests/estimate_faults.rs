@@ -1,6 +1,7 @@
 //! The estimate behind `--yes` for every entry point: it weighs each key by the cache lines
 //! its structure touches with k hashes (so a k of 64 costs more than a k of 1), runs for
-//! `conform` and for experiment files too, and refuses before any work.
+//! `conform` and for experiment files too, and refuses before any work; `bench --estimates`
+//! sets it against real runs.
 
 use std::fs;
 use std::process::{Command, Output};
@@ -24,14 +25,15 @@ fn refused_with_the_estimate(out: &Output) {
 
 #[test]
 fn a_large_k_weighs_in_the_estimate() {
-    // 10^9 keys at 50 ns each were 50 s; 64 cache lines each make them about 13 minutes.
+    // 2·10^9 keys at 50 ns each were 100 s; 64 cache lines each out of cache (6 + 64 · 9
+    // ns) make them about 19 minutes.
     let dir = tempfile::tempdir().unwrap();
     let out = bloomlab(
         dir.path(),
         &[
             "sweep-size",
             "--n",
-            "1e9",
+            "2e9",
             "--bits-per-key",
             "1",
             "--k",
@@ -86,4 +88,69 @@ fn an_experiment_file_runs_the_estimate_when_it_is_read() {
     refused_with_the_estimate(&out);
     assert!(String::from_utf8_lossy(&out.stderr).contains("huge.toml"));
     assert!(!dir.path().join("results/huge.csv").exists());
+}
+
+mod common;
+
+/// `bench --estimates` runs every shape and reports estimate, CPU and wall seconds and a
+/// verdict. On tiny shapes only that it works: the ratio of a run of milliseconds on a
+/// shared machine is noise (the check is meant at `--queries 1000000` and more).
+#[test]
+fn bench_estimates_sets_the_estimate_beside_real_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixture = common::exec_fixture();
+    let out = bloomlab(
+        dir.path(),
+        &[
+            "bench",
+            "--estimates",
+            "--queries",
+            "2000",
+            "--exec",
+            &fixture,
+            "--format",
+            "csv",
+            "--quiet",
+        ],
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{stderr}");
+    let mut lines = stdout.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let at = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert_eq!(rows.len(), 5, "{stdout}");
+    let mut failed = 0;
+    for row in &rows {
+        for column in ["estimated_seconds", "cpu_seconds", "wall_seconds", "ratio"] {
+            let value: f64 = row[at(column)].parse().unwrap();
+            assert!(value.is_finite() && value >= 0.0, "{column}: {stdout}");
+        }
+        let ratio: f64 = row[at("ratio")].parse().unwrap();
+        let verdict = if (0.5..=2.0).contains(&ratio) {
+            "pass"
+        } else {
+            "fail"
+        };
+        assert_eq!(row[at("check")], verdict, "{stdout}");
+        failed += usize::from(verdict == "fail");
+    }
+    assert_eq!(out.status.code(), Some(i32::from(failed > 0)), "{stderr}");
+    assert!(rows[4][at("filter")].starts_with("exec:"), "{stdout}");
+}
+
+/// A program's speed is measured by a timed probe before the work (exact default speed
+/// would mean the probe did not run).
+#[test]
+fn a_program_is_timed_by_a_probe() {
+    use bloomlab::params::preflight::{EXEC_SECONDS_PER_KEY, exec_probe, operations_seconds};
+    let program =
+        bloomlab::structures::FilterKind::named(&format!("exec:{}", common::exec_fixture()))
+            .unwrap();
+    let per_key = exec_probe(program);
+    assert!(per_key > 0.0 && per_key < 1e-3, "{per_key}");
+    assert_ne!(per_key, EXEC_SECONDS_PER_KEY);
+    // A run large enough to need it uses the probed speed.
+    assert_eq!(operations_seconds(program, 7, 1000, 1e7), 1e7 * per_key);
 }

@@ -103,17 +103,56 @@ fn refused(dir: &Path, args: &[&str], messages: &[&str]) {
 }
 
 #[test]
-fn a_key_file_that_is_a_fifo_or_pipe_is_refused_before_work() {
+fn a_key_file_that_is_a_fifo_or_pipe_is_read_once_and_a_device_refused() {
     let dir = tempfile::tempdir().unwrap();
+    // Before, the FIFO hung (a second open waits for a writer gone) and the pipe said "the
+    // file became shorter"; both are now read once, like the regular file of the same lines.
+    let run =
+        "timeout 20 \"$B\" sweep-size --n 1000 --bits-per-key 8 --queries 2000 --format csv --keys";
     let out = bash(
-        "mkfifo keys.fifo; timeout 20 \"$B\" sweep-size --keys file:keys.fifo --queries 1000; \
-         echo \"status $?\" >&2; \
-         timeout 20 \"$B\" sweep-size --keys file:<(seq 1000) --queries 1000; echo \"status $?\" >&2",
+        &format!(
+            "seq 1000 > keys.txt; {run} file:keys.txt > file.csv; echo \"status $?\" >&2; \
+             mkfifo keys.fifo; seq 1000 > keys.fifo & \
+             {run} file:keys.fifo > fifo.csv; echo \"status $?\" >&2; wait; \
+             {run} file:<(seq 1000) > pipe.csv; echo \"status $?\" >&2; \
+             timeout 20 \"$B\" sweep-size --keys file:/dev/zero; echo \"status $?\" >&2"
+        ),
         dir.path(),
     );
     let stderr = text(&out.stderr);
-    assert_eq!(stderr.matches("status 2").count(), 2, "{stderr}");
-    assert_eq!(stderr.matches("not a regular file").count(), 2, "{stderr}");
+    assert_eq!(stderr.matches("status 0").count(), 3, "{stderr}");
+    assert!(!stderr.contains("shorter"), "{stderr}");
+    let file = fs::read_to_string(dir.path().join("file.csv")).unwrap();
+    assert!(file.lines().count() > 1, "{file}");
+    for copy in ["fifo.csv", "pipe.csv"] {
+        let got = fs::read_to_string(dir.path().join(copy)).unwrap();
+        // The same keys give the same rows, but for the source's name.
+        let strip = |text: &str| {
+            text.replace("file:keys.txt", "")
+                .replace("file:keys.fifo", "")
+        };
+        let got = without_fd_names(&strip(&got));
+        assert_eq!(got, strip(&file), "{copy}");
+    }
+    assert!(stderr.contains("status 2"), "{stderr}");
+    assert!(
+        stderr.contains("not a regular file, pipe or FIFO"),
+        "{stderr}"
+    );
+}
+
+/// `text` with every `file:/dev/fd/N` taken out (a pipe's name varies).
+fn without_fd_names(text: &str) -> String {
+    text.split(',')
+        .map(|field| {
+            if field.starts_with("file:/dev/fd/") {
+                ""
+            } else {
+                field
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 #[test]
@@ -288,4 +327,26 @@ fn an_experiment_whose_every_filter_is_skipped_keeps_its_files() {
         );
     }
     assert!(d.join("results/small.csv").exists());
+}
+
+/// A write refused mid-way (here a file-size limit, as a full disk refuses it) names the
+/// file asked for, never the temporary file it is staged in, and leaves nothing behind.
+#[test]
+fn a_refused_write_names_the_file_asked_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = bash(
+        "trap '' XFSZ; ulimit -f 4; \"$B\" sweep-k --format csv --out big.csv --quiet; \
+         echo \"status $?\" >&2; ls -A",
+        dir.path(),
+    );
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("status 1"), "{stderr}");
+    assert!(stderr.contains("error: big.csv: "), "{stderr}");
+    assert!(!stderr.contains(".tmp"), "{stderr}");
+    assert_eq!(
+        text(&out.stdout).trim(),
+        "",
+        "left behind: {}",
+        text(&out.stdout)
+    );
 }

@@ -125,6 +125,17 @@ fn duplicate_keys_of_a_key_file_are_counted_and_said() {
     let said = stderr(&out);
     assert!(said.contains("duplicate_keys = 2999 of n = 3000"), "{said}");
     assert!(said.contains("holds 1 distinct keys"), "{said}");
+    // Before, the predictions were for 3000 keys: 0 false positives gave z = -19.9 and
+    // "pass". Made for the one distinct key, the rate predicted is below 1e-9 (k probes
+    // among m = 30000 bits), and 0 of the queries agrees with it.
+    assert!(column(&out, "duplicate_keys").iter().all(|d| d == "2999"));
+    for z in column(&out, "z_exact") {
+        let z: f64 = z.parse().unwrap();
+        assert!(z.abs() < 1.0, "z_exact {z}");
+    }
+    for p in column(&out, "fpr_exact") {
+        assert!(p.parse::<f64>().unwrap() < 1e-9, "fpr_exact {p}");
+    }
     // A file without repeats says nothing of them.
     let lines: String = (0..3000).map(|i| format!("key-{i}\n")).collect();
     fs::write(dir.path().join("distinct.txt"), lines).unwrap();
@@ -142,4 +153,5 @@ fn duplicate_keys_of_a_key_file_are_counted_and_said() {
     );
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(!stderr(&out).contains("duplicate_keys"), "{}", stderr(&out));
+    assert!(column(&out, "duplicate_keys").iter().all(|d| d == "0"));
 }

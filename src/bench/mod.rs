@@ -19,6 +19,7 @@ use crate::pipeline::timing::{
 use crate::report::{Cell, Column, Record, col};
 use crate::structures::{Family, Filter, FilterKind, Structure};
 
+pub mod estimates;
 pub mod tables;
 pub mod workloads;
 

@@ -7,7 +7,7 @@ use clap::Args;
 use bloomlab::Result;
 use bloomlab::bench::{self, tables, tables::BenchRequest};
 use bloomlab::params::preflight;
-use bloomlab::report::progress_bar;
+use bloomlab::report::{Table, progress_bar};
 
 use super::command::Fixed;
 use super::output::{OutputArgs, emit};
@@ -53,6 +53,13 @@ pub(super) struct BenchArgs {
     /// into OUT.workloads.EXT with --out
     #[arg(long, conflicts_with = "sweep_k")]
     workloads: bool,
+    /// Instead: the estimate behind --yes against the real time of measurements of a few
+    /// shapes at --queries keys each; exit 1 when a ratio is outside [0.5, 2]
+    #[arg(long, conflicts_with_all = ["sweep_k", "workloads"])]
+    estimates: bool,
+    /// With --estimates: also the program behind exec:COMMAND
+    #[arg(long, requires = "estimates", value_name = "COMMAND")]
+    exec: Option<String>,
     #[command(flatten)]
     output: OutputArgs,
 }
@@ -74,6 +81,9 @@ fn run_bench(args: &BenchArgs) -> Result<ExitCode> {
     let k = request.workload_k(&config);
     if args.workloads {
         return emit_workloads(args, k, &args.output);
+    }
+    if args.estimates {
+        return emit_estimates(args);
     }
     let bar = progress_bar(args.output.quiet, "timings");
     bar.set_message("bench");
@@ -114,4 +124,36 @@ fn emit_workloads(args: &BenchArgs, k: u32, output: &OutputArgs) -> Result<ExitC
     bar.finish_and_clear();
     emit(&table, output)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `bench --estimates` and writes its table; exit 1 when a shape's ratio fails.
+fn emit_estimates(args: &BenchArgs) -> Result<ExitCode> {
+    let exec = args
+        .exec
+        .as_ref()
+        .map(|command| {
+            bloomlab::structures::FilterKind::named(&format!("exec:{command}")).map_err(|reason| {
+                bloomlab::Error::invalid("exec", command, reason, "a program to run")
+            })
+        })
+        .transpose()?;
+    let shapes = bench::estimates::shapes(args.queries, exec)?;
+    let bar = progress_bar(args.output.quiet, "shapes");
+    let rows = bench::estimates::check(&shapes, &bar)?;
+    bar.finish_and_clear();
+    let mut table = Table::from_rows(
+        "the estimate behind --yes against the real time of whole measurements",
+        &rows,
+    )?;
+    let failed = rows.iter().filter(|r| r.check == "fail").count();
+    table.notes.push(format!(
+        "{failed} of {} shapes outside [0.5, 2] (ratio = estimated / measured)",
+        rows.len()
+    ));
+    emit(&table, &args.output)?;
+    Ok(if failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

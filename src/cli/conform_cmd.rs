@@ -73,9 +73,14 @@ fn run_conform(args: &ConformArgs) -> Result<ExitCode> {
         Sizing::Rate(_) => 7,
     };
     let bits = ((n as f64 * args.bits_per_key.unwrap_or(10.0)).ceil()) as u64;
-    let weight = bloomlab::params::preflight::operation_weight(args.filter, k, bits);
+    let operations = 2.0 * (n as f64 + 2.0 * queries as f64);
     bloomlab::params::preflight::Cost {
-        key_operations: 2.0 * (n as f64 + 2.0 * queries as f64) * weight,
+        key_operations: bloomlab::params::preflight::weighted_operations(
+            args.filter,
+            k,
+            bits,
+            operations,
+        ),
         peak_bytes: 2.0 * bits as f64 / 8.0,
     }
     .check(args.yes)?;

@@ -32,7 +32,7 @@ use super::{Experiment, Measured, Outcome};
 use crate::error::{Error, Result};
 use crate::hash::HashScheme;
 use crate::keys::KeySource;
-use crate::params::preflight::Cost;
+use crate::params::preflight::{self, Cost};
 use crate::params::{Count, SeedParams, ValueList, check_count, positive_list, rates};
 use crate::pipeline::measurement::{Measurement, Setup, Trial};
 use crate::pipeline::timing::{best_ns, round_ns};
@@ -167,13 +167,15 @@ Examples:
     /// may hold up to four times the classic design's memory.
     fn cost(plan: &AuditPlan) -> Cost {
         let top = plan.loads.iter().copied().fold(1.0, f64::max) * plan.n as f64;
-        let filters = plan.entries.len() as f64;
         let key_operations = plan
             .rates
             .iter()
             .map(|&fpr| {
                 let queries = queries_for(plan.queries, fpr).unwrap_or(0) as f64;
-                filters * (top + queries * plan.loads.len() as f64)
+                let operations = top + queries * plan.loads.len() as f64;
+                let (m, k) = crate::theory::classic_design(plan.n, fpr);
+                let weigh = |e: &Entry| preflight::weighted_operations(e.kind, k, m, operations);
+                plan.entries.iter().map(weigh).sum::<f64>()
             })
             .sum();
         let bits_per_key = plan

@@ -374,8 +374,8 @@ impl MeasuredPlan {
             .setups
             .iter()
             .map(|s| {
-                let weight = crate::params::preflight::operation_weight(s.filter, s.k, s.m);
-                trials * (s.n as f64 + s.queries as f64) * weight
+                let operations = trials * (s.n as f64 + s.queries as f64);
+                crate::params::preflight::weighted_operations(s.filter, s.k, s.m, operations)
             })
             .sum();
         let largest = self.setups.iter().map(|s| s.m).max().unwrap_or(0) as f64;
@@ -434,6 +434,7 @@ pub fn trial_summaries(rows: &[&Measurement], trials: usize) -> Vec<String> {
 pub fn measurement_columns() -> Vec<Column> {
     vec![
         col("n", Cell::Plain("n")).wide_only(),
+        col("duplicates", Cell::Plain("duplicate_keys")).wide_only(),
         col("m", Cell::Plain("m")).wide_only(),
         col("m asked", Cell::Plain("m_requested")).wide_only(),
         col("addressable", Cell::Plain("addressable_bits")).wide_only(),

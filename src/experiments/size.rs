@@ -515,10 +515,16 @@ pub fn structures_cost(
     fpr: f64,
     measuring: Option<Measuring>,
 ) -> crate::params::preflight::Cost {
-    let (m, _) = theory::classic_design(n, fpr);
-    let structures = FilterKind::all().len() as f64;
+    let (m, k) = theory::classic_design(n, fpr);
+    let weigh = |how: Measuring| {
+        let operations = (n + how.queries) as f64;
+        FilterKind::all()
+            .into_iter()
+            .map(|kind| crate::params::preflight::weighted_operations(kind, k, m, operations))
+            .sum()
+    };
     crate::params::preflight::Cost {
-        key_operations: measuring.map_or(0.0, |how| structures * (n + how.queries) as f64),
+        key_operations: measuring.map_or(0.0, weigh),
         peak_bytes: 4.0 * m as f64 / 8.0,
     }
 }

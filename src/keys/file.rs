@@ -1,30 +1,78 @@
-//! `file:PATH`: one key per line, taken as bytes (a trailing `\r` dropped), streamed a line
-//! at a time: a file of 10^8 keys is never held in memory.
+//! `file:PATH`: one key per line, taken as bytes (a trailing `\r` dropped).
+//!
+//! The file is read exactly once, on first use: that one pass counts its lines, counts the
+//! lines that repeat an earlier one, and keeps every line for the trials that insert and
+//! query them, in memory up to [`MEMORY_STORE_BYTES`] and in an unnamed temporary file
+//! beyond (a file of 10^8 keys is never held in memory). So a pipe (`file:<(seq 1000)`,
+//! `/dev/fd/N`) or a FIFO works as a regular file does, and a file changed during the run
+//! cannot change its keys between trials.
 
 use std::collections::HashSet;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, BufWriter, Read, Write};
+use std::os::unix::fs::{FileExt, FileTypeExt};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
 use super::strings::MAX_KEY_BYTES;
 use crate::error::{Error, Result};
 
-/// A key file, scanned once (on first use) for its number of lines and its longest line.
+/// A key file, read once (on first use) into a [`Store`].
 #[derive(Debug)]
 pub struct KeyFile {
     path: PathBuf,
-    lines: OnceLock<std::result::Result<u64, String>>,
-    /// `(n, duplicates among the first n lines)` counted so far.
-    duplicates: Mutex<Vec<(u64, u64)>>,
+    scan: OnceLock<std::result::Result<Scan, String>>,
 }
 
 /// Keys up to which [`KeyFile::duplicates`] counts: its set holds 8 bytes (plus the table's
 /// slack) per distinct key, at most about 200 MB here.
 pub const MAX_COUNTED_KEYS: u64 = 10_000_000;
 
-fn open(path: &Path) -> std::io::Result<BufReader<File>> {
-    Ok(BufReader::with_capacity(1 << 16, File::open(path)?))
+/// Bytes of keys (plus 4 per key) held in memory; a larger file's keys go to a temporary file.
+pub const MEMORY_STORE_BYTES: usize = 256 << 20;
+
+/// What the one pass over the file found.
+#[derive(Debug)]
+struct Scan {
+    lines: u64,
+    /// The line numbers (from 0), among the first [`MAX_COUNTED_KEYS`], of the lines that
+    /// repeat an earlier line; ascending.
+    repeats: Vec<u64>,
+    store: Store,
+}
+
+/// Every line as a 4-byte little-endian length and its bytes: a key may hold any byte but
+/// `\n`, a trailing `\r` included once the line's own was dropped.
+#[derive(Debug)]
+enum Store {
+    Memory(Vec<u8>),
+    Spool(File),
+}
+
+impl Store {
+    fn reader(&self) -> Box<dyn Read + '_> {
+        match self {
+            Store::Memory(bytes) => Box::new(bytes.as_slice()),
+            Store::Spool(file) => Box::new(BufReader::with_capacity(
+                1 << 16,
+                Positional { file, at: 0 },
+            )),
+        }
+    }
+}
+
+/// Reads a shared file from its own offset, so that trials on several threads read it at once.
+struct Positional<'a> {
+    file: &'a File,
+    at: u64,
+}
+
+impl Read for Positional<'_> {
+    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        let read = self.file.read_at(buffer, self.at)?;
+        self.at += read as u64;
+        Ok(read)
+    }
 }
 
 /// Reads the next line into `line` (cleared first), without its `\n` or `\r\n`; false at
@@ -52,12 +100,47 @@ fn next_line(reader: &mut impl BufRead, line: &mut Vec<u8>) -> std::result::Resu
     Ok(true)
 }
 
+/// Where the lines are written during the pass: memory, then a temporary file once
+/// [`MEMORY_STORE_BYTES`] is passed.
+enum Sink {
+    /// The bytes so far and the most it may hold.
+    Memory(Vec<u8>, usize),
+    Spool(BufWriter<File>),
+}
+
+impl Sink {
+    fn push(&mut self, line: &[u8]) -> std::io::Result<()> {
+        let length = (line.len() as u32).to_le_bytes();
+        if let Sink::Memory(bytes, limit) = self {
+            if bytes.len() + line.len() + 4 <= *limit {
+                bytes.extend_from_slice(&length);
+                bytes.extend_from_slice(line);
+                return Ok(());
+            }
+            let mut spool = BufWriter::with_capacity(1 << 16, tempfile::tempfile()?);
+            spool.write_all(bytes)?;
+            *self = Sink::Spool(spool);
+        }
+        let Sink::Spool(spool) = self else {
+            unreachable!("a full memory sink became a spool above")
+        };
+        spool.write_all(&length)?;
+        spool.write_all(line)
+    }
+
+    fn finish(self) -> std::io::Result<Store> {
+        match self {
+            Sink::Memory(bytes, _) => Ok(Store::Memory(bytes)),
+            Sink::Spool(spool) => Ok(Store::Spool(spool.into_inner()?)),
+        }
+    }
+}
+
 impl KeyFile {
     pub fn new(path: &str) -> Self {
         KeyFile {
             path: PathBuf::from(path),
-            lines: OnceLock::new(),
-            duplicates: Mutex::new(Vec::new()),
+            scan: OnceLock::new(),
         }
     }
 
@@ -65,38 +148,56 @@ impl KeyFile {
         &self.path
     }
 
-    /// The number of lines (keys), at least 1; refuses, naming parameter `name`, a file
-    /// that is missing, unreadable, empty, or has a line longer than 64 KiB.
-    pub fn lines(&self, name: &'static str) -> Result<u64> {
-        self.lines
+    fn scanned(&self, name: &'static str) -> Result<&Scan> {
+        self.scan
             .get_or_init(|| self.scan())
-            .clone()
+            .as_ref()
             .map_err(|reason| {
                 Error::invalid(
                     name,
                     format!("file:{}", self.path.display()),
-                    reason,
-                    "a readable file of one key per line, at least one line, each at most 64 KiB",
+                    reason.clone(),
+                    "a readable file, pipe or FIFO of one key per line, at least one line, each at most 64 KiB",
                 )
             })
     }
 
-    fn scan(&self) -> std::result::Result<u64, String> {
-        // A FIFO or a pipe would block the open or be drained by this first reading.
+    /// The number of lines (keys), at least 1; refuses, naming parameter `name`, a file
+    /// that is missing, unreadable, a device or a socket, empty, or has a line longer than
+    /// 64 KiB.
+    pub fn lines(&self, name: &'static str) -> Result<u64> {
+        self.scanned(name).map(|scan| scan.lines)
+    }
+
+    /// The one pass: counts, hashes and keeps every line.
+    fn scan(&self) -> std::result::Result<Scan, String> {
         let meta = std::fs::metadata(&self.path).map_err(|e| format!("cannot read it: {e}"))?;
-        if !meta.is_file() {
-            return Err("not a regular file (a pipe, FIFO or device cannot be read twice)".into());
+        if !meta.is_file() && !meta.file_type().is_fifo() {
+            return Err("not a regular file, pipe or FIFO (a device or socket has no end)".into());
         }
-        let mut reader = open(&self.path).map_err(|e| format!("cannot read it: {e}"))?;
+        let file = File::open(&self.path).map_err(|e| format!("cannot read it: {e}"))?;
+        let mut reader = BufReader::with_capacity(1 << 16, file);
+        let mut sink = Sink::Memory(Vec::new(), MEMORY_STORE_BYTES);
+        let mut seen = HashSet::new();
+        let mut repeats = Vec::new();
         let mut line = Vec::new();
         let mut lines = 0u64;
+        let spool_error = |e: std::io::Error| format!("cannot keep its keys aside: {e}");
         while next_line(&mut reader, &mut line).map_err(|e| format!("line {}: {e}", lines + 1))? {
+            if lines < MAX_COUNTED_KEYS && !seen.insert(xxhash_rust::xxh3::xxh3_64(&line)) {
+                repeats.push(lines);
+            }
+            sink.push(&line).map_err(spool_error)?;
             lines += 1;
         }
         if lines == 0 {
             return Err("the file is empty".into());
         }
-        Ok(lines)
+        Ok(Scan {
+            lines,
+            repeats,
+            store: sink.finish().map_err(spool_error)?,
+        })
     }
 
     /// Calls `each` on the first `count` lines in order.
@@ -106,47 +207,42 @@ impl KeyFile {
         count: u64,
         mut each: impl FnMut(&[u8]) -> Result<()>,
     ) -> Result<()> {
-        let refuse = |reason: String| {
+        let scan = self.scanned(name)?;
+        if count > scan.lines {
+            return Err(Error::invalid(
+                name,
+                format!("file:{}", self.path.display()),
+                format!("{count} keys asked of a file of {} lines", scan.lines),
+                format!("at most {} keys", scan.lines),
+            ));
+        }
+        let refuse = |e: std::io::Error| {
             Error::invalid(
                 name,
                 format!("file:{}", self.path.display()),
-                reason,
-                "a file that stays readable and unchanged while it is measured",
+                format!("its keys, kept aside, could not be read back: {e}"),
+                "a temporary folder that stays readable during the run",
             )
         };
-        let mut reader = open(&self.path).map_err(|e| refuse(e.to_string()))?;
+        let mut reader = scan.store.reader();
         let mut line = Vec::new();
         for _ in 0..count {
-            if !next_line(&mut reader, &mut line).map_err(refuse)? {
-                return Err(refuse("the file became shorter".into()));
-            }
+            let mut length = [0u8; 4];
+            reader.read_exact(&mut length).map_err(refuse)?;
+            line.resize(u32::from_le_bytes(length) as usize, 0);
+            reader.read_exact(&mut line).map_err(refuse)?;
             each(&line)?;
         }
         Ok(())
     }
-}
 
-impl KeyFile {
     /// How many of the first `n` lines repeat an earlier one (a repeated key sets no new
     /// bit: the filter holds `n - duplicates` distinct keys); `None` above
     /// [`MAX_COUNTED_KEYS`]. Lines are compared by their 64-bit XXH3 hash: two different
     /// lines among 10^7 collide with probability below 3·10^-6 (n²/2^65).
     pub fn duplicates(&self, name: &'static str, n: u64) -> Result<Option<u64>> {
-        if n > MAX_COUNTED_KEYS {
-            return Ok(None);
-        }
-        let mut counted = self.duplicates.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(&(_, d)) = counted.iter().find(|(at, _)| *at == n) {
-            return Ok(Some(d));
-        }
-        let mut seen = HashSet::with_capacity(n as usize);
-        let mut repeats = 0;
-        self.for_each(name, n, |line| {
-            repeats += u64::from(!seen.insert(xxhash_rust::xxh3::xxh3_64(line)));
-            Ok(())
-        })?;
-        counted.push((n, repeats));
-        Ok(Some(repeats))
+        let scan = self.scanned(name)?;
+        Ok((n <= MAX_COUNTED_KEYS).then(|| scan.repeats.partition_point(|&at| at < n) as u64))
     }
 }
 
@@ -157,3 +253,57 @@ impl PartialEq for KeyFile {
 }
 
 impl Eq for KeyFile {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(file: &KeyFile, count: u64) -> Vec<Vec<u8>> {
+        let mut keys = Vec::new();
+        file.for_each("keys", count, |line| {
+            keys.push(line.to_vec());
+            Ok(())
+        })
+        .unwrap();
+        keys
+    }
+
+    #[test]
+    fn one_pass_keeps_every_key_and_counts_repeats() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("k.txt");
+        std::fs::write(&path, b"a\r\r\nb\na\n\nb\r\nc").unwrap();
+        let file = KeyFile::new(path.to_str().unwrap());
+        assert_eq!(file.lines("keys").unwrap(), 6);
+        // Removed after the pass: the keys come from what the pass kept.
+        std::fs::remove_file(&path).unwrap();
+        let expected: Vec<&[u8]> = vec![b"a\r", b"b", b"a", b"", b"b", b"c"];
+        assert_eq!(keys(&file, 6), expected);
+        assert_eq!(keys(&file, 2), &expected[..2]);
+        let repeats: Vec<u64> = (0..=6)
+            .map(|n| file.duplicates("keys", n).unwrap().unwrap())
+            .collect();
+        // "a\r" and "a" differ; the second "b" (line 4) is the only repeat.
+        assert_eq!(repeats, [0, 0, 0, 0, 0, 1, 1]);
+        assert!(file.for_each("keys", 7, |_| Ok(())).is_err());
+    }
+
+    #[test]
+    fn keys_past_the_memory_store_are_read_back_from_the_spool() {
+        let mut sink = Sink::Memory(Vec::new(), 100);
+        let count = 40u64;
+        for i in 0..count {
+            sink.push(&i.to_le_bytes()[..(i % 9) as usize]).unwrap();
+        }
+        let store = sink.finish().unwrap();
+        assert!(matches!(store, Store::Spool(_)));
+        let mut reader = store.reader();
+        for i in 0..count {
+            let mut length = [0u8; 4];
+            reader.read_exact(&mut length).unwrap();
+            let mut key = vec![0; u32::from_le_bytes(length) as usize];
+            reader.read_exact(&mut key).unwrap();
+            assert_eq!(key, i.to_le_bytes()[..(i % 9) as usize]);
+        }
+    }
+}

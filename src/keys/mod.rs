@@ -3,6 +3,11 @@
 //!
 //! A run inserts the source's keys for counters `0..n` and queries keys for counters
 //! `n..n+q` (a file's keys are its lines from the first, for either role).
+//!
+//! Only a file can repeat a key: `random` is a bijection of the counter, `strings:` writes
+//! every digit of it, and `strided:STEP` repeats only past `2^64 / 2^t` keys (2^t the
+//! largest power of two dividing STEP). [`KeySpec::duplicates`] counts the repeats; a
+//! repeated key sets nothing new, so predictions are made for the distinct keys.
 
 mod file;
 mod random;
@@ -62,7 +67,7 @@ pub static SOURCES: &[Source] = &[
     Source {
         name: "file",
         argument: Some("PATH"),
-        help: "one key per line, as bytes, streamed; n is the number of lines unless --n takes fewer",
+        help: "one key per line, as bytes, read once (a file, pipe or FIFO); n is the number of lines unless --n takes fewer",
     },
 ];
 
@@ -148,8 +153,9 @@ impl KeySpec {
         }
     }
 
-    /// The lines of a file source (checked: present, readable, not empty, no line over
-    /// 64 KiB); None for a generated source, which has as many keys as asked.
+    /// The lines of a file source (checked: a file, pipe or FIFO, readable, not empty, no
+    /// line over 64 KiB; read once, here); None for a generated source, which has as many
+    /// keys as asked.
     pub fn available(self, name: &'static str) -> Result<Option<u64>> {
         match self {
             KeySpec::File(file) => file.lines(name).map(Some),
@@ -263,20 +269,57 @@ impl Serialize for KeySpec {
     }
 }
 
-/// The note on the duplicate keys among the first n of a key file (`file:` is the only
-/// source that can repeat a key: the generated ones, `strings:` included, never do), or
-/// `None` when there are none or they were not counted.
+impl KeySpec {
+    /// How many of the keys of counters `0..n` repeat an earlier one (see the module
+    /// documentation); `None` when they were not counted (a key file past
+    /// [`file::MAX_COUNTED_KEYS`] lines).
+    pub fn duplicates(self, name: &'static str, n: u64) -> Result<Option<u64>> {
+        match self {
+            KeySpec::File(file) => file.duplicates(name, n),
+            KeySpec::Strided(step) => {
+                let twos = step.trailing_zeros();
+                let distinct = 1u64.checked_shl(64 - twos).unwrap_or(u64::MAX);
+                Ok(Some(n.saturating_sub(distinct)))
+            }
+            _ => Ok(Some(0)),
+        }
+    }
+}
+
+/// The note on the duplicate keys among the first n inserted (a key file, or a strided
+/// source past its period), or `None` when there are none or they were not counted.
 pub fn duplicate_note(keys: KeySpec, n: u64) -> Option<String> {
-    let KeySpec::File(file) = keys else {
-        return None;
-    };
-    let duplicates = file.duplicates("keys", n).ok().flatten()?;
+    let duplicates = keys.duplicates("keys", n).ok().flatten()?;
     (duplicates > 0).then(|| {
         format!(
             "duplicate_keys = {duplicates} of n = {n} in {keys}: a repeated key sets no new bit, \
-             so the filter holds {} distinct keys and every prediction made for n = {n} \
-             overstates its rate",
+             so the filter holds {} distinct keys, and every prediction is made for them \
+             (n stays the keys inserted, m/n their bits per key)",
             n - duplicates
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_strided_source_past_its_period_repeats_among_generated_keys() {
+        let strided = KeySpec::Strided(1 << 63);
+        // 0, 2^63, 0, 2^63, 0: three repeats.
+        assert_eq!(strided.duplicates("keys", 5).unwrap(), Some(3));
+        assert_eq!(strided.duplicates("keys", 2).unwrap(), Some(0));
+        assert_eq!(
+            KeySpec::Strided(3).duplicates("keys", u64::MAX).unwrap(),
+            Some(0)
+        );
+        assert_eq!(
+            KeySpec::Random.duplicates("keys", 1 << 40).unwrap(),
+            Some(0)
+        );
+        let keys: Vec<u64> = (0..5).map(|c| strided::key(1 << 63, c)).collect();
+        let distinct: std::collections::HashSet<_> = keys.iter().collect();
+        assert_eq!(keys.len() - distinct.len(), 3);
+    }
 }

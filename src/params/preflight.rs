@@ -96,23 +96,145 @@ pub struct Cost {
     pub peak_bytes: f64,
 }
 
-/// Seconds per key operation assumed by the estimate: about 100 ns each on one core of this
-/// kind of machine out of cache, shared by two cores. Rough on purpose: it only decides
-/// whether to ask for `--yes`.
+/// The unit of [`Cost::key_operations`]: one key operation of this many seconds. The
+/// estimate itself is [`operations_seconds`]; it only decides whether to ask for `--yes`,
+/// and `bloomlab bench --estimates` checks it within a factor of 2 of the real time.
 pub const SECONDS_PER_KEY_OPERATION: f64 = 50e-9;
-/// The weight of one insert or query of `filter` with k hashes in m bits, in units of
-/// [`SECONDS_PER_KEY_OPERATION`]: each cache line a key touches costs about 12 ns out of
-/// cache on top of 20 ns (bloomlab's classic filter, `bloomlab bench`, December 2026:
-/// 31.8 ns at k = 1, 162 ns at k = 12, m = 2^30), and a twentieth of that within 1 MiB
-/// (3.5 to 12.3 ns at m = 40000). A program behind `exec:` (no line count) weighs 20: a
-/// key crosses two pipes as text.
-pub fn operation_weight(filter: crate::structures::FilterKind, k: u32, m: u64) -> f64 {
+
+/// Seconds one insert or query takes beyond its cache lines, and each cache line it touches,
+/// by where a table of `bytes` lives: within L2 (2 MiB here), within L3 (32 MiB), or in
+/// memory. Fitted on 4 December 2026 to the CPU time of whole measurements of bloomlab's
+/// classic filter at k = 7 and k = 40 (`bloomlab bench --estimates --queries Q`, Q = 10^6,
+/// 3·10^6 and 3·10^7 keys at 10 bits a key: 24, 27 and 60 ns per key at k = 7; 126, 150
+/// and 376 at k = 40) and to the blocked design's (one line: 10 and 15 ns). Those lines are
+/// the k of an insert; an absent query reads fewer, so a classic filter at its optimum
+/// costs a little less than this says. Out of cache it agrees with `bloomlab bench --k 7`
+/// (m = 2^30: 107 ns per batched insert, 35 per absent query).
+fn line_cost(bytes: f64) -> (f64, f64) {
+    if bytes <= f64::from(2u32 << 20) {
+        (6e-9, 3.0e-9)
+    } else if bytes <= f64::from(32u32 << 20) {
+        (6e-9, 3.6e-9)
+    } else {
+        (6e-9, 9e-9)
+    }
+}
+
+/// How much slower a peer crate runs than bloomlab's structure of its design, per key
+/// (inserts and absent queries together, at k = 7), measured on 4 December 2026 with
+/// `bloomlab bench --k 7` (insert + absent ns, key by key against bloomlab's batches:
+/// fastbloom on foldhash 1.3x in cache and 1.45x out of cache, bloomfilter 4.2x in cache,
+/// sbbf-rs 1.3x and 2.0x) and with whole measurements, where each peer hashes as it does in
+/// every run (`bloomlab bench --estimates`: fastbloom on SipHash 1.2x to 2.8x the classic
+/// filter, from 10^6 to 3·10^7 keys; `sweep-size --filter F --n 1e6 --k 7 --queries 1e6`,
+/// CPU seconds against classic's: bloomfilter 2.8x, growable-bloom-filter 3.6x).
+const PEER_FACTORS: &[(&str, f64)] = &[
+    ("fastbloom", 1.8),
+    ("bloomfilter", 3.0),
+    ("growable-bloom-filter", 3.5),
+    ("sbbf", 1.6),
+];
+
+/// Seconds per key assumed for a program behind `exec:` too small a run to probe: a key
+/// crosses two pipes as text.
+pub const EXEC_SECONDS_PER_KEY: f64 = 1e-6;
+/// The slowest a program is assumed to be without a probe: runs of fewer key operations
+/// than 60 s at this speed are not probed (they cannot reach [`MAX_SECONDS`]).
+pub const EXEC_SLOWEST_SECONDS_PER_KEY: f64 = 100e-6;
+
+/// Seconds `operations` inserts and queries of `filter` with k hashes in a table of m bits
+/// are expected to take on one core: `(base + lines · per line) · peer factor`, the lines
+/// those its descriptor declares ([`crate::structures::Structure::lines_per_query`]),
+/// base and per line by where the table lives ([`line_cost`]), the factor of a peer crate
+/// from [`PEER_FACTORS`]. A program behind `exec:` has no line count: its speed is
+/// measured by a short timed probe ([`exec_probe`]) when the run is large enough to need it.
+pub fn operations_seconds(
+    filter: crate::structures::FilterKind,
+    k: u32,
+    m: u64,
+    operations: f64,
+) -> f64 {
     let Some(lines) = filter.structure().lines_per_query else {
-        return 20.0;
+        let per_key = if operations * EXEC_SLOWEST_SECONDS_PER_KEY < 60.0 {
+            EXEC_SECONDS_PER_KEY
+        } else {
+            exec_probe(filter)
+        };
+        return operations * per_key;
     };
-    let ns = 20e-9 + 12e-9 * f64::from(lines(k));
-    let in_cache = m <= 8 << 20;
-    ns / if in_cache { 20.0 } else { 1.0 } / SECONDS_PER_KEY_OPERATION
+    let (base, per_line) = line_cost(m as f64 / 8.0);
+    let factor = PEER_FACTORS
+        .iter()
+        .find(|(name, _)| *name == filter.name())
+        .map_or(1.0, |&(_, factor)| factor);
+    operations * (base + per_line * f64::from(lines(k))) * factor
+}
+
+/// [`operations_seconds`] in units of [`SECONDS_PER_KEY_OPERATION`], for
+/// [`Cost::key_operations`].
+pub fn weighted_operations(
+    filter: crate::structures::FilterKind,
+    k: u32,
+    m: u64,
+    operations: f64,
+) -> f64 {
+    operations_seconds(filter, k, m, operations) / SECONDS_PER_KEY_OPERATION
+}
+
+/// Keys the probe of a program inserts and then queries.
+const PROBE_KEYS: u64 = 50_000;
+
+/// CPU seconds per key of a program behind `exec:` and of bloomlab feeding it
+/// ([`cpu_seconds`]), timed on [`PROBE_KEYS`] inserts and as many queries into a filter
+/// sized for them, once per program (its start-up included: a few milliseconds for a
+/// compiled program, tens for an interpreter, which then reads a little slow);
+/// [`EXEC_SECONDS_PER_KEY`] when the probe fails (the run reports the failure itself).
+pub fn exec_probe(filter: crate::structures::FilterKind) -> f64 {
+    use std::sync::Mutex;
+    static PROBED: Mutex<Vec<(crate::structures::FilterKind, f64)>> = Mutex::new(Vec::new());
+    let mut probed = PROBED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(&(_, seconds)) = probed.iter().find(|(kind, _)| *kind == filter) {
+        return seconds;
+    }
+    let seconds = time_probe(filter).unwrap_or(EXEC_SECONDS_PER_KEY);
+    probed.push((filter, seconds));
+    seconds
+}
+
+fn time_probe(filter: crate::structures::FilterKind) -> Result<f64> {
+    use crate::structures::for_each_batch;
+    let n = PROBE_KEYS;
+    let start = cpu_seconds();
+    let mut built = filter
+        .build(n, 10 * n, 7, crate::hash::HashScheme::MultiplyShift, 1)
+        .or_else(|_| filter.for_rate(n, 0.01, 1))?;
+    let keys = crate::keys::KeySource::new(1);
+    crate::pipeline::fill(&mut *built, 0..n, |c| keys.key(c), false, &|_| {})?;
+    let mut answers = vec![false; crate::structures::BATCH];
+    for_each_batch(
+        n..2 * n,
+        |c| keys.key(c),
+        |batch| built.contains_many(batch, &mut answers[..batch.len()]),
+    )?;
+    // Ending the program lets its CPU time be counted.
+    drop(built);
+    Ok((cpu_seconds() - start) / (2 * n) as f64)
+}
+
+/// User and system CPU seconds of this process and of its children that have ended
+/// (`getrusage`).
+pub fn cpu_seconds() -> f64 {
+    let of = |who| {
+        // SAFETY: getrusage writes a plain struct it is given; zeroed is a valid rusage.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: `usage` is a valid, writable rusage for the call's duration.
+        if unsafe { libc::getrusage(who, &mut usage) } != 0 {
+            return 0.0;
+        }
+        let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+        seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    };
+    of(libc::RUSAGE_SELF) + of(libc::RUSAGE_CHILDREN)
 }
 
 /// A run expected to take longer than this asks for `--yes`.
@@ -156,9 +278,8 @@ impl Cost {
                 "yes",
                 "not given",
                 format!(
-                    "the run is estimated at {:.0} minutes ({:.2e} key operations of 50 ns: each insert and query weighed by the cache lines it touches)",
+                    "the run is estimated at {:.0} minutes (each insert and query weighed by the structure, its k, where its table lives and, for a peer crate or a program, its measured speed)",
                     self.seconds() / 60.0,
-                    self.key_operations
                 ),
                 "fewer keys or queries, or --yes to run it anyway",
             ));
@@ -173,4 +294,38 @@ fn available_memory_bytes() -> Option<f64> {
     let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::structures::FilterKind;
+
+    fn named(name: &str) -> FilterKind {
+        FilterKind::named(name).unwrap()
+    }
+
+    /// The estimate follows the structure, k, the table's size and the peer's speed.
+    #[test]
+    fn the_estimate_weighs_structure_k_size_and_peer() {
+        let seconds = |name: &str, k: u32, m: u64| operations_seconds(named(name), k, m, 1e6);
+        let (l2, memory) = (1 << 20, 1 << 30);
+        assert!(seconds("classic", 40, l2) > 4.0 * seconds("classic", 7, l2));
+        assert!(seconds("classic", 7, memory) > 2.0 * seconds("classic", 7, l2));
+        assert!(seconds("blocked", 7, memory) < seconds("classic", 7, memory) / 3.0);
+        assert!(seconds("bloomfilter", 7, l2) > 2.5 * seconds("classic", 7, l2));
+        // 10^6 operations of a classic filter at k = 7 in memory: 69 ms.
+        assert!((seconds("classic", 7, memory) - 0.069).abs() < 1e-9);
+    }
+
+    /// A program is probed only where the run could reach the limit at its slowest.
+    #[test]
+    fn a_small_run_of_a_program_is_not_probed() {
+        let program = named("exec:/nonexistent/program");
+        let small = operations_seconds(program, 7, 1000, 1e5);
+        assert_eq!(small, 1e5 * EXEC_SECONDS_PER_KEY);
+        // Probed, the program cannot start: the default speed, and no error.
+        let large = operations_seconds(program, 7, 1000, 1e7);
+        assert_eq!(large, 1e7 * EXEC_SECONDS_PER_KEY);
+    }
 }

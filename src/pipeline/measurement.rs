@@ -58,10 +58,14 @@ pub struct Trial {
     pub uniformity_p: f64,
     /// Byte keys reach the structure's hash unchanged ([`Filter::hashes_bytes`]).
     pub hashes_bytes: bool,
+    /// Inserted keys that repeat an earlier one ([`crate::keys::KeySpec::duplicates`]);
+    /// None when not counted.
+    pub duplicate_keys: Option<u64>,
 }
 
 impl Trial {
-    /// Reads a filter holding n keys that answered `false_positives` absent queries wrongly.
+    /// Reads a filter holding n distinct keys that answered `false_positives` absent queries
+    /// wrongly.
     pub fn of<F: Filter + ?Sized>(filter: &F, n: u64, false_positives: u64) -> Self {
         Trial {
             set_bits: filter.knows_set_bits().then(|| filter.set_bits()),
@@ -75,6 +79,7 @@ impl Trial {
             query_overlap: 0,
             uniformity_p: f64::NAN,
             hashes_bytes: filter.hashes_bytes(),
+            duplicate_keys: Some(0),
         }
     }
 }
@@ -109,8 +114,15 @@ pub struct Measurement {
     pub reduce: String,
     /// Width W of the index arithmetic (`--index-bits`).
     pub index_bits: u32,
-    /// Keys inserted.
+    /// Keys inserted, repeats included: every prediction is made for the `n -
+    /// duplicate_keys` distinct ones.
     pub n: u64,
+    /// Inserted keys that repeat an earlier one: a key file's repeated lines (compared by
+    /// their 64-bit hash), a strided source past its period; 0 for the other generated
+    /// sources, which cannot repeat a key; empty when not counted (a key file of more than
+    /// 10^7 lines). A repeat sets no new bit.
+    #[serde(default)]
+    pub duplicate_keys: Option<u64>,
     /// Size of the table in cells: bits of a bit array, 4-bit counters of a counting filter,
     /// slots times fingerprint bits of a cuckoo filter.
     pub m: u64,
@@ -214,6 +226,8 @@ impl Measurement {
     /// keys, so its m is the table it built, not the one planned.
     pub fn new(experiment: &str, setup: &Setup, trial: Trial) -> Self {
         let Setup { n, k, .. } = *setup;
+        // The predictions are for the distinct keys (the trial's own are already).
+        let distinct = n - trial.duplicate_keys.unwrap_or(0);
         let queries = setup.queries - trial.query_overlap;
         let m = if setup.filter.is_static() {
             trial.memory_bits
@@ -223,12 +237,12 @@ impl Measurement {
         let count = trial.false_positives;
         let fpr_measured = count as f64 / queries as f64;
         let (ci_low, ci_high) = clopper_pearson(count, queries, CONFIDENCE);
-        let fill_expected = theory::fill_expected(n, m, k);
-        let fpr_classic = theory::fpr_classic(n, m, k);
+        let fill_expected = theory::fill_expected(distinct, m, k);
+        let fpr_classic = theory::fpr_classic(distinct, m, k);
         let fpr_fill_expected = theory::fpr_from_fill(fill_expected, k);
         let fpr_from_fill = trial.fpr_from_bits;
         let fpr_exact = trial.fpr_exact;
-        let var_between = between_filter_variance(n, m, k, fpr_exact);
+        let var_between = between_filter_variance(distinct, m, k, fpr_exact);
         let averaged = |p: f64| z_averaged(count, queries, p, var_between);
         let bits_p = if fpr_from_fill.is_nan() {
             f64::NAN
@@ -240,7 +254,7 @@ impl Measurement {
         let fpr_configured = if m_requested == m && trial.addressable_bits == m {
             fpr_exact
         } else {
-            setup.filter.fpr_exact(n, m_requested, k)
+            setup.filter.fpr_exact(distinct, m_requested, k)
         };
         Measurement {
             experiment: experiment.to_string(),
@@ -252,6 +266,7 @@ impl Measurement {
             reduce: math.reduce.to_string(),
             index_bits: math.index_bits,
             n,
+            duplicate_keys: trial.duplicate_keys,
             m,
             k,
             bits_per_key: m as f64 / n as f64,
@@ -314,7 +329,8 @@ impl Measurement {
             return averaged_rate_variance(p, self.fpr_between_filter_variance, self.queries);
         }
         let se = binomial_se(p, self.queries);
-        let fill_var = theory::fill_variance(self.m, self.k as f64 * self.n as f64);
+        let distinct = self.n - self.duplicate_keys.unwrap_or(0);
+        let fill_var = theory::fill_variance(self.m, self.k as f64 * distinct as f64);
         let slope = self.k as f64 * p / self.fill_expected;
         let fill_term = slope * slope * fill_var;
         se * se

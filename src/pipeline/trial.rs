@@ -69,7 +69,9 @@ pub(crate) fn run_int_trial(
         parallel,
         on_keys,
     )?;
-    let mut trial = Trial::of(&*filter, setup.n, false_positives);
+    let (distinct, duplicates) = distinct_keys(setup)?;
+    let mut trial = Trial::of(&*filter, distinct, false_positives);
+    trial.duplicate_keys = duplicates;
     if let Some(bits) = filter.bit_view() {
         let mut sample = ProbePairs::new(!setup.keying.keys.injective_below(setup.n));
         for c in 0..setup.n.min(SAMPLE_KEYS) {
@@ -78,6 +80,13 @@ pub(crate) fn run_int_trial(
         trial.uniformity_p = sample.uniformity_p(bits);
     }
     Ok(trial)
+}
+
+/// The distinct keys among the n inserted, and the repeats counted (None: not counted, n
+/// taken as distinct).
+fn distinct_keys(setup: &Setup) -> Result<(u64, Option<u64>)> {
+    let duplicates = setup.keying.keys.duplicates("keys", setup.n)?;
+    Ok((setup.n - duplicates.unwrap_or(0), duplicates))
 }
 
 /// The filter of a setup, any structure, with the setup's index arithmetic for a structure
@@ -185,7 +194,9 @@ fn byte_trial_on<F: Filter + ?Sized>(
             Ok(())
         })?;
     on_keys(setup.queries);
-    let mut trial = Trial::of(filter, setup.n, positives);
+    let (distinct, duplicates) = distinct_keys(setup)?;
+    let mut trial = Trial::of(filter, distinct, positives);
+    trial.duplicate_keys = duplicates;
     if !filter.hashes_bytes() {
         trial.hash = format!("{} (xxh3 pre-hash of byte keys)", trial.hash);
     }

@@ -73,7 +73,9 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<()> {
     }
     let dir = folder_of(&target);
     let mut file = temporary_in(dir).map_err(|e| Error::io(path, e))?;
-    file.write_all(contents).map_err(|e| Error::io(path, e))?;
+    // Through the plain file: the temporary file's own writer names itself in its errors.
+    let written = file.as_file_mut().write_all(contents);
+    written.map_err(|e| Error::io(path, e))?;
     file.as_file().sync_all().map_err(|e| Error::io(path, e))?;
     file.persist(&target)
         .map_err(|e| Error::io(path, e.error))?;

@@ -9,7 +9,7 @@ use super::{Experiment, Measured, Outcome};
 pub mod rows;
 
 use crate::error::Result;
-use crate::params::preflight::Cost;
+use crate::params::preflight::{self, Cost};
 use crate::params::{Count, DEFAULT_QUERIES, SeedParams, ValueList, check_count, rates};
 use crate::pipeline::measurement::Measurement;
 use crate::plot::{Axis, Colour, Mark, Panel, Plate, Series, extent};
@@ -96,15 +96,22 @@ Examples:
     /// timed, 1.5·10^7 more (5 passes of 10^6 keys, three operations); timed out of cache,
     /// 10^8 inserts to fill the table and 9·10^6 more.
     fn cost(plan: &ComparePlan) -> Cost {
-        let structures = crate::experiments::compare::rows::designed().len() as f64;
+        let structures = crate::experiments::compare::rows::designed();
         let per_rate = |fpr: f64| {
             let queries = queries_for(plan.queries, fpr) as f64;
-            let timing = match (plan.timed, plan.timed_ram) {
-                (_, true) => 1.5e7 + 1.1e8,
-                (true, false) => 1.5e7,
-                _ => 0.0,
+            let (m, k) = crate::theory::classic_design(plan.n, fpr);
+            let measured = plan.n as f64 + queries;
+            let (timed, timed_ram) = match (plan.timed, plan.timed_ram) {
+                (_, true) => (1.5e7, 1.1e8),
+                (true, false) => (1.5e7, 0.0),
+                _ => (0.0, 0.0),
             };
-            structures * (plan.n as f64 + queries + timing)
+            let weigh = |&kind: &crate::structures::FilterKind| {
+                let ram = 1u64 << 30;
+                preflight::weighted_operations(kind, k, m, measured + timed)
+                    + preflight::weighted_operations(kind, k, ram, timed_ram)
+            };
+            structures.iter().map(weigh).sum::<f64>()
         };
         let largest = plan.n as f64 * 64.0;
         Cost {
