@@ -90,16 +90,19 @@ pub struct AuditParams {
     /// Absent queries per row [1..=10^10, default: enough to detect a 10% excess]
     #[arg(long, allow_hyphen_values = true)]
     pub queries: Option<Count>,
-    /// One filter only (one that can be configured by target rate, or exec:COMMAND)
-    /// [default: the --audited set]
+    /// A filter to audit (one configured by target rate, or exec:COMMAND); repeatable.
+    /// Alone, only these; with --audited, beside that set [default: the --audited set]
     #[arg(long)]
-    pub filter: Option<FilterKind>,
+    #[serde(default, deserialize_with = "entries::one_or_many")]
+    pub filter: Vec<FilterKind>,
     /// Which filters: crates, adapters (the ready ones of --adapters) or all [default all]
     #[arg(long)]
     pub audited: Option<Audited>,
-    /// Folder of the adapters, whose `list` says which are installed [default adapters]
+    /// Folder of adapters, whose `list` says which are installed; repeatable, each folder's
+    /// ready adapters join the audit [default adapters]
     #[arg(long, value_name = "DIR")]
-    pub adapters: Option<PathBuf>,
+    #[serde(default, deserialize_with = "entries::one_or_many")]
+    pub adapters: Vec<PathBuf>,
     /// Key forms sent to exec programs, a list of text, int, bytes [default --key-form]
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub key_forms: Option<Vec<KeyForm>>,
@@ -157,6 +160,8 @@ Examples:
   bloomlab audit --n 1000000 --fpr 0.01
   bloomlab audit --audited adapters --n 100000 --key-forms text,int,bytes
   bloomlab audit --filter exec:'python3 my_filter.py' --loads 1 --fail-above 1.2
+  bloomlab audit --audited adapters --adapters adapters --adapters ../my-adapters
+  bloomlab audit --filter fastbloom --filter exec:'python3 my_filter.py'
   bloomlab audit --n 10000 --fpr 0.01 --filter growable-bloom-filter --loads 1,2,4,8";
 
     fn plan(params: &AuditParams) -> Result<AuditPlan> {
