@@ -111,11 +111,9 @@ pub fn key_form() -> KeyForm {
 }
 
 fn build(shape: &Shape) -> Result<Box<dyn Filter>> {
-    let (n, header, by_shape) = sizing::size_fields(shape);
-    let mut filter = ExecFilter::start(shape.kind, n, shape.hash_seed, header, key_form())?;
-    if by_shape {
-        filter.k.get_or_insert(shape.k);
-    }
+    let header = sizing::shape_fields(shape);
+    let mut filter = ExecFilter::start(shape.kind, shape.n, shape.hash_seed, header, key_form())?;
+    filter.k.get_or_insert(shape.k);
     Ok(Box::new(filter))
 }
 
@@ -696,6 +694,12 @@ impl Filter for ExecFilter {
             (Some(m), Some(k)) if m > 0 && k > 0 => crate::theory::fpr_exact(n, m, k),
             _ => f64::NAN,
         }
+    }
+    /// The bits the program reports its probes address, else [`Filter::memory_bits`].
+    fn addressable_bits(&self) -> u64 {
+        lock(&self.memory)
+            .addressed_bits
+            .unwrap_or_else(|| self.memory_bits())
     }
     /// The last `memory_bits` the program reported (hello, then `stats`); 0 when it does not.
     fn memory_bits(&self) -> u64 {
