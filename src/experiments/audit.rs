@@ -21,6 +21,7 @@ mod memory;
 mod notes;
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use clap::Args;
 use indicatif::ProgressBar;
@@ -491,7 +492,8 @@ pub fn run_audit(plan: &AuditPlan, progress: &ProgressBar) -> Result<AuditRun> {
             else {
                 return Err(error);
             };
-            progress.inc(keys_per_entry(fpr)?.saturating_sub(audited.counted));
+            let counted = audited.counted.load(Ordering::Relaxed);
+            progress.inc(keys_per_entry(fpr)?.saturating_sub(counted));
             audited.refusal = Some(Refusal {
                 label: entry.label(),
                 fpr,
@@ -523,16 +525,14 @@ pub fn run_audit(plan: &AuditPlan, progress: &ProgressBar) -> Result<AuditRun> {
 #[derive(Default)]
 struct EntryAudit {
     rows: Vec<AuditRow>,
-    counted: u64,
+    counted: AtomicU64,
     refusal: Option<Refusal>,
 }
 
-impl EntryAudit {
-    /// Counts `keys` done, on the shared progress bar and for this filter.
-    fn count(&mut self, progress: &ProgressBar, keys: u64) {
-        progress.inc(keys);
-        self.counted += keys;
-    }
+/// Counts `keys` as they are sent, on the shared progress bar and for this filter.
+fn count(counted: &AtomicU64, progress: &ProgressBar, keys: u64) {
+    progress.inc(keys);
+    counted.fetch_add(keys, Ordering::Relaxed);
 }
 
 /// One filter at one rate, filled load by load; its rows and the keys it counted go into
@@ -562,17 +562,21 @@ fn audit_entry(
     let mut inserted = 0;
     for &load in &plan.loads {
         let target = ((plan.n as f64 * load).round() as u64).max(inserted);
+        let on_keys = |sent| count(&audited.counted, progress, sent);
         fill(
             &mut *filter,
             inserted..target,
             |c| keys.key(c),
             false,
-            &|_| {},
+            &on_keys,
         )?;
-        audited.count(progress, target - inserted);
         inserted = target;
-        let false_positives =
-            count_parallel(&*filter, absent..absent + queries, |c| keys.key(c), &|_| {})?;
+        let false_positives = count_parallel(
+            &*filter,
+            absent..absent + queries,
+            |c| keys.key(c),
+            &on_keys,
+        )?;
         let ns_query = plan.timed.then(|| {
             let ns = best_ns(3, timed_keys.len() as u64, || {
                 // Batched, so that a process behind exec: is timed per batch.
@@ -608,7 +612,6 @@ fn audit_entry(
         both_ways::mark(&mut row, asked);
         memory::mark(&mut row, readings.as_ref().filter(|_| plan.measure_memory));
         audited.rows.push(row);
-        audited.count(progress, queries);
     }
     Ok(())
 }
