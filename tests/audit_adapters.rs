@@ -130,3 +130,107 @@ fn check_leaves_out_a_missing_adapter_with_a_skip_line() {
     assert!(stderr.contains("not compared: node not found"), "{stderr}");
     assert!(!stderr.contains("FAIL"), "{stderr}");
 }
+
+#[test]
+fn several_adapter_folders_and_filters_join_one_audit() {
+    let (first, second) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    adapters(first.path(), true);
+    adapters(second.path(), true);
+    let (a, b) = (
+        first.path().display().to_string(),
+        second.path().display().to_string(),
+    );
+    let own = format!("exec:{} --sizes-itself", fixture());
+    let out = bloomlab()
+        .args(["audit", "--audited", "adapters", "--adapters", &a])
+        .args(["--adapters", &b, "--filter", &own, "--filter", "classic"])
+        .args(["--n", "2000", "--loads", "1", "--format", "json", "--quiet"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let filters: Vec<&str> = (rows.as_array().unwrap().iter())
+        .map(|r| r["filter"].as_str().unwrap())
+        .collect();
+    let expected = [
+        format!("exec:{a}/run"),
+        format!("exec:{b}/run"),
+        own,
+        "classic".into(),
+    ];
+    assert_eq!(filters, expected, "{stderr}");
+    // Without --audited, the filters alone.
+    let out = bloomlab()
+        .args(["audit", "--filter", "classic", "--filter", "fastbloom"])
+        .args(["--n", "2000", "--loads", "1", "--format", "json", "--quiet"])
+        .output()
+        .unwrap();
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows.as_array().map(Vec::len), Some(2), "{rows}");
+}
+
+/// `pip install ./adapters/python` installs the helper (offline: into a folder, with the
+/// adapters' own setuptools, from a copy so that nothing is built in the checkout), and an
+/// adapter outside the checkout imports it and joins an audit. Skipped without the adapters'
+/// virtual environment (`adapters/install python`).
+#[test]
+fn the_python_helper_installs_as_a_package() {
+    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join("adapters/.venv/bin/python");
+    if !python.is_file() {
+        eprintln!("skipped: no adapters/.venv (adapters/install python)");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (source, site) = (dir.path().join("source"), dir.path().join("site"));
+    fs::create_dir_all(&source).unwrap();
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("adapters/python");
+    for file in ["pyproject.toml", "bloomlab_adapter.py"] {
+        fs::copy(shipped.join(file), source.join(file)).unwrap();
+    }
+    let out = std::process::Command::new(&python)
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--no-build-isolation",
+            "--no-deps",
+        ])
+        .args(["--disable-pip-version-check", "--no-index", "--target"])
+        .args([&site, &source])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A library of one's own: a Python set, which never answers a false positive.
+    let adapter = dir.path().join("set_adapter.py");
+    fs::write(
+        &adapter,
+        "from bloomlab_adapter import serve\n\
+         class Exact:\n\
+         \x20   def __init__(self, header): self.keys = set()\n\
+         \x20   def hello(self): return {\"name\": \"python set\"}\n\
+         \x20   def insert(self, keys): self.keys.update(keys)\n\
+         \x20   def query(self, keys): return [key in self.keys for key in keys]\n\
+         \x20   def stats(self): return {}\n\
+         raise SystemExit(serve(Exact))\n",
+    )
+    .unwrap();
+    let filter = format!("exec:{} {}", python.display(), adapter.display());
+    let out = bloomlab()
+        .current_dir(dir.path())
+        .env("PYTHONPATH", &site)
+        .args(["audit", "--filter", &filter, "--n", "1000", "--loads", "1"])
+        .args(["--queries", "10000", "--format", "json", "--quiet"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(rows[0]["library"], "python set", "{rows}");
+    assert_eq!(rows[0]["false_negatives"], 0, "{rows}");
+}

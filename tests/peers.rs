@@ -145,7 +145,7 @@ fn audit_params(filter: Option<FilterKind>, hash_seed: u64) -> AuditParams {
         fpr: Some(ValueList(vec![0.01])),
         loads: Some(ValueList(vec![1.0, 2.0])),
         audited: filter.is_none().then_some(Audited::Crates),
-        filter,
+        filter: filter.into_iter().collect(),
         seeds: SeedParams {
             seed: None,
             hash_seed: Some(hash_seed),

@@ -101,3 +101,80 @@ fn params_reach_the_header_and_protocol_fields_are_refused() {
         );
     }
 }
+
+#[test]
+fn sweep_size_sends_a_self_sizing_library_each_size_as_a_rate() {
+    let filter = format!("exec:{} --sizes-itself", fixture());
+    let base = ["sweep-size", "--filter", &filter, "--n", "2000"];
+    let tail = [
+        "--bits-per-key",
+        "6,10",
+        "--queries",
+        "40000",
+        "--format",
+        "json",
+    ];
+    let out = bloomlab(&[&base[..], &tail[..]].concat());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Sized by ε = e^(-b ln² 2) at b bits per key: 5.6% at 6, 0.82% at 10; the program's
+    // own m and k give its exact rate, and the count agrees with it (|z| < 4, fixed seeds).
+    for (row, eps) in rows.as_array().unwrap().iter().zip([0.0561f64, 0.0082]) {
+        let measured = row["fpr_measured"].as_f64().unwrap();
+        assert!((measured / eps - 1.0).abs() < 0.25, "{row}");
+        assert!(row["z_exact"].as_f64().unwrap().abs() < 4.0, "{row}");
+        // The row's m and k are the program's own, not the sweep's default k = 4.
+        assert_eq!(row["m"], row["memory_bits"], "{row}");
+    }
+    assert_eq!(rows[1]["k"], 7, "{rows}");
+    // k is not an axis such a library can take: refused before work, naming --k and it.
+    let out = bloomlab(&[&base[..], &["--k", "3"], &tail[..]].concat());
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let said = text(&out.stderr);
+    assert!(
+        said.contains("--k 3") && said.contains("--sizes-itself"),
+        "{said}"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn sweep_k_refuses_a_self_sizing_library_before_work() {
+    let filter = format!("exec:{} --sizes-itself", fixture());
+    let out = bloomlab(&[
+        "sweep-k",
+        "--filter",
+        &filter,
+        "--n",
+        "2000",
+        "--k",
+        "2,4",
+        "--queries",
+        "10000",
+        "--replicates",
+        "1",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let said = text(&out.stderr);
+    assert!(said.contains("--k 2,4"), "{said}");
+    assert!(
+        said.contains("sweep-k") && said.contains("takes no m and k"),
+        "{said}"
+    );
+    // A program that takes m and k runs as before.
+    let filter = format!("exec:{}", fixture());
+    let out = bloomlab(&[
+        "sweep-k",
+        "--filter",
+        &filter,
+        "--n",
+        "2000",
+        "--k",
+        "2,4",
+        "--queries",
+        "10000",
+        "--replicates",
+        "1",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+}

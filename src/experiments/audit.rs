@@ -21,6 +21,7 @@ mod memory;
 mod notes;
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use clap::Args;
 use indicatif::ProgressBar;
@@ -90,16 +91,19 @@ pub struct AuditParams {
     /// Absent queries per row [1..=10^10, default: enough to detect a 10% excess]
     #[arg(long, allow_hyphen_values = true)]
     pub queries: Option<Count>,
-    /// One filter only (one that can be configured by target rate, or exec:COMMAND)
-    /// [default: the --audited set]
+    /// A filter to audit (one configured by target rate, or exec:COMMAND); repeatable.
+    /// Alone, only these; with --audited, beside that set [default: the --audited set]
     #[arg(long)]
-    pub filter: Option<FilterKind>,
+    #[serde(default, deserialize_with = "entries::one_or_many")]
+    pub filter: Vec<FilterKind>,
     /// Which filters: crates, adapters (the ready ones of --adapters) or all [default all]
     #[arg(long)]
     pub audited: Option<Audited>,
-    /// Folder of the adapters, whose `list` says which are installed [default adapters]
+    /// Folder of adapters, whose `list` says which are installed; repeatable, each folder's
+    /// ready adapters join the audit [default adapters]
     #[arg(long, value_name = "DIR")]
-    pub adapters: Option<PathBuf>,
+    #[serde(default, deserialize_with = "entries::one_or_many")]
+    pub adapters: Vec<PathBuf>,
     /// Key forms sent to exec programs, a list of text, int, bytes [default --key-form]
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub key_forms: Option<Vec<KeyForm>>,
@@ -157,6 +161,8 @@ Examples:
   bloomlab audit --n 1000000 --fpr 0.01
   bloomlab audit --audited adapters --n 100000 --key-forms text,int,bytes
   bloomlab audit --filter exec:'python3 my_filter.py' --loads 1 --fail-above 1.2
+  bloomlab audit --audited adapters --adapters adapters --adapters ../my-adapters
+  bloomlab audit --filter fastbloom --filter exec:'python3 my_filter.py'
   bloomlab audit --n 10000 --fpr 0.01 --filter growable-bloom-filter --loads 1,2,4,8";
 
     fn plan(params: &AuditParams) -> Result<AuditPlan> {
@@ -488,7 +494,8 @@ pub fn run_audit(plan: &AuditPlan, progress: &ProgressBar) -> Result<AuditRun> {
             else {
                 return Err(error);
             };
-            progress.inc(keys_per_entry(fpr)?.saturating_sub(audited.counted));
+            let counted = audited.counted.load(Ordering::Relaxed);
+            progress.inc(keys_per_entry(fpr)?.saturating_sub(counted));
             audited.refusal = Some(Refusal {
                 label: entry.label(),
                 fpr,
@@ -520,16 +527,14 @@ pub fn run_audit(plan: &AuditPlan, progress: &ProgressBar) -> Result<AuditRun> {
 #[derive(Default)]
 struct EntryAudit {
     rows: Vec<AuditRow>,
-    counted: u64,
+    counted: AtomicU64,
     refusal: Option<Refusal>,
 }
 
-impl EntryAudit {
-    /// Counts `keys` done, on the shared progress bar and for this filter.
-    fn count(&mut self, progress: &ProgressBar, keys: u64) {
-        progress.inc(keys);
-        self.counted += keys;
-    }
+/// Counts `keys` as they are sent, on the shared progress bar and for this filter.
+fn count(counted: &AtomicU64, progress: &ProgressBar, keys: u64) {
+    progress.inc(keys);
+    counted.fetch_add(keys, Ordering::Relaxed);
 }
 
 /// One filter at one rate, filled load by load; its rows and the keys it counted go into
@@ -559,17 +564,21 @@ fn audit_entry(
     let mut inserted = 0;
     for &load in &plan.loads {
         let target = ((plan.n as f64 * load).round() as u64).max(inserted);
+        let on_keys = |sent| count(&audited.counted, progress, sent);
         fill(
             &mut *filter,
             inserted..target,
             |c| keys.key(c),
             false,
-            &|_| {},
+            &on_keys,
         )?;
-        audited.count(progress, target - inserted);
         inserted = target;
-        let false_positives =
-            count_parallel(&*filter, absent..absent + queries, |c| keys.key(c), &|_| {})?;
+        let false_positives = count_parallel(
+            &*filter,
+            absent..absent + queries,
+            |c| keys.key(c),
+            &on_keys,
+        )?;
         let ns_query = plan.timed.then(|| {
             let ns = best_ns(3, timed_keys.len() as u64, || {
                 // Batched, so that a process behind exec: is timed per batch.
@@ -605,7 +614,6 @@ fn audit_entry(
         both_ways::mark(&mut row, asked);
         memory::mark(&mut row, readings.as_ref().filter(|_| plan.measure_memory));
         audited.rows.push(row);
-        audited.count(progress, queries);
     }
     Ok(())
 }

@@ -163,7 +163,7 @@ impl Experiment for Overfill {
             for &s in &factors {
                 let n = (s * design_n as f64).round().max(1.0) as u64;
                 let n = check_count("factors", n, 1, MAX_COUNT)?;
-                setups.push(params.measure.setup(n, m, k)?);
+                setups.push(super::by_rate::sized(params.measure.setup(n, m, k)?, rate));
             }
         }
         Ok(OverfillPlan {
@@ -181,9 +181,7 @@ impl Experiment for Overfill {
     }
 
     fn run(plan: &OverfillPlan, progress: &ProgressBar) -> Result<Outcome> {
-        let by_rate = crate::structures::exec::sizing::by_rate(plan.rate);
         let measurements = plan.measured.measure(Self::NAME, progress)?;
-        drop(by_rate);
         let (design_n, m) = (plan.design_n, plan.m);
         let trials = plan.measured.trials as usize;
         let rows: Vec<OverfillRow> = measurements

@@ -103,8 +103,6 @@ impl Record for SeedCheckRow {
 pub struct SeedCheckPlan {
     title: String,
     scales: usize,
-    /// `--fpr`: a program sizes itself by it.
-    rate: Option<crate::structures::exec::sizing::Rate>,
     measured: MeasuredPlan,
 }
 
@@ -167,7 +165,7 @@ Exit status 1 when either check fails.";
             2,
             1000,
         )?;
-        let base = params.measure.setup(n, m, k)?;
+        let base = super::by_rate::sized(params.measure.setup(n, m, k)?, rate);
         let mut setups = Vec::new();
         for &s in &scales {
             let scaled_n = check_count("scales", (n as f64 * s).round() as u64, 1, MAX_COUNT)?;
@@ -189,7 +187,6 @@ Exit status 1 when either check fails.";
                 measured.caption
             ),
             scales: scales.len(),
-            rate,
             measured,
         })
     }
@@ -199,9 +196,7 @@ Exit status 1 when either check fails.";
     }
 
     fn run(plan: &SeedCheckPlan, progress: &ProgressBar) -> Result<Outcome> {
-        let by_rate = crate::structures::exec::sizing::by_rate(plan.rate);
         let measurements = plan.measured.measure(Self::NAME, progress)?;
-        drop(by_rate);
         let (scaled, reseeded) = measurements.split_at(plan.scales);
         let (scale, z_checks) = scale_verdict(scaled);
         let mut rows: Vec<SeedCheckRow> = scaled

@@ -11,6 +11,7 @@ use crate::params::{MeasureParams, ShapeParams};
 use crate::pipeline::measurement::Measurement;
 use crate::plot::{Axis, Colour, Mark, Panel, Plate, Series, extent};
 use crate::report::percent;
+use crate::structures::exec::sizing::Rate;
 use crate::theory;
 
 /// Essay defaults: n = 4000, k = 4, 4..12 bits per key in steps of 2.
@@ -46,10 +47,29 @@ impl Experiment for SweepSize {
     fn plan(params: &SweepSizeParams) -> Result<Self::Plan> {
         let n = params.measure.n_or(&params.shape, DEFAULT_N)?;
         let sizes = params.shape.sizes_or(n, &DEFAULT_BITS_PER_KEY)?;
+        let filter = params.measure.filter();
+        let sizes_itself = super::by_rate::sizes_itself(filter)?;
+        if let (Some(said), Some(k)) = (&sizes_itself, &params.shape.k) {
+            let k = k.0.iter().map(f64::to_string).collect::<Vec<_>>().join(",");
+            return Err(super::by_rate::axis_refused(
+                "k",
+                k,
+                Self::NAME,
+                filter,
+                said,
+            ));
+        }
         let mut setups = Vec::new();
         for k in params.shape.k_list_or(&DEFAULT_K)? {
             for &m in &sizes {
-                setups.push(params.measure.setup(n, m, k)?);
+                let setup = params.measure.setup(n, m, k)?;
+                // A program that sizes itself takes each size as the rate it gives at the
+                // classic optimum k.
+                let rate = sizes_itself.as_ref().map(|_| Rate {
+                    fpr: super::by_rate::fpr_for_bits_per_key(m as f64 / n as f64),
+                    design_n: None,
+                });
+                setups.push(super::by_rate::sized(setup, rate));
             }
         }
         Ok((n, MeasuredPlan::new(&params.measure, setups)?))
@@ -64,6 +84,7 @@ impl Experiment for SweepSize {
         let mut notes = Vec::new();
         if let (Some(first), Some(last)) = (rows.first(), rows.last())
             && rows.len() > 1
+            && !first.fill_measured.is_nan()
         {
             notes.push(format!(
                 "fill {} at {:.2} bits/key, {} at {:.2}; rate {} → {}",

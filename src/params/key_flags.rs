@@ -177,6 +177,7 @@ impl KeyParams {
                 query_keys,
                 math,
                 m_requested: (table != m).then_some(m),
+                rate: None,
             },
         ))
     }

@@ -437,11 +437,17 @@ impl MeasureParams {
         check_count("n", self.keying.n_or(n, default)?, 1, MAX_COUNT)
     }
 
-    /// The common part of every title: the hash, queries and seeds.
+    /// The common part of every title: the hash (a peer crate's or a program's own, which
+    /// the `hash` column names, for a filter that hashes keys itself), queries and seeds.
     pub fn caption(&self) -> Result<String> {
+        let filter = self.filter();
+        let hash = match (filter.hashes_keys_itself(), filter.arg()) {
+            (true, Some(_)) => "the program's own hash".to_string(),
+            (true, None) => format!("{filter}'s own hash"),
+            (false, _) => format!("hash {}", self.hash()),
+        };
         Ok(format!(
-            "hash {}, {} absent queries, seed {}, hash seed {}",
-            self.hash(),
+            "{hash}, {} absent queries, seed {}, hash seed {}",
             self.queries()?,
             self.seeds.seed(),
             self.seeds.hash_seed()

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use crate::error::{Error, Result};
 use crate::hash::{IndexMath, prehash};
 use crate::keys::{Key, KeySpec};
+use crate::structures::exec::sizing::Rate;
 
 /// Largest set of keys the overlap check holds: `min(n, queries)` keys.
 pub const MAX_OVERLAP_KEYS: u64 = 50_000_000;
@@ -24,6 +25,10 @@ pub struct Keying {
     pub math: Option<IndexMath>,
     /// The m asked for before `--m-round` changed it; None when it did not.
     pub m_requested: Option<u64>,
+    /// A program behind `exec:` sized by `(n, fpr)` instead of the shape's m and k, as a
+    /// library that sizes itself must be (`overfill --fpr`, `seed-check --fpr`, sweep-size);
+    /// None: by shape. bloomlab's structures always take the shape.
+    pub rate: Option<Rate>,
 }
 
 impl Keying {

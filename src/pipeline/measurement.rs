@@ -61,6 +61,8 @@ pub struct Trial {
     /// Inserted keys that repeat an earlier one ([`crate::keys::KeySpec::duplicates`]);
     /// None when not counted.
     pub duplicate_keys: Option<u64>,
+    /// The k the structure uses ([`Filter::hashes`]; 0 when a program does not say).
+    pub hashes: u32,
 }
 
 impl Trial {
@@ -80,6 +82,7 @@ impl Trial {
             uniformity_p: f64::NAN,
             hashes_bytes: filter.hashes_bytes(),
             duplicate_keys: Some(0),
+            hashes: filter.hashes(),
         }
     }
 }
@@ -223,17 +226,24 @@ fn null_as_nan<'de, D: serde::Deserializer<'de>>(
 
 impl Measurement {
     /// Sets a trial beside the predictions for its setup. A static structure is sized by its
-    /// keys, so its m is the table it built, not the one planned.
+    /// keys, so its m is the table it built, not the one planned; a program sized by a rate
+    /// ([`Keying::rate`]) chose its m and k itself, and they are those it reports.
     pub fn new(experiment: &str, setup: &Setup, trial: Trial) -> Self {
-        let Setup { n, k, .. } = *setup;
+        let Setup { n, mut k, .. } = *setup;
         // The predictions are for the distinct keys (the trial's own are already).
         let distinct = n - trial.duplicate_keys.unwrap_or(0);
         let queries = setup.queries - trial.query_overlap;
+        let sized_itself = setup.keying.rate.is_some() && setup.filter.arg().is_some();
         let m = if setup.filter.is_static() {
             trial.memory_bits
+        } else if sized_itself && trial.addressable_bits > 0 {
+            trial.addressable_bits
         } else {
             setup.m
         };
+        if sized_itself && trial.hashes > 0 {
+            k = trial.hashes;
+        }
         let count = trial.false_positives;
         let fpr_measured = count as f64 / queries as f64;
         let (ci_low, ci_high) = clopper_pearson(count, queries, CONFIDENCE);

@@ -10,21 +10,24 @@
 //! `fpr_from_bits` and `fpr_exact` are NaN (the bits check reads n/a), and its set bits are
 //! unknown unless `stats` reports `set_bits` (the fill column is then blank, not 0).
 
-use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex};
-use std::thread;
-use std::time::{Duration, Instant};
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 pub mod memory;
+mod reply;
+mod session;
 pub mod sizing;
+mod timeout;
+
+pub use reply::read_reply;
+pub use session::take_late_failure;
+pub use timeout::{MAX_EXEC_TIMEOUT, exec_timeout};
+use reply::object;
+use session::Session;
 
 use super::interface::{
     Argument, Filter, FilterKind, Membership, Origin, Shape, Structure, Target,
@@ -64,8 +67,6 @@ pub const EXEC_TIMEOUT_VAR: &str = "BLOOMLAB_EXEC_TIMEOUT";
 /// Longest reply line bloomlab reads: a query reply has at most [`EXEC_BATCH`] characters, a
 /// JSON reply (hello, stats, error) at most this; a longer line is a failure, not memory.
 pub const MAX_REPLY_BYTES: usize = 1 << 20;
-/// Lines of the program's standard error kept for failure messages.
-const STDERR_TAIL: usize = 5;
 
 /// How the program hands a key line to its library (the header's `key_form`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -111,11 +112,9 @@ pub fn key_form() -> KeyForm {
 }
 
 fn build(shape: &Shape) -> Result<Box<dyn Filter>> {
-    let (n, header, by_shape) = sizing::size_fields(shape);
-    let mut filter = ExecFilter::start(shape.kind, n, shape.hash_seed, header, key_form())?;
-    if by_shape {
-        filter.k.get_or_insert(shape.k);
-    }
+    let header = sizing::shape_fields(shape);
+    let mut filter = ExecFilter::start(shape.kind, shape.n, shape.hash_seed, header, key_form())?;
+    filter.k.get_or_insert(shape.k);
     Ok(Box::new(filter))
 }
 
@@ -127,74 +126,6 @@ fn for_rate(target: &Target) -> Result<Box<dyn Filter>> {
 pub fn for_rate_with(target: &Target, key_form: KeyForm) -> Result<ExecFilter> {
     let header = json!({"fpr": target.fpr});
     ExecFilter::start(target.kind, target.n, target.hash_seed, header, key_form)
-}
-
-/// The longest timeout [`EXEC_TIMEOUT_VAR`] may ask for: a day.
-pub const MAX_EXEC_TIMEOUT: f64 = 86_400.0;
-
-/// The timeout from [`EXEC_TIMEOUT_VAR`], [`DEFAULT_EXEC_TIMEOUT`] when unset; refused like a
-/// flag (exit 2, with its range) outside (0, [`MAX_EXEC_TIMEOUT`]] seconds.
-pub fn exec_timeout() -> Result<Duration> {
-    let Ok(text) = std::env::var(EXEC_TIMEOUT_VAR) else {
-        return Ok(Duration::from_secs_f64(DEFAULT_EXEC_TIMEOUT));
-    };
-    let refuse = |reason: &str| Error::InvalidEnv {
-        name: EXEC_TIMEOUT_VAR,
-        value: text.clone(),
-        reason: reason.into(),
-        allowed: format!("seconds in (0, {MAX_EXEC_TIMEOUT}], such as 0.5"),
-    };
-    match text.trim().parse::<f64>() {
-        Ok(seconds) if seconds > 0.0 && seconds <= MAX_EXEC_TIMEOUT => {
-            Ok(Duration::from_secs_f64(seconds))
-        }
-        Ok(_) => Err(refuse("out of range")),
-        Err(_) => Err(refuse("not a number of seconds")),
-    }
-}
-
-/// Failures found when a session ended (output after `end`, no exit after it), which no
-/// request could return: the run takes them with [`take_late_failure`].
-/// Each is the command line and what went wrong.
-static LATE_FAILURES: Mutex<Vec<(String, String)>> = Mutex::new(Vec::new());
-
-/// The failures of sessions that have ended since the last call, as one error naming the
-/// first program.
-pub fn take_late_failure() -> Option<Error> {
-    let failures = std::mem::take(&mut *lock(&LATE_FAILURES));
-    let command = failures.first()?.0.clone();
-    let messages: Vec<String> = failures.into_iter().map(|(_, message)| message).collect();
-    Some(Error::Exec {
-        command,
-        message: messages.join("; "),
-        refused: false,
-    })
-}
-
-/// Kills the program's process group (the program, its shell and anything they started).
-fn kill_group(child: &Child) {
-    if let Ok(pid) = i32::try_from(child.id()) {
-        // SAFETY: kill(2) takes no pointers; a group already gone is ESRCH, ignored.
-        unsafe {
-            libc::kill(-pid, libc::SIGKILL);
-        }
-    }
-}
-
-/// A running program: its input, its output lines (read by a thread, so that silence can
-/// time out), the tail of its standard error, and the first failure, after which every
-/// request is refused with it.
-struct Session {
-    command: &'static str,
-    child: Child,
-    input: Option<ChildStdin>,
-    lines: Receiver<std::io::Result<Vec<u8>>>,
-    stderr: Arc<Mutex<VecDeque<String>>>,
-    timeout: Duration,
-    failure: Option<String>,
-    /// Inserts since the last `stats`, which the next query batch asks for first.
-    stale_stats: bool,
-    buffer: Vec<u8>,
 }
 
 /// A filter kept by a program behind the exec protocol.
@@ -343,308 +274,6 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// A JSON object line, or the error reply's reason.
-fn object(line: &[u8]) -> std::result::Result<Map<String, Value>, String> {
-    match serde_json::from_slice::<Value>(line) {
-        Ok(Value::Object(map)) => match map.get("error") {
-            Some(reason) => Err(refusal(reason)),
-            None => Ok(map),
-        },
-        _ => Err(format!("got {}, not a JSON object", shown(line))),
-    }
-}
-
-/// How a failure message of an error reply begins.
-const REFUSED: &str = "refused: ";
-
-fn refusal(reason: &Value) -> String {
-    let reason = reason.as_str().map_or_else(|| reason.to_string(), str::to_string);
-    format!("{REFUSED}{reason}")
-}
-
-/// A reply as a failure message shows it: quoted, at most 80 characters.
-fn shown(line: &[u8]) -> String {
-    let text = String::from_utf8_lossy(line);
-    let short: String = text.chars().take(80).collect();
-    let ellipsis = if short.len() < text.len() { "…" } else { "" };
-    format!("{short:?}{ellipsis}")
-}
-
-/// Appends `key` in decimal and an LF.
-fn push_key(buffer: &mut Vec<u8>, mut key: u64) {
-    let mut digits = [0u8; 20];
-    let mut start = digits.len();
-    loop {
-        start -= 1;
-        digits[start] = b'0' + (key % 10) as u8;
-        key /= 10;
-        if key == 0 {
-            break;
-        }
-    }
-    buffer.extend_from_slice(&digits[start..]);
-    buffer.push(b'\n');
-}
-
-impl Session {
-    fn spawn(command: &'static str, timeout: Duration) -> std::result::Result<Self, String> {
-        use std::os::unix::process::CommandExt;
-        let mut child = Command::new("sh")
-            .args(["-c", command])
-            .process_group(0)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("cannot start sh -c: {e}"))?;
-        crate::structures::child_groups::register(child.id() as i32);
-        let (output, errors) = match (child.stdout.take(), child.stderr.take()) {
-            (Some(output), Some(errors)) => (output, errors),
-            _ => return Err("no pipes to the program".into()),
-        };
-        let (send, lines) = channel();
-        thread::spawn(move || {
-            let mut output = BufReader::with_capacity(1 << 16, output);
-            loop {
-                let line = read_reply(&mut output, MAX_REPLY_BYTES);
-                let last = !matches!(line, Ok(Some(_)));
-                if let Some(line) = line.transpose()
-                    && send.send(line).is_err()
-                {
-                    break;
-                }
-                if last {
-                    break;
-                }
-            }
-        });
-        let stderr = Arc::new(Mutex::new(VecDeque::new()));
-        let tail = Arc::clone(&stderr);
-        thread::spawn(move || keep_tail(errors, &tail));
-        Ok(Session {
-            command,
-            input: child.stdin.take(),
-            child,
-            lines,
-            stderr,
-            timeout,
-            failure: None,
-            stale_stats: false,
-            buffer: Vec::new(),
-        })
-    }
-
-    /// Writes `buffer` (a request and its keys) and reads the one reply line.
-    fn exchange(&mut self) -> std::result::Result<Vec<u8>, String> {
-        if let Some(failure) = &self.failure {
-            return Err(format!("an earlier request failed: {failure}"));
-        }
-        match self.lines.try_recv() {
-            Ok(Ok(line)) => {
-                return Err(format!(
-                    "wrote {}, a line no request asked for",
-                    shown(&line)
-                ));
-            }
-            Ok(Err(e)) => return Err(format!("its output could not be read: {e}")),
-            Err(_) => {}
-        }
-        let input = self.input.as_mut().ok_or("its input is closed")?;
-        if let Err(e) = input.write_all(&self.buffer).and_then(|()| input.flush()) {
-            return Err(format!(
-                "closed its input while bloomlab wrote the request ({e}){}",
-                self.ended()
-            ));
-        }
-        match self.lines.recv_timeout(self.timeout) {
-            Ok(Ok(line)) => Ok(line),
-            Ok(Err(e)) => Err(format!("its output could not be read: {e}")),
-            Err(RecvTimeoutError::Timeout) => Err(format!(
-                "no reply within {} s (BLOOMLAB_EXEC_TIMEOUT){}",
-                self.timeout.as_secs_f64(),
-                self.stderr_lines()
-            )),
-            Err(RecvTimeoutError::Disconnected) => {
-                Err(format!("closed its output before replying{}", self.ended()))
-            }
-        }
-    }
-
-    /// Records the failure of `request`, kills the program, and returns the error: a refusal
-    /// when the program answered the error reply.
-    fn fail(&mut self, request: &str, message: String) -> Error {
-        let refused = message.starts_with(REFUSED);
-        let message = format!("after `{request}`: {message}");
-        kill_group(&self.child);
-        let _ = self.child.wait();
-        crate::structures::child_groups::unregister(self.child.id() as i32);
-        self.input = None;
-        self.failure = Some(message.clone());
-        Error::Exec {
-            command: self.command.to_string(),
-            message,
-            refused,
-        }
-    }
-
-    /// A request of `keys`, its reply checked by `check`.
-    fn batch(
-        &mut self,
-        verb: &str,
-        keys: &[u64],
-        check: impl FnOnce(&[u8]) -> std::result::Result<(), String>,
-    ) -> Result<()> {
-        let request = format!("{verb} {}", keys.len());
-        self.buffer.clear();
-        self.buffer.extend_from_slice(request.as_bytes());
-        self.buffer.push(b'\n');
-        for &key in keys {
-            push_key(&mut self.buffer, key);
-        }
-        let reply = self.exchange();
-        reply
-            .and_then(|line| match line.first() {
-                Some(b'{') => Err(object(&line).err().unwrap_or_else(|| {
-                    format!("got {}, a JSON object in place of the reply", shown(&line))
-                })),
-                _ => check(&line),
-            })
-            .map_err(|message| self.fail(&request, message))
-    }
-
-    fn insert(&mut self, keys: &[u64]) -> Result<()> {
-        self.stale_stats = true;
-        self.batch("insert", keys, |line| match line {
-            b"ok" => Ok(()),
-            _ => Err(format!("got {}, not `ok`", shown(line))),
-        })
-    }
-
-    fn query(&mut self, keys: &[u64], answers: &mut [bool]) -> Result<()> {
-        self.batch("query", keys, |line| {
-            if line.len() != keys.len() {
-                return Err(format!(
-                    "got {} characters for {} keys: {}",
-                    line.len(),
-                    keys.len(),
-                    shown(line)
-                ));
-            }
-            for (answer, &c) in answers.iter_mut().zip(line) {
-                *answer = match c {
-                    b'1' => true,
-                    b'0' => false,
-                    _ => return Err(format!("got {}, not only 0 and 1", shown(line))),
-                };
-            }
-            Ok(())
-        })
-    }
-
-    fn stats(&mut self) -> Result<Map<String, Value>> {
-        self.buffer = b"stats\n".to_vec();
-        let reply = self.exchange().and_then(|line| object(&line));
-        self.stale_stats = false;
-        reply.map_err(|message| self.fail("stats", message))
-    }
-
-    /// How the program ended, when it has: its status and the tail of its standard error.
-    fn ended(&mut self) -> String {
-        let status = self.wait_for_exit(Duration::from_millis(500));
-        let status = status.map_or_else(String::new, |s| format!("; it exited with {s}"));
-        format!("{status}{}", self.stderr_lines())
-    }
-
-    fn wait_for_exit(&mut self, limit: Duration) -> Option<ExitStatus> {
-        let start = Instant::now();
-        loop {
-            match self.child.try_wait() {
-                Ok(Some(status)) => return Some(status),
-                Ok(None) if start.elapsed() < limit => thread::sleep(Duration::from_millis(5)),
-                _ => return None,
-            }
-        }
-    }
-
-    fn stderr_lines(&self) -> String {
-        let tail = lock(&self.stderr);
-        match tail.is_empty() {
-            true => String::new(),
-            false => format!("; its standard error ends: {}", Vec::from(tail.clone()).join(" | ")),
-        }
-    }
-}
-
-/// Reads one reply line without its `\n`, at most `limit` bytes: `None` at the end of the
-/// output, an error for a longer line (what is left of it is never read).
-pub fn read_reply(
-    output: &mut impl BufRead,
-    limit: usize,
-) -> std::io::Result<Option<Vec<u8>>> {
-    let mut line = Vec::new();
-    output
-        .by_ref()
-        .take(limit as u64 + 1)
-        .read_until(b'\n', &mut line)?;
-    if line.is_empty() {
-        return Ok(None);
-    }
-    if line.last() == Some(&b'\n') {
-        line.pop();
-    } else if line.len() > limit {
-        return Err(std::io::Error::other(format!(
-            "a reply line longer than {limit} bytes, more than any request allows"
-        )));
-    }
-    Ok(Some(line))
-}
-
-/// Keeps the last [`STDERR_TAIL`] lines of the program's standard error.
-fn keep_tail(errors: impl Read, tail: &Mutex<VecDeque<String>>) {
-    for line in BufReader::new(errors).lines() {
-        let Ok(line) = line else { break };
-        let mut tail = lock(tail);
-        if tail.len() == STDERR_TAIL {
-            tail.pop_front();
-        }
-        tail.push_back(line);
-    }
-}
-
-impl Drop for Session {
-    /// Sends `end`, closes the input and waits for the exit, then kills the program's process
-    /// group (whatever it left running). A program still running after the timeout, or one
-    /// that wrote anything after its last reply, is a late failure ([`take_late_failure`]).
-    fn drop(&mut self) {
-        let Some(mut input) = self.input.take() else {
-            kill_group(&self.child);
-            crate::structures::child_groups::unregister(self.child.id() as i32);
-            return;
-        };
-        let _ = input.write_all(b"end\n").and_then(|()| input.flush());
-        drop(input);
-        let exited = self.wait_for_exit(self.timeout).is_some();
-        kill_group(&self.child);
-        let _ = self.child.wait();
-        crate::structures::child_groups::unregister(self.child.id() as i32);
-        let late = if !exited {
-            Some(format!(
-                "still running {} s after `end` (BLOOMLAB_EXEC_TIMEOUT)",
-                self.timeout.as_secs_f64()
-            ))
-        } else {
-            match self.lines.recv_timeout(Duration::from_secs(1)) {
-                Ok(Ok(line)) => Some(format!("wrote {} after `end`", shown(&line))),
-                Ok(Err(e)) => Some(format!("its output after `end`: {e}")),
-                Err(_) => None,
-            }
-        };
-        if let Some(late) = late {
-            lock(&LATE_FAILURES).push((self.command.to_string(), late));
-        }
-    }
-}
-
 impl Membership for ExecFilter {
     /// One key as a batch of one; a failure is kept and returned by the next batched call.
     fn insert(&mut self, key: u64) {
@@ -696,6 +325,12 @@ impl Filter for ExecFilter {
             (Some(m), Some(k)) if m > 0 && k > 0 => crate::theory::fpr_exact(n, m, k),
             _ => f64::NAN,
         }
+    }
+    /// The bits the program reports its probes address, else [`Filter::memory_bits`].
+    fn addressable_bits(&self) -> u64 {
+        lock(&self.memory)
+            .addressed_bits
+            .unwrap_or_else(|| self.memory_bits())
     }
     /// The last `memory_bits` the program reported (hello, then `stats`); 0 when it does not.
     fn memory_bits(&self) -> u64 {

@@ -71,8 +71,9 @@ pub(super) struct Built {
     pub memory: Option<exec::memory::Shared>,
 }
 
-/// The filters of `params`: `--filter` alone, else the crates and the ready adapters of the
-/// audited set (programs once per key form), and the adapters skipped.
+/// The filters of `params`: the `--filter`s alone, or with `--audited` beside the crates and
+/// the ready adapters of that set (programs once per key form, adapters from every
+/// `--adapters` folder in order), and the adapters skipped.
 pub(super) fn entries(params: &AuditParams) -> Result<(Vec<Entry>, Vec<Missing>)> {
     let forms = params
         .key_forms
@@ -90,15 +91,31 @@ pub(super) fn entries(params: &AuditParams) -> Result<(Vec<Entry>, Vec<Missing>)
         key_form: None,
         adapter: None,
     };
-    if let Some(kind) = params.filter {
-        if params.audited.is_some() {
-            return Err(Error::invalid(
-                "audited",
-                params.audited.unwrap_or_default(),
-                "--filter audits one filter only",
-                "--filter or --audited, not both",
-            ));
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut skipped = Vec::new();
+    let set = match (params.audited, params.filter.is_empty()) {
+        (Some(set), _) => Some(set),
+        (None, true) => Some(Audited::default()),
+        (None, false) => None,
+    };
+    if let Some(set) = set {
+        if set != Audited::Adapters {
+            for kind in audited() {
+                kind.for_rate(1, 0.5, 0)?;
+                entries.push(crate_entry(kind));
+            }
         }
+        if set != Audited::Crates {
+            for folder in adapter_folders(params)? {
+                let found = find(&folder);
+                for adapter in found.ready {
+                    entries.extend(program(adapter.kind, Some(adapter.name)));
+                }
+                skipped.extend(found.skipped);
+            }
+        }
+    }
+    for &kind in &params.filter {
         if kind.structure().for_rate.is_none() {
             return Err(Error::invalid(
                 "filter",
@@ -107,41 +124,52 @@ pub(super) fn entries(params: &AuditParams) -> Result<(Vec<Entry>, Vec<Missing>)
                 FilterKind::names_where(|s| s.for_rate.is_some()),
             ));
         }
-        return Ok(match kind.arg() {
-            Some(_) => (program(kind, None).collect(), Vec::new()),
+        let added: Vec<Entry> = match kind.arg() {
+            Some(_) => program(kind, None).collect(),
             None => {
                 kind.for_rate(1, 0.5, 0)?;
-                (vec![crate_entry(kind)], Vec::new())
+                vec![crate_entry(kind)]
             }
-        });
-    }
-    let set = params.audited.unwrap_or_default();
-    let mut entries: Vec<Entry> = Vec::new();
-    if set != Audited::Adapters {
-        for kind in audited() {
-            kind.for_rate(1, 0.5, 0)?;
-            entries.push(crate_entry(kind));
+        };
+        for entry in added {
+            if !entries.contains(&entry) {
+                entries.push(entry);
+            }
         }
-    }
-    let mut skipped = Vec::new();
-    if set != Audited::Crates {
-        if let Some(folder) = params.adapters.as_ref().filter(|f| !f.is_dir()) {
-            return Err(crate::error::Error::invalid(
-                "adapters",
-                folder.display(),
-                "is not a folder",
-                "a folder of adapters with its `list` (such as the repository's adapters)",
-            ));
-        }
-        let folder = params
-            .adapters
-            .clone()
-            .unwrap_or_else(|| PathBuf::from(DEFAULT_ADAPTERS));
-        let found = find(&folder);
-        for adapter in found.ready {
-            entries.extend(program(adapter.kind, Some(adapter.name)));
-        }
-        skipped = found.skipped;
     }
     Ok((entries, skipped))
+}
+
+/// The `--adapters` folders, each checked to be one, [`DEFAULT_ADAPTERS`] when none is given.
+fn adapter_folders(params: &AuditParams) -> Result<Vec<PathBuf>> {
+    if let Some(folder) = params.adapters.iter().find(|f| !f.is_dir()) {
+        return Err(Error::invalid(
+            "adapters",
+            folder.display(),
+            "is not a folder",
+            "a folder of adapters with its `list` (such as the repository's adapters)",
+        ));
+    }
+    Ok(match params.adapters.is_empty() {
+        true => vec![PathBuf::from(DEFAULT_ADAPTERS)],
+        false => params.adapters.clone(),
+    })
+}
+
+/// A file key holding one value or a list of them (`filter = "x"` or `filter = ["x", "y"]`).
+pub(super) fn one_or_many<'de, D, T>(deserializer: D) -> std::result::Result<Vec<T>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    #[derive(serde::Deserialize)]
+    #[serde(untagged)]
+    enum Input<T> {
+        One(T),
+        Many(Vec<T>),
+    }
+    Ok(match serde::Deserialize::deserialize(deserializer)? {
+        Input::One(value) => vec![value],
+        Input::Many(values) => values,
+    })
 }

@@ -3,8 +3,9 @@
 //! --fpr`, `seed-check --fpr`), by `(n, fpr)`, so that a library that sizes itself (most do)
 //! takes part; and the constructor options of `--param KEY=VALUE`.
 //!
-//! Both are set for the length of a run, as `--key-form` is: the rate by a [`RateScope`]
-//! that the experiment holds while it measures, the options once from the command line.
+//! The rate is a field of the setup a program is built for
+//! ([`crate::pipeline::measurement::Keying::rate`]); the options are set once from the
+//! command line, as `--key-form` is.
 
 use std::sync::Mutex;
 
@@ -21,35 +22,12 @@ pub struct Rate {
     pub design_n: Option<u64>,
 }
 
-static RATE: Mutex<Option<Rate>> = Mutex::new(None);
 static PARAMS: Mutex<Vec<(String, Value)>> = Mutex::new(Vec::new());
 
-/// The rate programs are sized by while it is held; dropped, they are sized by shape again.
-pub struct RateScope(());
-
-impl Drop for RateScope {
-    fn drop(&mut self) {
-        *lock(&RATE) = None;
-    }
-}
-
-/// Sizes every program built until the scope drops by `rate` (by shape when None).
-pub fn by_rate(rate: Option<Rate>) -> RateScope {
-    *lock(&RATE) = rate;
-    RateScope(())
-}
-
-/// The header's n and size fields for `shape`: `fpr` with the design n while a rate is held,
-/// else `m` and `k` with the shape's n.
-pub fn size_fields(shape: &Shape) -> (u64, Value, bool) {
-    match *lock(&RATE) {
-        Some(rate) => (
-            rate.design_n.unwrap_or(shape.n),
-            json!({"fpr": rate.fpr}),
-            false,
-        ),
-        None => (shape.n, json!({"m": shape.m, "k": shape.k}), true),
-    }
+/// The header's size fields for `shape`: its `m` and `k` (a rate goes through the
+/// structure's `for_rate`).
+pub fn shape_fields(shape: &Shape) -> Value {
+    json!({"m": shape.m, "k": shape.k})
 }
 
 /// The header fields bloomlab writes itself, which `--param` may not set.

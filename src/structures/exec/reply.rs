@@ -1,0 +1,73 @@
+//! The protocol's text: how a reply line is read and shown in a failure message, how an error
+//! reply reads, and how an integer key is written.
+
+use std::io::{BufRead, Read};
+
+use serde_json::{Map, Value};
+
+/// A JSON object line, or the error reply's reason.
+pub(super) fn object(line: &[u8]) -> std::result::Result<Map<String, Value>, String> {
+    match serde_json::from_slice::<Value>(line) {
+        Ok(Value::Object(map)) => match map.get("error") {
+            Some(reason) => Err(refusal(reason)),
+            None => Ok(map),
+        },
+        _ => Err(format!("got {}, not a JSON object", shown(line))),
+    }
+}
+
+/// How a failure message of an error reply begins.
+pub(super) const REFUSED: &str = "refused: ";
+
+fn refusal(reason: &Value) -> String {
+    let reason = reason.as_str().map_or_else(|| reason.to_string(), str::to_string);
+    format!("{REFUSED}{reason}")
+}
+
+/// A reply as a failure message shows it: quoted, at most 80 characters.
+pub(super) fn shown(line: &[u8]) -> String {
+    let text = String::from_utf8_lossy(line);
+    let short: String = text.chars().take(80).collect();
+    let ellipsis = if short.len() < text.len() { "…" } else { "" };
+    format!("{short:?}{ellipsis}")
+}
+
+/// Appends `key` in decimal and an LF.
+pub(super) fn push_key(buffer: &mut Vec<u8>, mut key: u64) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (key % 10) as u8;
+        key /= 10;
+        if key == 0 {
+            break;
+        }
+    }
+    buffer.extend_from_slice(&digits[start..]);
+    buffer.push(b'\n');
+}
+
+/// Reads one reply line without its `\n`, at most `limit` bytes: `None` at the end of the
+/// output, an error for a longer line (what is left of it is never read).
+pub fn read_reply(
+    output: &mut impl BufRead,
+    limit: usize,
+) -> std::io::Result<Option<Vec<u8>>> {
+    let mut line = Vec::new();
+    output
+        .by_ref()
+        .take(limit as u64 + 1)
+        .read_until(b'\n', &mut line)?;
+    if line.is_empty() {
+        return Ok(None);
+    }
+    if line.last() == Some(&b'\n') {
+        line.pop();
+    } else if line.len() > limit {
+        return Err(std::io::Error::other(format!(
+            "a reply line longer than {limit} bytes, more than any request allows"
+        )));
+    }
+    Ok(Some(line))
+}

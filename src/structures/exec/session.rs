@@ -1,0 +1,298 @@
+//! One running program: spawned in its own process group, written a request and read its one
+//! reply (silence times out), killed on a failure, and sent `end` when it is dropped.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::{Map, Value};
+
+use super::reply::{REFUSED, object, push_key, read_reply, shown};
+use super::{MAX_REPLY_BYTES, lock};
+use crate::error::{Error, Result};
+
+/// Lines of the program's standard error kept for failure messages.
+const STDERR_TAIL: usize = 5;
+
+/// Failures found when a session ended (output after `end`, no exit after it), which no
+/// request could return: the run takes them with [`take_late_failure`].
+/// Each is the command line and what went wrong.
+static LATE_FAILURES: Mutex<Vec<(String, String)>> = Mutex::new(Vec::new());
+
+/// The failures of sessions that have ended since the last call, as one error naming the
+/// first program.
+pub fn take_late_failure() -> Option<Error> {
+    let failures = std::mem::take(&mut *lock(&LATE_FAILURES));
+    let command = failures.first()?.0.clone();
+    let messages: Vec<String> = failures.into_iter().map(|(_, message)| message).collect();
+    Some(Error::Exec {
+        command,
+        message: messages.join("; "),
+        refused: false,
+    })
+}
+
+/// Kills the program's process group (the program, its shell and anything they started).
+fn kill_group(child: &Child) {
+    if let Ok(pid) = i32::try_from(child.id()) {
+        // SAFETY: kill(2) takes no pointers; a group already gone is ESRCH, ignored.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+    }
+}
+
+/// A running program: its input, its output lines (read by a thread, so that silence can
+/// time out), the tail of its standard error, and the first failure, after which every
+/// request is refused with it.
+pub(super) struct Session {
+    command: &'static str,
+    pub(super) child: Child,
+    input: Option<ChildStdin>,
+    lines: Receiver<std::io::Result<Vec<u8>>>,
+    stderr: Arc<Mutex<VecDeque<String>>>,
+    timeout: Duration,
+    failure: Option<String>,
+    /// Inserts since the last `stats`, which the next query batch asks for first.
+    pub(super) stale_stats: bool,
+    pub(super) buffer: Vec<u8>,
+}
+
+impl Session {
+    pub(super) fn spawn(command: &'static str, timeout: Duration) -> std::result::Result<Self, String> {
+        use std::os::unix::process::CommandExt;
+        let mut child = Command::new("sh")
+            .args(["-c", command])
+            .process_group(0)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start sh -c: {e}"))?;
+        crate::structures::child_groups::register(child.id() as i32);
+        let (output, errors) = match (child.stdout.take(), child.stderr.take()) {
+            (Some(output), Some(errors)) => (output, errors),
+            _ => return Err("no pipes to the program".into()),
+        };
+        let (send, lines) = channel();
+        thread::spawn(move || {
+            let mut output = BufReader::with_capacity(1 << 16, output);
+            loop {
+                let line = read_reply(&mut output, MAX_REPLY_BYTES);
+                let last = !matches!(line, Ok(Some(_)));
+                if let Some(line) = line.transpose()
+                    && send.send(line).is_err()
+                {
+                    break;
+                }
+                if last {
+                    break;
+                }
+            }
+        });
+        let stderr = Arc::new(Mutex::new(VecDeque::new()));
+        let tail = Arc::clone(&stderr);
+        thread::spawn(move || keep_tail(errors, &tail));
+        Ok(Session {
+            command,
+            input: child.stdin.take(),
+            child,
+            lines,
+            stderr,
+            timeout,
+            failure: None,
+            stale_stats: false,
+            buffer: Vec::new(),
+        })
+    }
+
+    /// Writes `buffer` (a request and its keys) and reads the one reply line.
+    pub(super) fn exchange(&mut self) -> std::result::Result<Vec<u8>, String> {
+        if let Some(failure) = &self.failure {
+            return Err(format!("an earlier request failed: {failure}"));
+        }
+        match self.lines.try_recv() {
+            Ok(Ok(line)) => {
+                return Err(format!(
+                    "wrote {}, a line no request asked for",
+                    shown(&line)
+                ));
+            }
+            Ok(Err(e)) => return Err(format!("its output could not be read: {e}")),
+            Err(_) => {}
+        }
+        let input = self.input.as_mut().ok_or("its input is closed")?;
+        if let Err(e) = input.write_all(&self.buffer).and_then(|()| input.flush()) {
+            return Err(format!(
+                "closed its input while bloomlab wrote the request ({e}){}",
+                self.ended()
+            ));
+        }
+        match self.lines.recv_timeout(self.timeout) {
+            Ok(Ok(line)) => Ok(line),
+            Ok(Err(e)) => Err(format!("its output could not be read: {e}")),
+            Err(RecvTimeoutError::Timeout) => Err(format!(
+                "no reply within {} s (BLOOMLAB_EXEC_TIMEOUT){}",
+                self.timeout.as_secs_f64(),
+                self.stderr_lines()
+            )),
+            Err(RecvTimeoutError::Disconnected) => {
+                Err(format!("closed its output before replying{}", self.ended()))
+            }
+        }
+    }
+
+    /// Records the failure of `request`, kills the program, and returns the error: a refusal
+    /// when the program answered the error reply.
+    pub(super) fn fail(&mut self, request: &str, message: String) -> Error {
+        let refused = message.starts_with(REFUSED);
+        let message = format!("after `{request}`: {message}");
+        kill_group(&self.child);
+        let _ = self.child.wait();
+        crate::structures::child_groups::unregister(self.child.id() as i32);
+        self.input = None;
+        self.failure = Some(message.clone());
+        Error::Exec {
+            command: self.command.to_string(),
+            message,
+            refused,
+        }
+    }
+
+    /// A request of `keys`, its reply checked by `check`.
+    fn batch(
+        &mut self,
+        verb: &str,
+        keys: &[u64],
+        check: impl FnOnce(&[u8]) -> std::result::Result<(), String>,
+    ) -> Result<()> {
+        let request = format!("{verb} {}", keys.len());
+        self.buffer.clear();
+        self.buffer.extend_from_slice(request.as_bytes());
+        self.buffer.push(b'\n');
+        for &key in keys {
+            push_key(&mut self.buffer, key);
+        }
+        let reply = self.exchange();
+        reply
+            .and_then(|line| match line.first() {
+                Some(b'{') => Err(object(&line).err().unwrap_or_else(|| {
+                    format!("got {}, a JSON object in place of the reply", shown(&line))
+                })),
+                _ => check(&line),
+            })
+            .map_err(|message| self.fail(&request, message))
+    }
+
+    pub(super) fn insert(&mut self, keys: &[u64]) -> Result<()> {
+        self.stale_stats = true;
+        self.batch("insert", keys, |line| match line {
+            b"ok" => Ok(()),
+            _ => Err(format!("got {}, not `ok`", shown(line))),
+        })
+    }
+
+    pub(super) fn query(&mut self, keys: &[u64], answers: &mut [bool]) -> Result<()> {
+        self.batch("query", keys, |line| {
+            if line.len() != keys.len() {
+                return Err(format!(
+                    "got {} characters for {} keys: {}",
+                    line.len(),
+                    keys.len(),
+                    shown(line)
+                ));
+            }
+            for (answer, &c) in answers.iter_mut().zip(line) {
+                *answer = match c {
+                    b'1' => true,
+                    b'0' => false,
+                    _ => return Err(format!("got {}, not only 0 and 1", shown(line))),
+                };
+            }
+            Ok(())
+        })
+    }
+
+    pub(super) fn stats(&mut self) -> Result<Map<String, Value>> {
+        self.buffer = b"stats\n".to_vec();
+        let reply = self.exchange().and_then(|line| object(&line));
+        self.stale_stats = false;
+        reply.map_err(|message| self.fail("stats", message))
+    }
+
+    /// How the program ended, when it has: its status and the tail of its standard error.
+    fn ended(&mut self) -> String {
+        let status = self.wait_for_exit(Duration::from_millis(500));
+        let status = status.map_or_else(String::new, |s| format!("; it exited with {s}"));
+        format!("{status}{}", self.stderr_lines())
+    }
+
+    fn wait_for_exit(&mut self, limit: Duration) -> Option<ExitStatus> {
+        let start = Instant::now();
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => return Some(status),
+                Ok(None) if start.elapsed() < limit => thread::sleep(Duration::from_millis(5)),
+                _ => return None,
+            }
+        }
+    }
+
+    fn stderr_lines(&self) -> String {
+        let tail = lock(&self.stderr);
+        match tail.is_empty() {
+            true => String::new(),
+            false => format!("; its standard error ends: {}", Vec::from(tail.clone()).join(" | ")),
+        }
+    }
+}
+
+/// Keeps the last [`STDERR_TAIL`] lines of the program's standard error.
+fn keep_tail(errors: impl Read, tail: &Mutex<VecDeque<String>>) {
+    for line in BufReader::new(errors).lines() {
+        let Ok(line) = line else { break };
+        let mut tail = lock(tail);
+        if tail.len() == STDERR_TAIL {
+            tail.pop_front();
+        }
+        tail.push_back(line);
+    }
+}
+
+impl Drop for Session {
+    /// Sends `end`, closes the input and waits for the exit, then kills the program's process
+    /// group (whatever it left running). A program still running after the timeout, or one
+    /// that wrote anything after its last reply, is a late failure ([`take_late_failure`]).
+    fn drop(&mut self) {
+        let Some(mut input) = self.input.take() else {
+            kill_group(&self.child);
+            crate::structures::child_groups::unregister(self.child.id() as i32);
+            return;
+        };
+        let _ = input.write_all(b"end\n").and_then(|()| input.flush());
+        drop(input);
+        let exited = self.wait_for_exit(self.timeout).is_some();
+        kill_group(&self.child);
+        let _ = self.child.wait();
+        crate::structures::child_groups::unregister(self.child.id() as i32);
+        let late = if !exited {
+            Some(format!(
+                "still running {} s after `end` (BLOOMLAB_EXEC_TIMEOUT)",
+                self.timeout.as_secs_f64()
+            ))
+        } else {
+            match self.lines.recv_timeout(Duration::from_secs(1)) {
+                Ok(Ok(line)) => Some(format!("wrote {} after `end`", shown(&line))),
+                Ok(Err(e)) => Some(format!("its output after `end`: {e}")),
+                Err(_) => None,
+            }
+        };
+        if let Some(late) = late {
+            lock(&LATE_FAILURES).push((self.command.to_string(), late));
+        }
+    }
+}
