@@ -1,6 +1,8 @@
 //! An advise run, step by step: the cost of the work, the time model, the contenders
 //! measured, each priced, the choice, and the workload run end to end.
 
+use std::time::Instant;
+
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 
@@ -11,6 +13,7 @@ use super::measure::{self, Lookups, Shape};
 use super::model::{self, Reference, TimeModel};
 use super::report::{self, Priced};
 use super::skyline::{self, Point};
+use super::steps::Steps;
 use super::validate::{self, Work};
 use crate::error::Result;
 use crate::experiments::Outcome;
@@ -34,6 +37,10 @@ const VALIDATION_BUDGET_NS: f64 = 2e8;
 
 /// Validation rounds: each contender runs once per round, in turn.
 const VALIDATION_ROUNDS: u32 = 5;
+
+/// Wall time the contenders' measurements may take together (of the minute a run at n =
+/// 10^6 should take), in ns; each contender gets an equal share.
+const MEASURING_BUDGET_NS: f64 = 30e9;
 
 /// The ends of the plot's `t_w` axis, in ns.
 pub const PLOT_WORK_NS: (f64, f64) = (10.0, 1e6);
@@ -96,19 +103,28 @@ fn shape(plan: &AdvisePlan, c: &Config) -> Shape {
     }
 }
 
-/// The time model: one reference per structure timed, line reads per size.
-fn calibrate(plan: &AdvisePlan, progress: &ProgressBar) -> Result<TimeModel> {
+/// The time model: one reference per structure built (its wall time per key) and timed,
+/// line reads per size.
+fn calibrate(plan: &AdvisePlan, steps: &Steps) -> Result<TimeModel> {
     let refs = model::references(&plan.configs);
-    progress.set_message(format!("advise: time model, {} structures", refs.len()));
     let mut measured = Vec::new();
-    for config in refs {
+    let count = refs.len();
+    for (i, config) in refs.into_iter().enumerate() {
+        steps.show(format!(
+            "advise: time model, structure {} of {count} ({})",
+            i + 1,
+            config.kind
+        ));
         let s = shape(plan, &config);
+        let started = Instant::now();
         let mut filter = measure::filled(&s)?;
-        progress.inc(plan.n);
+        let insert_ns = started.elapsed().as_nanos() as f64 / plan.n as f64;
+        steps.bar.inc(plan.n);
         let times = measure::lookups(&mut *filter, &s, plan.batched, REFERENCE_KEYS, 3)?;
         measured.push(Reference {
             config,
             ns: times.absent.value,
+            insert_ns,
         });
     }
     TimeModel::calibrate(&plan.configs, &measured, |bytes| {
@@ -116,22 +132,44 @@ fn calibrate(plan: &AdvisePlan, progress: &ProgressBar) -> Result<TimeModel> {
     })
 }
 
-/// The configurations to measure: all with `--measure-all`, else the time model's
-/// contenders at `t_w` and at the plot's ends.
-fn pick(plan: &AdvisePlan, progress: &ProgressBar, t_w: f64) -> Result<Vec<Config>> {
+/// Lookups a contender's measurement makes: its rate's queries and its timing passes.
+fn lookups_measured(plan: &AdvisePlan) -> u64 {
+    plan.queries + 2 * timed_keys(plan.n) * u64::from(TIMED_PASSES)
+}
+
+/// The configurations to measure: all with `--measure-all` (no time model, no cap), else
+/// the time model's contenders at `t_w` and at the plot's ends, less those whose predicted
+/// measurement ([`TimeModel::measuring_ns`]) exceeds their share of [`MEASURING_BUDGET_NS`],
+/// each named in a note.
+fn pick(
+    plan: &AdvisePlan,
+    steps: &Steps,
+    t_w: f64,
+    notes: &mut Vec<String>,
+) -> Result<Vec<Config>> {
     if plan.measure_all {
         return Ok(plan.configs.clone());
     }
-    let model = calibrate(plan, progress)?;
+    let model = calibrate(plan, steps)?;
     let ends = [t_w, PLOT_WORK_NS.0, PLOT_WORK_NS.1];
     let sigma = plan.negative_share;
-    Ok(model::contenders(
-        &plan.configs,
-        &model,
-        sigma,
-        &ends,
-        plan.contenders,
-    ))
+    let picked = model::contenders(&plan.configs, &model, sigma, &ends, plan.contenders);
+    let share = MEASURING_BUDGET_NS / picked.len().max(1) as f64;
+    let (kept, dear): (Vec<Config>, Vec<Config>) = picked
+        .into_iter()
+        .partition(|c| model.measuring_ns(c, plan.n, lookups_measured(plan)) <= share);
+    for c in dear {
+        notes.push(format!(
+            "not measured: {} (m = {}, k = {}): predicted {:.1} s to build and time ({:.0} ns per insert), over its share of the minute ({:.1} s)",
+            c.kind,
+            c.m,
+            c.k,
+            model.measuring_ns(&c, plan.n, lookups_measured(plan)) / 1e9,
+            model.insert_ns(&c),
+            share / 1e9
+        ));
+    }
+    Ok(kept)
 }
 
 /// A contender measured: its rate at the real n and its lookup times.
@@ -146,20 +184,31 @@ pub struct Contender {
 fn measure_contenders(
     plan: &AdvisePlan,
     picked: &[Config],
-    progress: &ProgressBar,
+    steps: &Steps,
     notes: &mut Vec<String>,
 ) -> Result<Vec<Contender>> {
-    progress.set_message(format!("advise: rates of {} contenders", picked.len()));
+    let count = picked.len();
     let rates: Vec<Measurement> = picked
         .par_iter()
-        .map(|c| measure::rate(&shape(plan, c), plan.queries, &|keys| progress.inc(keys)))
+        .enumerate()
+        .map(|(i, c)| {
+            steps.show(format!(
+                "advise: rate of contender {} of {count} ({}, k = {})",
+                i + 1,
+                c.kind,
+                c.k
+            ));
+            measure::rate(&shape(plan, c), plan.queries, &|keys| steps.bar.inc(keys))
+        })
         .collect::<Result<_>>()?;
-    progress.set_message(format!(
-        "advise: lookup times of {} contenders",
-        picked.len()
-    ));
     let mut contenders = Vec::new();
-    for (config, rate) in picked.iter().zip(rates) {
+    for (i, (config, rate)) in picked.iter().zip(rates).enumerate() {
+        steps.show(format!(
+            "advise: lookup times of contender {} of {count} ({}, k = {})",
+            i + 1,
+            config.kind,
+            config.k
+        ));
         if let Some(failed) = rate.failed_inserts.filter(|&f| f > 0) {
             notes.push(format!(
                 "dropped {} (m = {}, k = {}): {failed} keys refused",
@@ -176,7 +225,9 @@ fn measure_contenders(
             timed_keys(plan.n),
             TIMED_PASSES,
         )?;
-        progress.inc(plan.n + 2 * timed_keys(plan.n) * TIMED_PASSES as u64);
+        steps
+            .bar
+            .inc(plan.n + 2 * timed_keys(plan.n) * TIMED_PASSES as u64);
         contenders.push(Contender {
             config: *config,
             rate,
@@ -208,10 +259,12 @@ fn price(plan: &AdvisePlan, contender: &Contender, t_work: Bounded) -> Bounded {
 /// no filter.
 pub fn run(plan: &AdvisePlan, progress: &ProgressBar) -> Result<Outcome> {
     let mut notes = Vec::new();
-    progress.set_message("advise: the cost of the work");
+    let steps = Steps::new(progress);
+    steps.show("advise: the cost of the work".into());
     let mut resolved = resolve_work(plan)?;
     let t_w = resolved.t_work;
-    let picked = pick(plan, progress, t_w.value)?;
+    let mut capped = Vec::new();
+    let picked = pick(plan, &steps, t_w.value, &mut capped)?;
     notes.push(format!(
         "searched {} configurations, {} within the needs and limits; measured {} contenders ({})",
         plan.space,
@@ -222,8 +275,9 @@ pub fn run(plan: &AdvisePlan, progress: &ProgressBar) -> Result<Outcome> {
             false => "pruned by the closed-form rate and the measured time model",
         }
     ));
+    notes.append(&mut capped);
     notes.push(resolved.how.clone());
-    let contenders = measure_contenders(plan, &picked, progress, &mut notes)?;
+    let contenders = measure_contenders(plan, &picked, &steps, &mut notes)?;
     let mut priced: Vec<Priced> = contenders
         .iter()
         .map(|c| Priced::filter(c, price(plan, c, t_w)))
@@ -235,7 +289,7 @@ pub fn run(plan: &AdvisePlan, progress: &ProgressBar) -> Result<Outcome> {
     }
     let chosen = skyline::choose(&points).unwrap_or(priced.len() - 1);
     let runner_up = report::runner_up(&priced, chosen);
-    progress.set_message("advise: the workload end to end");
+    steps.show("advise: the workload end to end".into());
     let checked = validate_choice(
         plan,
         &priced,

@@ -27,7 +27,8 @@ pub enum Work {
 }
 
 /// Steps of [`spin`] timed per calibration pass, over as many calls as that takes (at least
-/// 1000).
+/// 1000 calls of a short loop, where the call's overhead must average out; at least one of
+/// a long one, so that a 1 ms loop calibrates in tens of ms, not seconds).
 const CALIBRATION_STEPS: u64 = 20_000_000;
 
 /// `steps` steps of a chain that the compiler can neither drop nor shorten: a multiply, a
@@ -44,7 +45,10 @@ fn spin(steps: u64, seed: u64) -> u64 {
 /// ns per call of `spin(steps)`, the median of five passes of about
 /// [`CALIBRATION_STEPS`] steps.
 fn spin_call_ns(steps: u64) -> f64 {
-    let calls = (CALIBRATION_STEPS / steps.max(1)).max(1000);
+    let calls = match steps {
+        0..=20_000 => (CALIBRATION_STEPS / steps.max(1)).max(1000),
+        _ => (CALIBRATION_STEPS / steps).max(1),
+    };
     let mut ns: Vec<f64> = (0..5)
         .map(|_| {
             let start = thread_ns();
