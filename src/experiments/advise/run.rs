@@ -73,7 +73,7 @@ fn resolve_work(plan: &AdvisePlan) -> Result<Resolved> {
         }
         WorkCost::Nanos(ns) | WorkCost::Preset(_, ns) => {
             let work = Work::spin(ns);
-            let Work::Spin { iterations } = work else {
+            let Work::Spin { iterations, .. } = work else {
                 unreachable!("a busy loop was asked for")
             };
             let named = match plan.work {
@@ -132,9 +132,18 @@ fn calibrate(plan: &AdvisePlan, steps: &Steps) -> Result<TimeModel> {
     })
 }
 
+/// Queries per pass of a contender timed in the workload's shape: the validation's own
+/// count at `t_w`, at most [`WORKLOAD_KEYS`].
+fn workload_keys(t_w: f64) -> u64 {
+    validate::query_count(t_w, VALIDATION_BUDGET_NS).min(WORKLOAD_KEYS)
+}
+
+/// Most queries per pass of a contender timed in the workload's shape.
+const WORKLOAD_KEYS: u64 = 200_000;
+
 /// Lookups a contender's measurement makes: its rate's queries and its timing passes.
 fn lookups_measured(plan: &AdvisePlan) -> u64 {
-    plan.queries + 2 * timed_keys(plan.n) * u64::from(TIMED_PASSES)
+    plan.queries + (2 * timed_keys(plan.n) + WORKLOAD_KEYS) * u64::from(TIMED_PASSES)
 }
 
 /// The configurations to measure: all with `--measure-all` (no time model, no cap), else
@@ -184,10 +193,11 @@ pub struct Contender {
 fn measure_contenders(
     plan: &AdvisePlan,
     picked: &[Config],
-    steps: &Steps,
+    (steps, t_w): (&Steps, f64),
     notes: &mut Vec<String>,
 ) -> Result<Vec<Contender>> {
     let count = picked.len();
+    let workload = workload_keys(t_w);
     let rates: Vec<Measurement> = picked
         .par_iter()
         .enumerate()
@@ -218,16 +228,24 @@ fn measure_contenders(
         }
         let s = shape(plan, config);
         let mut filter = measure::filled(&s)?;
-        let lookups = measure::lookups(
+        let separate = measure::lookups(
             &mut *filter,
             &s,
             plan.batched,
             timed_keys(plan.n),
             TIMED_PASSES,
         )?;
+        let lookups = measure::in_workload_shape(
+            &*filter,
+            &s,
+            separate,
+            plan.negative_share,
+            plan.batched,
+            (workload, TIMED_PASSES),
+        )?;
         steps
             .bar
-            .inc(plan.n + 2 * timed_keys(plan.n) * TIMED_PASSES as u64);
+            .inc(plan.n + (2 * timed_keys(plan.n) + workload) * TIMED_PASSES as u64);
         contenders.push(Contender {
             config: *config,
             rate,
@@ -277,7 +295,7 @@ pub fn run(plan: &AdvisePlan, progress: &ProgressBar) -> Result<Outcome> {
     ));
     notes.append(&mut capped);
     notes.push(resolved.how.clone());
-    let contenders = measure_contenders(plan, &picked, &steps, &mut notes)?;
+    let contenders = measure_contenders(plan, &picked, (&steps, t_w.value), &mut notes)?;
     let mut priced: Vec<Priced> = contenders
         .iter()
         .map(|c| Priced::filter(c, price(plan, c, t_w)))

@@ -20,10 +20,15 @@ use crate::structures::{BATCH, Filter};
 
 /// The work a query that passes the filter does.
 pub enum Work {
-    /// `iterations` steps of a dependent multiply-add chain.
-    Spin { iterations: u64 },
+    /// `iterations` steps of a dependent chain, seeded by the end of the one before (`last`),
+    /// so that no two calls overlap in the processor: each costs its whole latency, with a
+    /// filter in front or without one, as in its calibration.
+    Spin { iterations: u64, last: u64 },
     /// One dependent read in `buffer`, from the line the last one named.
     Miss { buffer: LineBuffer, line: u64 },
+    /// No work: the workload's filter part alone (its lookups and the branch on each
+    /// answer), which the cost model's lookup times are measured in.
+    Nothing,
 }
 
 /// Steps of [`spin`] timed per calibration pass, over as many calls as that takes (at least
@@ -52,8 +57,9 @@ fn spin_call_ns(steps: u64) -> f64 {
     let mut ns: Vec<f64> = (0..5)
         .map(|_| {
             let start = thread_ns();
+            let mut last = 0;
             for c in 0..calls {
-                spin(steps, c);
+                last = spin(steps, c ^ last);
             }
             (thread_ns() - start) / calls as f64
         })
@@ -82,6 +88,7 @@ impl Work {
     pub fn spin(work_ns: f64) -> Work {
         Work::Spin {
             iterations: spin_steps(work_ns),
+            last: 0,
         }
     }
 
@@ -95,10 +102,11 @@ impl Work {
 
     fn run(&mut self, key: u64) {
         match self {
-            Work::Spin { iterations } => {
-                black_box(spin(*iterations, key));
-            }
+            Work::Spin { iterations, last } => *last = spin(*iterations, key ^ *last),
             Work::Miss { buffer, line } => *line = buffer.next_line(*line),
+            Work::Nothing => {
+                black_box(key);
+            }
         }
     }
 }
