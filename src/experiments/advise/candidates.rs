@@ -97,12 +97,25 @@ pub fn structures() -> Vec<FilterKind> {
 /// (fingerprints, result bits) takes its own design.
 fn designed(kind: FilterKind, n: u64, fpr: f64) -> Option<(u64, u32)> {
     let (m, k) = crate::theory::classic_design(n, fpr);
-    let probes_only = matches!((kind.layout(m, 7), kind.layout(m, 8)), (Ok(a), Ok(b)) if a == b);
     let (m, k) = match kind.structure().design {
-        Some(design) if !probes_only => design(n, fpr).ok()?,
+        Some(design) if !table_ignores_k(kind) => design(n, fpr).ok()?,
         _ => (m, k),
     };
     Some((kind.layout(m, k).ok()?, k))
+}
+
+/// A prime table size at which to ask whether a structure's layout depends on k.
+const PROBE_M: u64 = 1_000_003;
+
+/// Whether the structure's table does not depend on k (a bit array read by k probes): it
+/// takes k = 7 and k = 8 and lays out [`PROBE_M`] bits alike for both. Asked at a fixed
+/// m, not at a design's, whose layouts for two k can agree by chance (an m that is a
+/// multiple of both slot widths of a quotient filter).
+fn table_ignores_k(kind: FilterKind) -> bool {
+    matches!(
+        (kind.layout(PROBE_M, 7), kind.layout(PROBE_M, 8)),
+        (Ok(a), Ok(b)) if a == b
+    )
 }
 
 /// Bytes a structure of this shape holds: its empty filter's memory, or for a static
@@ -231,5 +244,29 @@ pub fn within(
                     .fold(f64::INFINITY, f64::min)
             ),
         )),
+    }
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A structure whose k shapes its table is sized by its own design at every n: the
+    /// design's m once coincided for two k of a quotient filter (a multiple of both slot
+    /// widths), which then took the classic (m, k) and held n keys in fewer slots than n
+    /// (n = 1007 at ε = 2^-5: load 1.15; n = 10^6 at 2^-5: 1.11), so its build refused keys
+    /// and, near full, decoded the whole table per insert.
+    #[test]
+    fn a_structure_whose_k_shapes_its_table_takes_its_own_design() {
+        let quotient = FilterKind::named("quotient").unwrap();
+        let design = quotient.structure().design.unwrap();
+        for n in [1_007, 1_035, 1_070, 1_000_000] {
+            for fpr in design_rates() {
+                let own = design(n, fpr).ok();
+                let own = own.map(|(m, k)| (quotient.layout(m, k).unwrap(), k));
+                assert_eq!(designed(quotient, n, fpr), own, "n {n}, ε {fpr}");
+            }
+        }
+        let classic = FilterKind::named("classic").unwrap();
+        assert!(table_ignores_k(classic) && !table_ignores_k(quotient));
     }
 }

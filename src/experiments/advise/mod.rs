@@ -14,6 +14,7 @@ mod report;
 mod report_checks;
 mod run;
 pub mod skyline;
+mod steps;
 pub mod validate;
 
 use clap::Args;

@@ -17,18 +17,28 @@ use crate::error::Result;
 /// The rate whose design is each structure's reference configuration.
 pub const REFERENCE_FPR: f64 = 0.01;
 
-/// One structure's reference: its configuration and measured ns per absent lookup.
+/// One structure's reference: its configuration, measured ns per absent lookup and ns per
+/// key of its build (wall time, n keys inserted).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Reference {
     pub config: Config,
     pub ns: f64,
+    pub insert_ns: f64,
 }
 
-/// ns per lookup predicted for every configuration.
+/// What one structure's reference measured, and the fixed part of its lookup.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Measured {
+    fixed: f64,
+    lookup: f64,
+    insert: f64,
+}
+
+/// ns per lookup and per insert predicted for every configuration.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct TimeModel {
-    /// Per structure name: fixed ns and the reference's ns.
-    fixed: BTreeMap<&'static str, (f64, f64)>,
+    /// Per structure name.
+    fixed: BTreeMap<&'static str, Measured>,
     /// ns per line read, by log2 of the table's bytes.
     line_ns: BTreeMap<u32, f64>,
 }
@@ -72,7 +82,12 @@ impl TimeModel {
         }
         for r in references {
             let fixed = r.ns - r.config.lines as f64 * model.line(&r.config);
-            model.fixed.insert(r.config.kind.name(), (fixed, r.ns));
+            let measured = Measured {
+                fixed,
+                lookup: r.ns,
+                insert: r.insert_ns,
+            };
+            model.fixed.insert(r.config.kind.name(), measured);
         }
         Ok(model)
     }
@@ -87,11 +102,24 @@ impl TimeModel {
     /// Predicted ns per lookup of `c`; NaN for a structure without a reference.
     pub fn lookup_ns(&self, c: &Config) -> f64 {
         match self.fixed.get(c.kind.name()) {
-            Some(&(fixed, reference)) => {
-                (fixed + c.lines as f64 * self.line(c)).max(reference / 10.0)
-            }
+            Some(r) => (r.fixed + c.lines as f64 * self.line(c)).max(r.lookup / 10.0),
             None => f64::NAN,
         }
+    }
+
+    /// Predicted ns per insert of `c`: its structure's reference build, scaled as its
+    /// lookup is (an insert reaches the lines a lookup reads); NaN without a reference.
+    pub fn insert_ns(&self, c: &Config) -> f64 {
+        match self.fixed.get(c.kind.name()) {
+            Some(r) => r.insert * self.lookup_ns(c) / r.lookup,
+            None => f64::NAN,
+        }
+    }
+
+    /// Predicted ns to measure `c` at n keys: two builds (one for the rate, one to time)
+    /// and `lookups` lookups (the rate's queries and the timing passes).
+    pub fn measuring_ns(&self, c: &Config, n: u64, lookups: u64) -> f64 {
+        2.0 * n as f64 * self.insert_ns(c) + lookups as f64 * self.lookup_ns(c)
     }
 
     /// Predicted cost per query of `c` at σ and `t_w`, from its closed-form rate.

@@ -1,6 +1,8 @@
 //! An advise run, step by step: the cost of the work, the time model, the contenders
 //! measured, each priced, the choice, and the workload run end to end.
 
+use std::time::Instant;
+
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 
@@ -11,6 +13,7 @@ use super::measure::{self, Lookups, Shape};
 use super::model::{self, Reference, TimeModel};
 use super::report::{self, Priced};
 use super::skyline::{self, Point};
+use super::steps::Steps;
 use super::validate::{self, Work};
 use crate::error::Result;
 use crate::experiments::Outcome;
@@ -34,6 +37,10 @@ const VALIDATION_BUDGET_NS: f64 = 2e8;
 
 /// Validation rounds: each contender runs once per round, in turn.
 const VALIDATION_ROUNDS: u32 = 5;
+
+/// Wall time the contenders' measurements may take together (of the minute a run at n =
+/// 10^6 should take), in ns; each contender gets an equal share.
+const MEASURING_BUDGET_NS: f64 = 30e9;
 
 /// The ends of the plot's `t_w` axis, in ns.
 pub const PLOT_WORK_NS: (f64, f64) = (10.0, 1e6);
@@ -66,7 +73,7 @@ fn resolve_work(plan: &AdvisePlan) -> Result<Resolved> {
         }
         WorkCost::Nanos(ns) | WorkCost::Preset(_, ns) => {
             let work = Work::spin(ns);
-            let Work::Spin { iterations } = work else {
+            let Work::Spin { iterations, .. } = work else {
                 unreachable!("a busy loop was asked for")
             };
             let named = match plan.work {
@@ -96,19 +103,28 @@ fn shape(plan: &AdvisePlan, c: &Config) -> Shape {
     }
 }
 
-/// The time model: one reference per structure timed, line reads per size.
-fn calibrate(plan: &AdvisePlan, progress: &ProgressBar) -> Result<TimeModel> {
+/// The time model: one reference per structure built (its wall time per key) and timed,
+/// line reads per size.
+fn calibrate(plan: &AdvisePlan, steps: &Steps) -> Result<TimeModel> {
     let refs = model::references(&plan.configs);
-    progress.set_message(format!("advise: time model, {} structures", refs.len()));
     let mut measured = Vec::new();
-    for config in refs {
+    let count = refs.len();
+    for (i, config) in refs.into_iter().enumerate() {
+        steps.show(format!(
+            "advise: time model, structure {} of {count} ({})",
+            i + 1,
+            config.kind
+        ));
         let s = shape(plan, &config);
+        let started = Instant::now();
         let mut filter = measure::filled(&s)?;
-        progress.inc(plan.n);
+        let insert_ns = started.elapsed().as_nanos() as f64 / plan.n as f64;
+        steps.bar.inc(plan.n);
         let times = measure::lookups(&mut *filter, &s, plan.batched, REFERENCE_KEYS, 3)?;
         measured.push(Reference {
             config,
             ns: times.absent.value,
+            insert_ns,
         });
     }
     TimeModel::calibrate(&plan.configs, &measured, |bytes| {
@@ -116,22 +132,53 @@ fn calibrate(plan: &AdvisePlan, progress: &ProgressBar) -> Result<TimeModel> {
     })
 }
 
-/// The configurations to measure: all with `--measure-all`, else the time model's
-/// contenders at `t_w` and at the plot's ends.
-fn pick(plan: &AdvisePlan, progress: &ProgressBar, t_w: f64) -> Result<Vec<Config>> {
+/// Queries per pass of a contender timed in the workload's shape: the validation's own
+/// count at `t_w`, at most [`WORKLOAD_KEYS`].
+fn workload_keys(t_w: f64) -> u64 {
+    validate::query_count(t_w, VALIDATION_BUDGET_NS).min(WORKLOAD_KEYS)
+}
+
+/// Most queries per pass of a contender timed in the workload's shape.
+const WORKLOAD_KEYS: u64 = 200_000;
+
+/// Lookups a contender's measurement makes: its rate's queries and its timing passes.
+fn lookups_measured(plan: &AdvisePlan) -> u64 {
+    plan.queries + (2 * timed_keys(plan.n) + WORKLOAD_KEYS) * u64::from(TIMED_PASSES)
+}
+
+/// The configurations to measure: all with `--measure-all` (no time model, no cap), else
+/// the time model's contenders at `t_w` and at the plot's ends, less those whose predicted
+/// measurement ([`TimeModel::measuring_ns`]) exceeds their share of [`MEASURING_BUDGET_NS`],
+/// each named in a note.
+fn pick(
+    plan: &AdvisePlan,
+    steps: &Steps,
+    t_w: f64,
+    notes: &mut Vec<String>,
+) -> Result<Vec<Config>> {
     if plan.measure_all {
         return Ok(plan.configs.clone());
     }
-    let model = calibrate(plan, progress)?;
+    let model = calibrate(plan, steps)?;
     let ends = [t_w, PLOT_WORK_NS.0, PLOT_WORK_NS.1];
     let sigma = plan.negative_share;
-    Ok(model::contenders(
-        &plan.configs,
-        &model,
-        sigma,
-        &ends,
-        plan.contenders,
-    ))
+    let picked = model::contenders(&plan.configs, &model, sigma, &ends, plan.contenders);
+    let share = MEASURING_BUDGET_NS / picked.len().max(1) as f64;
+    let (kept, dear): (Vec<Config>, Vec<Config>) = picked
+        .into_iter()
+        .partition(|c| model.measuring_ns(c, plan.n, lookups_measured(plan)) <= share);
+    for c in dear {
+        notes.push(format!(
+            "not measured: {} (m = {}, k = {}): predicted {:.1} s to build and time ({:.0} ns per insert), over its share of the minute ({:.1} s)",
+            c.kind,
+            c.m,
+            c.k,
+            model.measuring_ns(&c, plan.n, lookups_measured(plan)) / 1e9,
+            model.insert_ns(&c),
+            share / 1e9
+        ));
+    }
+    Ok(kept)
 }
 
 /// A contender measured: its rate at the real n and its lookup times.
@@ -146,20 +193,32 @@ pub struct Contender {
 fn measure_contenders(
     plan: &AdvisePlan,
     picked: &[Config],
-    progress: &ProgressBar,
+    (steps, t_w): (&Steps, f64),
     notes: &mut Vec<String>,
 ) -> Result<Vec<Contender>> {
-    progress.set_message(format!("advise: rates of {} contenders", picked.len()));
+    let count = picked.len();
+    let workload = workload_keys(t_w);
     let rates: Vec<Measurement> = picked
         .par_iter()
-        .map(|c| measure::rate(&shape(plan, c), plan.queries, &|keys| progress.inc(keys)))
+        .enumerate()
+        .map(|(i, c)| {
+            steps.show(format!(
+                "advise: rate of contender {} of {count} ({}, k = {})",
+                i + 1,
+                c.kind,
+                c.k
+            ));
+            measure::rate(&shape(plan, c), plan.queries, &|keys| steps.bar.inc(keys))
+        })
         .collect::<Result<_>>()?;
-    progress.set_message(format!(
-        "advise: lookup times of {} contenders",
-        picked.len()
-    ));
     let mut contenders = Vec::new();
-    for (config, rate) in picked.iter().zip(rates) {
+    for (i, (config, rate)) in picked.iter().zip(rates).enumerate() {
+        steps.show(format!(
+            "advise: lookup times of contender {} of {count} ({}, k = {})",
+            i + 1,
+            config.kind,
+            config.k
+        ));
         if let Some(failed) = rate.failed_inserts.filter(|&f| f > 0) {
             notes.push(format!(
                 "dropped {} (m = {}, k = {}): {failed} keys refused",
@@ -169,14 +228,24 @@ fn measure_contenders(
         }
         let s = shape(plan, config);
         let mut filter = measure::filled(&s)?;
-        let lookups = measure::lookups(
+        let separate = measure::lookups(
             &mut *filter,
             &s,
             plan.batched,
             timed_keys(plan.n),
             TIMED_PASSES,
         )?;
-        progress.inc(plan.n + 2 * timed_keys(plan.n) * TIMED_PASSES as u64);
+        let lookups = measure::in_workload_shape(
+            &*filter,
+            &s,
+            separate,
+            plan.negative_share,
+            plan.batched,
+            (workload, TIMED_PASSES),
+        )?;
+        steps
+            .bar
+            .inc(plan.n + (2 * timed_keys(plan.n) + workload) * TIMED_PASSES as u64);
         contenders.push(Contender {
             config: *config,
             rate,
@@ -208,10 +277,12 @@ fn price(plan: &AdvisePlan, contender: &Contender, t_work: Bounded) -> Bounded {
 /// no filter.
 pub fn run(plan: &AdvisePlan, progress: &ProgressBar) -> Result<Outcome> {
     let mut notes = Vec::new();
-    progress.set_message("advise: the cost of the work");
+    let steps = Steps::new(progress);
+    steps.show("advise: the cost of the work".into());
     let mut resolved = resolve_work(plan)?;
     let t_w = resolved.t_work;
-    let picked = pick(plan, progress, t_w.value)?;
+    let mut capped = Vec::new();
+    let picked = pick(plan, &steps, t_w.value, &mut capped)?;
     notes.push(format!(
         "searched {} configurations, {} within the needs and limits; measured {} contenders ({})",
         plan.space,
@@ -222,8 +293,9 @@ pub fn run(plan: &AdvisePlan, progress: &ProgressBar) -> Result<Outcome> {
             false => "pruned by the closed-form rate and the measured time model",
         }
     ));
+    notes.append(&mut capped);
     notes.push(resolved.how.clone());
-    let contenders = measure_contenders(plan, &picked, progress, &mut notes)?;
+    let contenders = measure_contenders(plan, &picked, (&steps, t_w.value), &mut notes)?;
     let mut priced: Vec<Priced> = contenders
         .iter()
         .map(|c| Priced::filter(c, price(plan, c, t_w)))
@@ -235,7 +307,7 @@ pub fn run(plan: &AdvisePlan, progress: &ProgressBar) -> Result<Outcome> {
     }
     let chosen = skyline::choose(&points).unwrap_or(priced.len() - 1);
     let runner_up = report::runner_up(&priced, chosen);
-    progress.set_message("advise: the workload end to end");
+    steps.show("advise: the workload end to end".into());
     let checked = validate_choice(
         plan,
         &priced,

@@ -20,14 +20,20 @@ use crate::structures::{BATCH, Filter};
 
 /// The work a query that passes the filter does.
 pub enum Work {
-    /// `iterations` steps of a dependent multiply-add chain.
-    Spin { iterations: u64 },
+    /// `iterations` steps of a dependent chain, seeded by the end of the one before (`last`),
+    /// so that no two calls overlap in the processor: each costs its whole latency, with a
+    /// filter in front or without one, as in its calibration.
+    Spin { iterations: u64, last: u64 },
     /// One dependent read in `buffer`, from the line the last one named.
     Miss { buffer: LineBuffer, line: u64 },
+    /// No work: the workload's filter part alone (its lookups and the branch on each
+    /// answer), which the cost model's lookup times are measured in.
+    Nothing,
 }
 
 /// Steps of [`spin`] timed per calibration pass, over as many calls as that takes (at least
-/// 1000).
+/// 1000 calls of a short loop, where the call's overhead must average out; at least one of
+/// a long one, so that a 1 ms loop calibrates in tens of ms, not seconds).
 const CALIBRATION_STEPS: u64 = 20_000_000;
 
 /// `steps` steps of a chain that the compiler can neither drop nor shorten: a multiply, a
@@ -44,12 +50,16 @@ fn spin(steps: u64, seed: u64) -> u64 {
 /// ns per call of `spin(steps)`, the median of five passes of about
 /// [`CALIBRATION_STEPS`] steps.
 fn spin_call_ns(steps: u64) -> f64 {
-    let calls = (CALIBRATION_STEPS / steps.max(1)).max(1000);
+    let calls = match steps {
+        0..=20_000 => (CALIBRATION_STEPS / steps.max(1)).max(1000),
+        _ => (CALIBRATION_STEPS / steps).max(1),
+    };
     let mut ns: Vec<f64> = (0..5)
         .map(|_| {
             let start = thread_ns();
+            let mut last = 0;
             for c in 0..calls {
-                spin(steps, c);
+                last = spin(steps, c ^ last);
             }
             (thread_ns() - start) / calls as f64
         })
@@ -78,6 +88,7 @@ impl Work {
     pub fn spin(work_ns: f64) -> Work {
         Work::Spin {
             iterations: spin_steps(work_ns),
+            last: 0,
         }
     }
 
@@ -91,10 +102,11 @@ impl Work {
 
     fn run(&mut self, key: u64) {
         match self {
-            Work::Spin { iterations } => {
-                black_box(spin(*iterations, key));
-            }
+            Work::Spin { iterations, last } => *last = spin(*iterations, key ^ *last),
             Work::Miss { buffer, line } => *line = buffer.next_line(*line),
+            Work::Nothing => {
+                black_box(key);
+            }
         }
     }
 }
