@@ -56,6 +56,8 @@ pub struct Trial {
     pub uniformity_p: f64,
     /// Byte keys reach the structure's hash unchanged ([`Filter::hashes_bytes`]).
     pub hashes_bytes: bool,
+    /// The bits of the structure's perfect hash ([`Filter::perfect_hash_bits`]).
+    pub perfect_hash_bits: Option<u64>,
 }
 
 impl Trial {
@@ -73,6 +75,7 @@ impl Trial {
             query_overlap: 0,
             uniformity_p: f64::NAN,
             hashes_bytes: filter.hashes_bytes(),
+            perfect_hash_bits: filter.perfect_hash_bits(),
         }
     }
 }
@@ -197,6 +200,10 @@ pub struct Measurement {
     /// "fail" when `uniformity_p < 6.334e-5` (the bits check's false-alarm rate), "n/a"
     /// without a p-value, else "pass": the bits are not spread as a uniform hash spreads them.
     pub uniformity: String,
+    /// Bits of the structure's perfect hash ([`Filter::perfect_hash_bits`]); not a column of
+    /// every experiment: compare shows it per key.
+    #[serde(skip)]
+    pub perfect_hash_bits: Option<u64>,
 }
 
 /// A NaN written to JSON becomes `null`: read it back as NaN, so that every row of a table
@@ -209,12 +216,13 @@ fn null_as_nan<'de, D: serde::Deserializer<'de>>(
 
 impl Measurement {
     /// Sets a trial beside the predictions for its setup. A static structure is sized by its
-    /// keys, so its m is the table it built, not the one planned.
+    /// keys, so its m is the table it built, not the one planned: its fingerprints, without
+    /// a perfect hash beside them (in `memory_bits`), whose size varies with the keys.
     pub fn new(experiment: &str, setup: &Setup, trial: Trial) -> Self {
         let Setup { n, k, .. } = *setup;
         let queries = setup.queries - trial.query_overlap;
         let m = if setup.filter.is_static() {
-            trial.memory_bits
+            trial.memory_bits - trial.perfect_hash_bits.unwrap_or(0)
         } else {
             setup.m
         };
@@ -281,6 +289,7 @@ impl Measurement {
             bits_check: bits_verdict(bits_p).to_string(),
             uniformity_p: trial.uniformity_p,
             uniformity: crate::pipeline::uniformity::verdict(trial.uniformity_p).to_string(),
+            perfect_hash_bits: trial.perfect_hash_bits,
         }
     }
 

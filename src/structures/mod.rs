@@ -56,6 +56,7 @@ registry! {
     own ribbon;
     own ribbon_64;
     own ribbon_32;
+    own perfect_hash;
     own exec;
     peer fastbloom;
     peer bloomfilter;
