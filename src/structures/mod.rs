@@ -46,6 +46,8 @@ registry! {
     own split_block;
     own counting;
     own cuckoo;
+    own cuckoo_2;
+    own cuckoo_8;
     own quotient;
     own binary_fuse;
     own partitioned;
