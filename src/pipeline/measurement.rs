@@ -63,6 +63,8 @@ pub struct Trial {
     pub duplicate_keys: Option<u64>,
     /// The k the structure uses ([`Filter::hashes`]; 0 when a program does not say).
     pub hashes: u32,
+    /// The bits of the structure's perfect hash ([`Filter::perfect_hash_bits`]).
+    pub perfect_hash_bits: Option<u64>,
 }
 
 impl Trial {
@@ -83,6 +85,7 @@ impl Trial {
             hashes_bytes: filter.hashes_bytes(),
             duplicate_keys: Some(0),
             hashes: filter.hashes(),
+            perfect_hash_bits: filter.perfect_hash_bits(),
         }
     }
 }
@@ -214,6 +217,10 @@ pub struct Measurement {
     /// "fail" when `uniformity_p < 6.334e-5` (the bits check's false-alarm rate), "n/a"
     /// without a p-value, else "pass": the bits are not spread as a uniform hash spreads them.
     pub uniformity: Check,
+    /// Bits of the structure's perfect hash ([`Filter::perfect_hash_bits`]); not a column of
+    /// every experiment: compare shows it per key.
+    #[serde(skip)]
+    pub perfect_hash_bits: Option<u64>,
 }
 
 /// A NaN written to JSON becomes `null`: read it back as NaN, so that every row of a table
@@ -226,8 +233,10 @@ fn null_as_nan<'de, D: serde::Deserializer<'de>>(
 
 impl Measurement {
     /// Sets a trial beside the predictions for its setup. A static structure is sized by its
-    /// keys, so its m is the table it built, not the one planned; a program sized by a rate
-    /// ([`Keying::rate`]) chose its m and k itself, and they are those it reports.
+    /// keys, so its m is the table it built, not the one planned: its fingerprints, without
+    /// a perfect hash beside them (in `memory_bits`), whose size varies with the keys; a
+    /// program sized by a rate ([`Keying::rate`]) chose its m and k itself, and they are those
+    /// it reports.
     pub fn new(experiment: &str, setup: &Setup, trial: Trial) -> Self {
         let Setup { n, mut k, .. } = *setup;
         // The predictions are for the distinct keys (the trial's own are already).
@@ -235,7 +244,7 @@ impl Measurement {
         let queries = setup.queries - trial.query_overlap;
         let sized_itself = setup.keying.rate.is_some() && setup.filter.arg().is_some();
         let m = if setup.filter.is_static() {
-            trial.memory_bits
+            trial.memory_bits - trial.perfect_hash_bits.unwrap_or(0)
         } else if sized_itself && trial.addressable_bits > 0 {
             trial.addressable_bits
         } else {
@@ -308,6 +317,7 @@ impl Measurement {
             bits_check: Check::at(bits_p, BITS_CHECK_ALPHA),
             uniformity_p: trial.uniformity_p,
             uniformity: Check::at(trial.uniformity_p, UNIFORMITY_ALPHA),
+            perfect_hash_bits: trial.perfect_hash_bits,
         }
     }
 

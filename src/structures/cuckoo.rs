@@ -1,4 +1,7 @@
-//! A cuckoo filter (Fan et al. 2014): buckets of 4 fingerprints of k bits, with delete.
+//! A cuckoo filter (Fan, Andersen, Kaminsky and Mitzenmacher, "Cuckoo Filter: Practically
+//! Better Than Bloom", CoNEXT 2014): buckets of b = 2, 4 or 8 fingerprints of k bits, with
+//! delete. `cuckoo` has 4 slots a bucket, the authors' choice; `cuckoo-2` and `cuckoo-8` are
+//! the same design with 2 and 8 ([`descriptor`]).
 
 use super::blocks::BLOCK_SEED;
 use super::interface::{Filter, FilterKind, Family, Membership, Origin, Structure};
@@ -6,87 +9,125 @@ use super::packed::Packed;
 use crate::error::{Error, Result};
 use crate::hash::{HashFamily, HashScheme};
 
-pub static STRUCTURE: Structure = Structure {
-    name: "cuckoo",
-    help: "a cuckoo filter: buckets of 4 fingerprints of k bits (k = 4..=32), with delete",
-    origin: Origin::Own,
-    supports_delete: true,
-    is_static: false,
-    accepts_seed: true,
-    argument: None,
-    layout: cuckoo_layout,
-    build: |shape| {
-        Ok(Box::new(CuckooFilter::new(
-            shape.m,
-            shape.k,
-            shape.hash,
-            shape.hash_seed,
-        )?))
-    },
-    for_rate: None,
-    design: Some(design),
-    lines_per_query: Some(|_| 2),
-    ks: &[],
-    takes_math: false,
-    family: Family::Alone,
-    fpr_exact,
-};
+pub static STRUCTURE: Structure = descriptor::<4>(
+    "cuckoo",
+    "a cuckoo filter: buckets of 4 fingerprints of k bits (k = 4..=32), with delete",
+);
 
-/// Load factor a cuckoo filter is sized for: 95% of its slots.
+/// The cuckoo filter of B slots a bucket (2, 4 or 8), sized at its load [`load_for`].
+pub const fn descriptor<const B: u64>(name: &'static str, help: &'static str) -> Structure {
+    Structure {
+        name,
+        help,
+        origin: Origin::Own,
+        supports_delete: true,
+        is_static: false,
+        accepts_seed: true,
+        argument: None,
+        layout: layout::<B>,
+        build: |shape| {
+            Ok(Box::new(CuckooFilter::with_buckets(
+                B,
+                shape.kind,
+                shape.m,
+                shape.k,
+                shape.hash,
+                shape.hash_seed,
+            )?))
+        },
+        for_rate: None,
+        design: Some(design::<B>),
+        lines_per_query: Some(|_| 2),
+        ks: &[],
+        takes_math: false,
+        family: Family::Alone,
+        fpr_exact: fpr_exact::<B>,
+    }
+}
+
+/// Load factor a cuckoo filter of 4-slot buckets is sized for: 95% of its slots.
 pub const CUCKOO_LOAD: f64 = 0.95;
 
-/// Fingerprints per cuckoo bucket.
+/// The load a cuckoo filter of b slots a bucket is sized for: the load Fan et al. measure it
+/// to reach with 500 kicks (section 5.1, "b = 2, 4 and 8 ... 84%, 95% and 98%").
+pub const fn load_for(slots: u64) -> f64 {
+    match slots {
+        2 => 0.84,
+        4 => CUCKOO_LOAD,
+        _ => 0.98,
+    }
+}
+
+/// Fingerprints per bucket of `cuckoo`.
 pub const CUCKOO_SLOTS: u64 = 4;
 /// Relocations tried before the filter is full (Fan et al.'s and the peer libraries' bound).
 pub const CUCKOO_MAX_KICKS: u32 = 500;
 
-/// Widest fingerprint: 8/2^32 ≈ 1.9·10^-9 is the lowest rate it designs for.
+/// Widest fingerprint: about 2b/2^32 (1.9·10^-9 at b = 4) is the lowest rate it designs for.
 pub const CUCKOO_MAX_FINGERPRINT: u32 = 32;
 
-/// Whole buckets of 4 slots of k bits; k must be a fingerprint size of 4 to 32 bits.
-fn cuckoo_layout(m: u64, k: u32) -> Result<u64> {
+/// The registered name of the cuckoo filter of B slots a bucket.
+const fn name_of(slots: u64) -> &'static str {
+    match slots {
+        2 => "cuckoo-2",
+        4 => "cuckoo",
+        _ => "cuckoo-8",
+    }
+}
+
+/// Whole buckets of B slots of k bits; k must be a fingerprint size of 4 to 32 bits.
+fn layout<const B: u64>(m: u64, k: u32) -> Result<u64> {
     if !(4..=CUCKOO_MAX_FINGERPRINT).contains(&k) {
         return Err(Error::invalid(
             "k",
             k,
             "with --filter cuckoo, k is the fingerprint size in bits",
-            "4..=32 with --filter cuckoo",
+            "4..=32 with --filter cuckoo, cuckoo-2 and cuckoo-8",
         ));
     }
-    let slot_bits = CUCKOO_SLOTS * u64::from(k);
+    let slot_bits = B * u64::from(k);
     Ok((m / slot_bits).max(1) * slot_bits)
 }
 
-/// Fingerprints of `f = ceil(log2(2·4/ε))` bits (Fan et al.'s `2b/2^f`), buckets for n keys
-/// at [`CUCKOO_LOAD`]. Refuses an ε that would need more than [`CUCKOO_MAX_FINGERPRINT`] bits.
-fn design(n: u64, fpr: f64) -> Result<(u64, u32)> {
-    let f = ((2.0 * CUCKOO_SLOTS as f64 / fpr).log2().ceil() as u32).max(4);
-    if f > CUCKOO_MAX_FINGERPRINT {
+/// Buckets for n keys at the load of B-slot buckets ([`load_for`]) and the fewest
+/// fingerprint bits f whose exact rate ([`fpr_exact`]) is at most ε, about
+/// `log2(2bα/ε)` (Fan et al.'s `2b/2^f` at load α). Refuses an ε that would need more than
+/// [`CUCKOO_MAX_FINGERPRINT`] bits.
+fn design<const B: u64>(n: u64, fpr: f64) -> Result<(u64, u32)> {
+    let buckets = (n as f64 / (B as f64 * load_for(B))).ceil().max(1.0) as u64;
+    let m = |f: u32| buckets * B * u64::from(f);
+    let Some(f) = (4..=CUCKOO_MAX_FINGERPRINT).find(|&f| fpr_exact::<B>(n, m(f), f) <= fpr) else {
+        let name = name_of(B);
         return Err(Error::Unsupported {
-            filter: STRUCTURE.name,
-            operation: "be sized below 8/2^32 = 1.9e-9 (its fingerprints have at most 32 bits)",
-            supported: super::FilterKind::names_where(|s| {
-                s.design.is_some() && !std::ptr::eq(s, &STRUCTURE)
-            }),
+            filter: name,
+            operation: "be sized below about 2b/2^32 (its fingerprints have at most 32 bits)",
+            supported: super::FilterKind::names_where(|s| s.design.is_some() && s.name != name),
         });
-    }
-    let buckets = (n as f64 / (CUCKOO_SLOTS as f64 * CUCKOO_LOAD)).ceil() as u64;
-    Ok((buckets * CUCKOO_SLOTS * u64::from(f), f))
+    };
+    Ok((m(f), f))
 }
 
-/// With f = k fingerprint bits and B buckets, a query compares its fingerprint with the
-/// ~2n/B entries of its two buckets, each matching with probability `1/(2^f - 1)`, so
-/// `1 - (1 - 1/(2^f-1))^{2n/B}` (Fan et al.'s bound `2b/2^f` at full load). Beyond `4B`
-/// keys the inserts fail, so n counts at most the `4B` slots.
-fn fpr_exact(n: u64, m: u64, k: u32) -> f64 {
-    let buckets = (m / (CUCKOO_SLOTS * u64::from(k))) as f64;
-    let stored = (n as f64).min(buckets * CUCKOO_SLOTS as f64);
-    -((2.0 * stored / buckets) * log_miss(k)).exp_m1()
+/// With f = k fingerprint bits, B buckets and s stored keys: an absent key with fingerprint
+/// v (uniform over the `2^f - 1` nonzero values) and buckets `{a, H(v) - a}` is reported
+/// present exactly when some stored key has fingerprint v and a first bucket in that pair
+/// (every such key sits in one of the two, and no other key can hold v there), each of the
+/// s keys independently with probability `2/(B (2^f - 1))`: `1 - (1 - 2/(B (2^f - 1)))^s`.
+/// Fan et al.'s `1 - (1 - 1/2^f)^{2b}` (section 4, at full load) counts the `2s/B` entries
+/// of the two buckets as independent chances of `2^-f` instead, which overstates the rate
+/// where `2^-f` is not small (at 4 bits and load 1/2 by 3%, 6.7 standard errors of 2·10^5
+/// queries); both tend to `1 - e^{-2s/(B 2^f)}` as f grows. The pairs with `a = H(v) - a`
+/// (a fraction about 1/B) are treated as two buckets. Beyond `4B` keys the inserts fail,
+/// so s counts at most the `4B` slots.
+fn fpr_exact<const B: u64>(n: u64, m: u64, k: u32) -> f64 {
+    let buckets = (m / (B * u64::from(k))) as f64;
+    let stored = (n as f64).min(buckets * B as f64);
+    stored_rate(stored, buckets, k)
 }
 
-/// `ln(1 - q)`, `q = 1/(2^k - 1)`, without the cancellation of `1 - q` at 32 bits.
-fn log_miss(k: u32) -> f64 {
-    (-1.0 / ((1u64 << k) - 1) as f64).ln_1p()
+/// `1 - (1 - 2/(B (2^k - 1)))^s` for s stored keys in B buckets ([`fpr_exact`]'s form).
+fn stored_rate(stored: f64, buckets: f64, k: u32) -> f64 {
+    let chance = 2.0 / (buckets * ((1u64 << k) - 1) as f64);
+    -(stored * (-chance).ln_1p()).exp_m1()
 }
 
 /// A cuckoo filter: a key is stored as a nonzero k-bit fingerprint in one of two buckets,
@@ -103,6 +144,9 @@ fn log_miss(k: u32) -> f64 {
 #[derive(Clone, Debug)]
 pub struct CuckooFilter {
     slots: Packed,
+    /// Slots a bucket: b = 2, 4 or 8.
+    per_bucket: u64,
+    kind: FilterKind,
     bucket_count: u64,
     fingerprint_bits: u32,
     bucket_hash: HashFamily,
@@ -114,14 +158,28 @@ pub struct CuckooFilter {
 }
 
 impl CuckooFilter {
-    /// m bits as given by [`FilterKind::layout`], k-bit fingerprints.
+    /// m bits as given by [`FilterKind::layout`], k-bit fingerprints, 4 slots a bucket.
     pub fn new(m: u64, k: u32, scheme: HashScheme, hash_seed: u64) -> Result<Self> {
+        Self::with_buckets(CUCKOO_SLOTS, FilterKind::of(&STRUCTURE), m, k, scheme, hash_seed)
+    }
+
+    /// The filter of the registered `kind` with `per_bucket` slots a bucket (2, 4 or 8).
+    pub fn with_buckets(
+        per_bucket: u64,
+        kind: FilterKind,
+        m: u64,
+        k: u32,
+        scheme: HashScheme,
+        hash_seed: u64,
+    ) -> Result<Self> {
         use rand::SeedableRng;
-        let m = cuckoo_layout(m, k)?;
-        let count = m / (CUCKOO_SLOTS * u64::from(k));
-        crate::structures::bloom::check_shape(m, 1)?;
+        let bucket_bits = per_bucket * u64::from(k);
+        let count = (m / bucket_bits).max(1);
+        crate::structures::bloom::check_shape(count * bucket_bits, 1)?;
         Ok(CuckooFilter {
-            slots: Packed::new(count * CUCKOO_SLOTS, k, "m")?,
+            slots: Packed::new(count * per_bucket, k, "m")?,
+            per_bucket,
+            kind,
             bucket_count: count,
             fingerprint_bits: k,
             bucket_hash: HashFamily::new(scheme, 1, count, hash_seed),
@@ -155,8 +213,8 @@ impl CuckooFilter {
             second
         };
         for _ in 0..CUCKOO_MAX_KICKS {
-            let slot = (self.kicks.next_u32() % CUCKOO_SLOTS as u32) as usize;
-            let index = bucket * CUCKOO_SLOTS + slot as u64;
+            let slot = u64::from(self.kicks.next_u32()) % self.per_bucket;
+            let index = bucket * self.per_bucket + slot;
             let evicted = self.slots.get(index);
             self.slots.set(index, fingerprint);
             fingerprint = evicted;
@@ -195,13 +253,13 @@ impl CuckooFilter {
     }
 
     /// The slot indexes of a bucket.
-    fn bucket(bucket: u64) -> std::ops::Range<u64> {
-        bucket * CUCKOO_SLOTS..(bucket + 1) * CUCKOO_SLOTS
+    fn bucket(&self, bucket: u64) -> std::ops::Range<u64> {
+        bucket * self.per_bucket..(bucket + 1) * self.per_bucket
     }
 
     /// The first slot of `bucket` holding `fingerprint` (0: the first empty one).
     fn find(&self, bucket: u64, fingerprint: u64) -> Option<u64> {
-        Self::bucket(bucket).find(|&i| self.slots.get(i) == fingerprint)
+        self.bucket(bucket).find(|&i| self.slots.get(i) == fingerprint)
     }
 
     fn place(&mut self, bucket: u64, fingerprint: u64) -> bool {
@@ -212,11 +270,6 @@ impl CuckooFilter {
             }
             None => false,
         }
-    }
-
-    /// Occupied slots of the bucket.
-    fn load(&self, bucket: u64) -> i32 {
-        Self::bucket(bucket).filter(|&i| self.slots.get(i) != 0).count() as i32
     }
 
     fn occupied(&self) -> u64 {
@@ -242,16 +295,23 @@ impl Filter for CuckooFilter {
     fn set_bits(&self) -> u64 {
         self.occupied() * u64::from(self.fingerprint_bits)
     }
-    /// `1 - (1 - h)² = 2h - h²` with `h = E_b[1 - (1 - q)^{occ(b)}]`, `q = 1/(2^k - 1)`: the
-    /// two buckets of a query are uniform and independent, and each entry in them matches
-    /// with probability q (h kept as a small number so that 32-bit fingerprints keep digits).
+    /// The exact rate of this table: the share of (bucket a, fingerprint v) queries that find
+    /// v in a or in `H(v) - a` (or in the victim slot), over the `B (2^k - 1)` equally likely
+    /// ones. Each stored entry (b, v) answers the queries (b, v) and (`H(v) - b`, v); the
+    /// distinct ones are counted.
     fn fpr_from_bits(&self) -> f64 {
-        let log_miss = log_miss(self.fingerprint_bits);
-        let hit = (0..self.bucket_count)
-            .map(|b| -(f64::from(self.load(b)) * log_miss).exp_m1())
-            .sum::<f64>()
-            / self.bucket_count as f64;
-        2.0 * hit - hit * hit
+        let entry = |bucket: u64, value: u64| [(bucket, value), (self.alternate(bucket, value), value)];
+        let mut answered: Vec<(u64, u64)> = (0..self.slots.len())
+            .filter_map(|i| {
+                let value = self.slots.get(i);
+                (value != 0).then(|| entry(i / self.per_bucket, value))
+            })
+            .chain(self.victim.map(|(bucket, value)| entry(bucket, value)))
+            .flatten()
+            .collect();
+        answered.sort_unstable();
+        answered.dedup();
+        answered.len() as f64 / (self.bucket_count as f64 * ((1u64 << self.fingerprint_bits) - 1) as f64)
     }
     /// Removes one copy of the key's fingerprint from its buckets (or the victim slot);
     /// a slot freed in a bucket takes the victim back when it fits there.
@@ -278,17 +338,20 @@ impl Filter for CuckooFilter {
     fn failed_inserts(&self) -> Option<u64> {
         Some(self.failed_inserts)
     }
+    /// [`fpr_exact`] for the keys stored: n less the inserts that failed.
     fn fpr_exact(&self, n: u64) -> f64 {
-        fpr_exact(n, self.memory_bits(), self.fingerprint_bits)
+        let stored = n.saturating_sub(self.failed_inserts) as f64;
+        let buckets = self.bucket_count as f64;
+        stored_rate(stored.min(buckets * self.per_bucket as f64), buckets, self.fingerprint_bits)
     }
     fn memory_bits(&self) -> u64 {
-        self.bucket_count * CUCKOO_SLOTS * u64::from(self.fingerprint_bits)
+        self.bucket_count * self.per_bucket * u64::from(self.fingerprint_bits)
     }
     fn hashes(&self) -> u32 {
         self.fingerprint_bits
     }
     fn kind(&self) -> FilterKind {
-        FilterKind::of(&STRUCTURE)
+        self.kind
     }
     fn hash_name(&self) -> String {
         self.bucket_hash.scheme().to_string()
@@ -323,20 +386,55 @@ mod tests {
         assert_eq!(missing, 0, "false negatives among stored keys");
     }
 
-    /// Fan et al. 2014, section 5.1: a cuckoo filter spends `(log2(1/ε) + 3)/α` bits per item
-    /// for 4-slot buckets at load α (their "(log2(1/ε) + 3)/α"); whole fingerprint bits add at
-    /// most 1/α to it.
+    /// Fan et al. 2014, section 5.1: a cuckoo filter of b-slot buckets at load α spends
+    /// `(log2(1/ε) + log2(2b))/α` bits per item ("(log2(1/ε) + 3)/α" for b = 4); sizing to
+    /// the exact rate `2bα/2^f` saves at most `log2(1/α)` bits a slot of it, whole
+    /// fingerprint bits add at most one. Checked for b = 2, 4 and 8 at their loads.
     #[test]
     fn its_space_is_the_published_bits_per_item() {
-        for fpr in [1e-2, 1e-4, 1e-6, 1e-8] {
-            let (m, f) = design(1_000_000, fpr).unwrap();
-            let bits = m as f64 / 1e6;
-            let published = ((1.0 / fpr).log2() + 3.0) / CUCKOO_LOAD;
-            assert!(
-                bits >= published - 1e-3 && bits <= published + 1.0 / CUCKOO_LOAD,
-                "ε {fpr}: {bits} bits per key against {published}"
-            );
-            assert!(fpr_exact(1_000_000, m, f) <= fpr, "ε {fpr}");
+        fn check<const B: u64>() {
+            let alpha = load_for(B);
+            for fpr in [1e-2, 1e-4, 1e-6, 1e-8] {
+                let (m, f) = design::<B>(1_000_000, fpr).unwrap();
+                let bits = m as f64 / 1e6;
+                let published = ((1.0 / fpr).log2() + (2.0 * B as f64).log2()) / alpha;
+                let low = published + alpha.log2() / alpha - 1e-3;
+                assert!(
+                    bits >= low && bits <= published + 1.0 / alpha,
+                    "b = {B}, ε {fpr}: {bits} bits per key against {published}"
+                );
+                assert!(fpr_exact::<B>(1_000_000, m, f) <= fpr, "b = {B}, ε {fpr}");
+            }
+        }
+        check::<2>();
+        check::<4>();
+        check::<8>();
+    }
+
+    /// Filled to the load it is sized for, a filter of 2, 4 or 8 slots a bucket stores all
+    /// but at most 0.1% of the keys (Fan et al.'s loads are where a first insert fails with
+    /// 500 kicks, section 5.1; the victim slot takes that one) and finds every key it stored.
+    #[test]
+    fn each_bucket_size_holds_its_design_load() {
+        for (per_bucket, fpr) in [(2, 1e-3), (4, 1e-3), (8, 1e-3)] {
+            let n = 20_000;
+            let kind = FilterKind::of(&STRUCTURE);
+            let (m, k) = match per_bucket {
+                2 => design::<2>(n, fpr),
+                4 => design::<4>(n, fpr),
+                _ => design::<8>(n, fpr),
+            }
+            .unwrap();
+            let mut filter =
+                CuckooFilter::with_buckets(per_bucket, kind, m, k, HashScheme::MultiplyShift, 3)
+                    .unwrap();
+            let keys = KeySource::new(11);
+            let stored: Vec<u64> = (0..n)
+                .map(|c| keys.key(c))
+                .filter(|&key| filter.try_insert(key))
+                .collect();
+            assert!(filter.failed_inserts() <= n / 1000, "b = {per_bucket}");
+            assert!(stored.iter().all(|&key| filter.contains(key)), "b = {per_bucket}");
         }
     }
 

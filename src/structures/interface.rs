@@ -208,6 +208,11 @@ pub trait Filter: Membership + Send + Sync {
     fn failed_inserts(&self) -> Option<u64> {
         None
     }
+    /// Bits of a perfect hash the structure holds beside its fingerprints (included in
+    /// [`Filter::memory_bits`]); `None` for a structure without one.
+    fn perfect_hash_bits(&self) -> Option<u64> {
+        None
+    }
     /// Which structure this is.
     fn kind(&self) -> FilterKind;
     /// The hash the structure applies to keys, as the `hash` column shows it: bloomlab's

@@ -47,6 +47,8 @@ registry! {
     own split_block;
     own counting;
     own cuckoo;
+    own cuckoo_2;
+    own cuckoo_8;
     own quotient;
     own binary_fuse;
     own partitioned;
@@ -57,6 +59,7 @@ registry! {
     own ribbon;
     own ribbon_64;
     own ribbon_32;
+    own perfect_hash;
     own exec;
     peer fastbloom;
     peer bloomfilter;

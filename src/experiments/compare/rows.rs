@@ -29,6 +29,9 @@ pub struct CompareRow {
     pub ratio_to_floor: f64,
     /// Whether the structure can remove a key.
     pub supports_delete: bool,
+    /// The bits per key of the structure's perfect hash, part of `bits_per_key_spent`
+    /// (empty for a structure without one): the essay's "about 2.5 bits per element".
+    pub perfect_hash_bits_per_key: Option<f64>,
     /// Single-threaded CPU ns per insert of the same design (same bits per key and k) in a
     /// table that fits in L1, batched, the median of 5 passes (only when timed: timings are
     /// not reproducible, so the committed experiment leaves them out).
@@ -90,6 +93,11 @@ impl Record for CompareRow {
             col("ns insert (RAM)", Cell::Fixed("ns_insert_out_of_cache", 1)).wide_only(),
             col("ns query (RAM)", Cell::Fixed("ns_query_out_of_cache", 1)).wide_only(),
             col("delete", Cell::Plain("supports_delete")).wide_only(),
+            col(
+                "perfect hash bits/key",
+                Cell::Fixed("perfect_hash_bits_per_key", 2),
+            )
+            .wide_only(),
         ]
     }
 }
@@ -196,6 +204,9 @@ pub fn compare(
                 None => (None, None),
             };
             let floor = theory::information_floor(fpr);
+            let perfect_hash_bits_per_key = measurement
+                .perfect_hash_bits
+                .map(|bits| bits as f64 / n as f64);
             Ok(CompareRow {
                 measurement,
                 fpr_target: fpr,
@@ -203,6 +214,7 @@ pub fn compare(
                 information_floor: floor,
                 ratio_to_floor: bits_per_key_spent / floor,
                 supports_delete: setup.filter.supports_delete(),
+                perfect_hash_bits_per_key,
                 ns_insert_in_cache: in_cache.map(|t| t.0),
                 ns_query_in_cache: in_cache.map(|t| t.1),
                 ns_insert_out_of_cache: out_of_cache.map(|t| t.0),

@@ -1,0 +1,256 @@
+//! A perfect-hash fingerprint table: a minimal perfect hash maps the n keys one to one onto
+//! slots 0..n, and slot i holds an r-bit fingerprint of its key. It is static (built once
+//! from all its keys) and spends `r + b` bits per key, r on the fingerprint and b on the
+//! perfect hash: the essay's "a perfect hash table storing a log2(1/ε)-bit fingerprint per
+//! key would sit exactly on the floor, and it needs the perfect hash, which itself costs
+//! about 2.5 bits per element".
+//!
+//! The perfect hash is FMPHGO, the fingerprinting-based minimal perfect hash with group
+//! optimisation of the `ph` crate (Beling, "Fingerprinting-based minimal perfect hashing
+//! revisited", ACM JEA 28, 2023): [`PUBLISHED_HASH_BITS`] bits per key at its default
+//! configuration, as the crate's README and the paper's table of FMPHGO configurations give
+//! it ("about 2.1 bits per key").
+
+use std::sync::OnceLock;
+
+use ph::GetSize;
+use ph::fmph::GOFunction;
+
+use super::blocks::BLOCK_SEED;
+use super::interface::{Family, Filter, FilterKind, Membership, Origin, Structure};
+use super::packed::Packed;
+use crate::error::{Error, Result};
+use crate::hash::{HashFamily, HashScheme};
+
+pub static STRUCTURE: Structure = Structure {
+    name: "perfect-hash",
+    help: "a minimal perfect hash (ph's FMPHGO) and an r-bit fingerprint per key (k = r = 1..=32): static",
+    origin: Origin::Own,
+    supports_delete: false,
+    is_static: true,
+    accepts_seed: true,
+    argument: None,
+    layout: perfect_hash_layout,
+    build: |shape| {
+        Ok(Box::new(PerfectHashFilter::new(
+            shape.k,
+            shape.hash,
+            shape.hash_seed,
+        )?))
+    },
+    for_rate: None,
+    design: Some(design),
+    // Not a bound: a key found on the perfect hash's first level (most keys) reads that
+    // level's bits and group seed, the rank of its bit, and its fingerprint.
+    lines_per_query: Some(|_| 3),
+    ks: &[],
+    takes_math: false,
+    family: Family::Alone,
+    // `2^-r`: an absent key lands on some slot and its fingerprint, independent of the
+    // perfect hash, matches the one stored there with probability 2^-r.
+    fpr_exact: |_, _, k| 0.5f64.powi(k as i32),
+};
+
+/// FMPHGO's bits per key at its default configuration, as published: "about 2.1" (the `ph`
+/// README; Beling 2023, the FMPHGO rows of its space table).
+pub const PUBLISHED_HASH_BITS: f64 = 2.1;
+
+/// Widest fingerprint: rates down to 2^-32.
+pub const PERFECT_HASH_MAX_FINGERPRINT: u32 = 32;
+
+/// The table is sized by its keys, so m is only checked for r = k, 1 to 32 bits.
+fn perfect_hash_layout(m: u64, k: u32) -> Result<u64> {
+    if !(1..=PERFECT_HASH_MAX_FINGERPRINT).contains(&k) {
+        return Err(Error::invalid(
+            "k",
+            k,
+            "with --filter perfect-hash, k is the fingerprint size in bits",
+            "1..=32 with --filter perfect-hash",
+        ));
+    }
+    Ok(m)
+}
+
+/// `r = ceil(log2(1/ε))` fingerprint bits, the fewest with `2^-r <= ε`, and a nominal m of
+/// `n (r + 2.1)` bits (the built table is what a measurement reports). Refuses ε below 2^-32.
+fn design(n: u64, fpr: f64) -> Result<(u64, u32)> {
+    let r = ((1.0 / fpr).log2().ceil() as u32).max(1);
+    if r > PERFECT_HASH_MAX_FINGERPRINT {
+        return Err(Error::Unsupported {
+            filter: STRUCTURE.name,
+            operation: "be sized below 2^-32 = 2.3e-10 (its fingerprints have at most 32 bits)",
+            supported: super::FilterKind::names_where(|s| {
+                s.design.is_some() && !std::ptr::eq(s, &STRUCTURE)
+            }),
+        });
+    }
+    let bits = n as f64 * (f64::from(r) + PUBLISHED_HASH_BITS);
+    Ok((bits.ceil() as u64, r))
+}
+
+/// The built table: the perfect hash of the keys, and slot `h(x)` holding x's fingerprint.
+struct Table {
+    hash: GOFunction,
+    fingerprints: Packed,
+}
+
+/// The perfect-hash fingerprint table behind the one-key-at-a-time interface: inserts
+/// collect the keys and the first query after an insert builds the table from all of them
+/// (sorted and deduplicated). Its memory is the perfect hash and the fingerprints; the key
+/// list is the construction's input, not part of the filter a user would keep.
+///
+/// Invariant: every inserted key is reported present (its slot holds its own fingerprint).
+/// An absent key that the perfect hash maps to no slot (it misses every level) is reported
+/// absent.
+pub struct PerfectHashFilter {
+    fingerprint_bits: u32,
+    fingerprint: HashFamily,
+    keys: Vec<u64>,
+    built: OnceLock<Table>,
+}
+
+impl PerfectHashFilter {
+    /// An empty table of r-bit fingerprints (1..=32), fingerprints hashed with `scheme`.
+    pub fn new(r: u32, scheme: HashScheme, hash_seed: u64) -> Result<Self> {
+        perfect_hash_layout(1, r)?;
+        Ok(PerfectHashFilter {
+            fingerprint_bits: r,
+            fingerprint: HashFamily::new(scheme, 1, 1u64 << r, hash_seed ^ BLOCK_SEED),
+            keys: Vec::new(),
+            built: OnceLock::new(),
+        })
+    }
+
+    fn table(&self) -> &Table {
+        self.built.get_or_init(|| {
+            let mut keys = self.keys.clone();
+            keys.sort_unstable();
+            keys.dedup();
+            let hash = GOFunction::from_slice(&keys);
+            // Distinct keys fit in memory already held, so the table of as many fields does.
+            let mut fingerprints = Packed::new(keys.len() as u64, self.fingerprint_bits, "n")
+                .unwrap_or_else(|e| panic!("perfect-hash table: {e}"));
+            for &key in &keys {
+                let slot = hash.get_or_panic(&key);
+                fingerprints.set(slot, self.fingerprint.index(0, key));
+            }
+            Table { hash, fingerprints }
+        })
+    }
+}
+
+impl Membership for PerfectHashFilter {
+    fn insert(&mut self, key: u64) {
+        self.keys.push(key);
+        self.built = OnceLock::new();
+    }
+    fn insert_many(&mut self, keys: &[u64]) -> Result<()> {
+        self.keys.extend_from_slice(keys);
+        self.built = OnceLock::new();
+        Ok(())
+    }
+    fn contains(&self, key: u64) -> bool {
+        let table = self.table();
+        table
+            .hash
+            .get(&key)
+            .is_some_and(|slot| table.fingerprints.get(slot) == self.fingerprint.index(0, key))
+    }
+}
+
+impl Filter for PerfectHashFilter {
+    /// Fingerprint bits of the built table (every slot holds one).
+    fn set_bits(&self) -> u64 {
+        self.table().fingerprints.len() * u64::from(self.fingerprint_bits)
+    }
+    /// `2^-r`: fingerprints are uniform and independent of the slot an absent key lands on.
+    fn fpr_from_bits(&self) -> f64 {
+        0.5f64.powi(self.fingerprint_bits as i32)
+    }
+    fn fpr_exact(&self, _n: u64) -> f64 {
+        self.fpr_from_bits()
+    }
+    /// The fingerprints and the perfect hash, as allocated.
+    fn memory_bits(&self) -> u64 {
+        self.set_bits() + self.perfect_hash_bits().unwrap_or(0)
+    }
+    fn hashes(&self) -> u32 {
+        self.fingerprint_bits
+    }
+    /// The perfect hash's bytes as the `ph` crate counts them (its bit array with its rank
+    /// index, group seeds and level sizes).
+    fn perfect_hash_bits(&self) -> Option<u64> {
+        Some(self.table().hash.size_bytes_dyn() as u64 * 8)
+    }
+    fn kind(&self) -> FilterKind {
+        FilterKind::of(&STRUCTURE)
+    }
+    fn hash_name(&self) -> String {
+        format!("{} fingerprint; ph perfect hash", self.fingerprint.scheme())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::keys::KeySource;
+
+    fn filled(n: u64, r: u32, seed: u64) -> PerfectHashFilter {
+        let keys = KeySource::new(seed);
+        let mut filter = PerfectHashFilter::new(r, HashScheme::MultiplyShift, seed).unwrap();
+        let batch: Vec<u64> = (0..n).map(|c| keys.key(c)).collect();
+        filter.insert_many(&batch).unwrap();
+        filter
+    }
+
+    /// Every inserted key is found, and the rate on 2·10^6 absent keys lies within 4
+    /// standard errors of 2^-r at r = 4 and r = 8 (binomial, fixed seeds).
+    #[test]
+    fn no_false_negative_and_the_rate_is_two_to_the_minus_r() {
+        let n = 20_000;
+        for (r, seed) in [(4u32, 1u64), (8, 2)] {
+            let filter = filled(n, r, seed);
+            let keys = KeySource::new(seed);
+            assert!((0..n).all(|c| filter.contains(keys.key(c))), "r = {r}");
+            let queries = 2_000_000u64;
+            let hits = (n..n + queries).filter(|&c| filter.contains(keys.key(c))).count();
+            let p = 0.5f64.powi(r as i32);
+            let se = (p * (1.0 - p) / queries as f64).sqrt();
+            let z = (hits as f64 / queries as f64 - p) / se;
+            assert!(z.abs() < 4.0, "r = {r}: z = {z}");
+        }
+    }
+
+    /// The perfect hash's own space lies within 10% of the published 2.1 bits per key
+    /// (Beling 2023; the `ph` README), and the whole table is that plus r bits per key.
+    #[test]
+    fn its_space_is_the_published_bits_per_key() {
+        let n = 100_000;
+        let filter = filled(n, 8, 3);
+        let hash_bits = filter.perfect_hash_bits().unwrap() as f64 / n as f64;
+        assert!(
+            (hash_bits - PUBLISHED_HASH_BITS).abs() <= 0.1 * PUBLISHED_HASH_BITS,
+            "{hash_bits} bits per key against {PUBLISHED_HASH_BITS}"
+        );
+        let total = filter.memory_bits() as f64 / n as f64;
+        assert!((total - 8.0 - hash_bits).abs() < 1e-9, "{total}");
+    }
+
+    /// The same keys build the same table: results regenerate byte for byte.
+    #[test]
+    fn the_build_is_deterministic() {
+        let a = filled(50_000, 6, 4);
+        let b = filled(50_000, 6, 4);
+        assert_eq!(a.memory_bits(), b.memory_bits());
+        let keys = KeySource::new(9);
+        assert!((0..10_000).all(|c| a.contains(keys.key(c)) == b.contains(keys.key(c))));
+    }
+
+    #[test]
+    fn a_fingerprint_outside_1_to_32_bits_is_refused() {
+        assert!(PerfectHashFilter::new(0, HashScheme::MultiplyShift, 1).is_err());
+        assert!(PerfectHashFilter::new(33, HashScheme::MultiplyShift, 1).is_err());
+        assert!(design(1000, 1e-11).is_err());
+        assert_eq!(design(1000, 0.01).unwrap().1, 7);
+    }
+}
