@@ -138,20 +138,19 @@ fn no_filter_is_chosen_where_no_filter_can_pay() {
     assert_eq!(chosen(&cheap_work)["structure"], "no filter");
 }
 
-/// Cheap work (20 ns) picks a filter of few bits; dear work (1 ms) one of more bits and a
-/// lower rate: each wasted query then costs 10^6 ns.
+/// Cheap work (20 ns) with 90% negative queries pays for a filter; dear work (1 ms) buys a
+/// low rate: each wasted query costs 10^6 ns, so a rate of 10^-3 alone would cost 900 ns a
+/// query, far beyond any lookup. Which filter wins at 20 ns rests on lookup times a few ns
+/// apart, which a loaded machine reorders: that contrast is asserted on fixed times in the
+/// skyline's unit test and measured at n = 10^6 in the closing figures, not here.
 #[test]
-fn dear_work_buys_more_bits_than_cheap_work() {
+fn dear_work_buys_a_low_rate_and_cheap_work_a_filter() {
     let cheap = advise(&format!("{SMALL}negative_share = 0.9\nwork_ns = \"20\""));
     let dear = advise(&format!(
         "{SMALL}negative_share = 0.9\nwork_ns = \"1000000\""
     ));
     let (cheap, dear) = (chosen(&cheap), chosen(&dear));
     assert_ne!(cheap["structure"], "no filter");
-    let number = |r: &serde_json::Map<String, Value>, key: &str| r[key].as_f64().unwrap();
-    assert!(
-        number(dear, "bits_per_key") > number(cheap, "bits_per_key"),
-        "{dear:?} against {cheap:?}"
-    );
-    assert!(number(dear, "fpr_measured") < number(cheap, "fpr_measured"));
+    let rate = dear["fpr_closed_form"].as_f64().unwrap();
+    assert!(rate <= 1e-3, "{dear:?}");
 }

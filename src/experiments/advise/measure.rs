@@ -108,44 +108,6 @@ pub fn lookups(
     })
 }
 
-/// The lookups in the workload's own shape: ns per query of the validation's pass
-/// ([`super::validate::pass`]: σ absent keys shuffled among present ones, a branch on each
-/// answer) without the work, over `passes` passes of `count` queries; then `t_a` and `t_p`
-/// scaled alike so that `σ·t_a + (1 - σ)·t_p` is that time, its interval the median's
-/// ([`median_interval`]). Separate passes of absent and
-/// of present keys let independent misses overlap and predict every branch; the workload
-/// does neither, and the cost model prices the workload.
-pub fn in_workload_shape(
-    filter: &dyn Filter,
-    shape: &Shape,
-    lookups: Lookups,
-    negative_share: f64,
-    batched: bool,
-    (count, passes): (u64, u32),
-) -> Result<Lookups> {
-    use super::validate::{Work, pass, queries};
-    let queries = queries(shape, negative_share, count, shape.seed ^ 0x5EED);
-    let mut nothing = Work::Nothing;
-    pass(Some(filter), &queries, batched, &mut nothing)?;
-    let ns = (0..passes)
-        .map(|_| pass(Some(filter), &queries, batched, &mut nothing))
-        .collect::<Result<Vec<f64>>>()?;
-    let mixed = median_interval(ns, INPUT_CONFIDENCE);
-    let separate =
-        negative_share * lookups.absent.value + (1.0 - negative_share) * lookups.present.value;
-    // The value scaled by each end of the workload's interval, so that the weighted sum
-    // of the two is the workload's time with its interval.
-    let scaled = |b: Bounded| Bounded {
-        value: b.value * mixed.value / separate,
-        low: b.value * mixed.low / separate,
-        high: b.value * mixed.high / separate,
-    };
-    Ok(Lookups {
-        absent: scaled(lookups.absent),
-        present: scaled(lookups.present),
-    })
-}
-
 /// A buffer of `bytes` of random cache lines (a cycle through them all).
 pub fn line_buffer(bytes: u64, seed: u64) -> Result<LineBuffer> {
     LineBuffer::new(bytes, seed)

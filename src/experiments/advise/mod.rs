@@ -10,6 +10,7 @@ pub mod cost;
 mod flags;
 mod measure;
 pub mod model;
+mod priced;
 mod report;
 mod report_checks;
 mod run;

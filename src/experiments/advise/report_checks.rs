@@ -3,7 +3,7 @@
 //! saving over no filter (`t_w` minus the cost) measured beside predicted.
 
 use super::flags::AdvisePlan;
-use super::report::Priced;
+use super::priced::Priced;
 use crate::pipeline::timing::Passes;
 
 /// `(measured - predicted) / predicted`, in per cent.

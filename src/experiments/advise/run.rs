@@ -9,9 +9,10 @@ use rayon::prelude::*;
 use super::candidates::Config;
 use super::cost::{Bounded, CostInputs, INPUT_CONFIDENCE, TIMED_PASSES, cost};
 use super::flags::{AdvisePlan, WorkCost};
-use super::measure::{self, Lookups, Shape};
+use super::measure::{self, Shape};
 use super::model::{self, Reference, TimeModel};
-use super::report::{self, Priced};
+use super::priced::{self, Contender, PLOT_WORK_NS, Priced, Resolved};
+use super::report;
 use super::skyline::{self, Point};
 use super::steps::Steps;
 use super::validate::{self, Work};
@@ -41,17 +42,6 @@ const VALIDATION_ROUNDS: u32 = 5;
 /// Wall time the contenders' measurements may take together (of the minute a run at n =
 /// 10^6 should take), in ns; each contender gets an equal share.
 const MEASURING_BUDGET_NS: f64 = 30e9;
-
-/// The ends of the plot's `t_w` axis, in ns.
-pub const PLOT_WORK_NS: (f64, f64) = (10.0, 1e6);
-
-/// The work of a query and its cost with its interval.
-pub struct Resolved {
-    pub t_work: Bounded,
-    pub work: Work,
-    /// How the cost was obtained, for the notes.
-    pub how: String,
-}
 
 /// Measures a cache miss, or calibrates a busy loop to the nominal cost.
 fn resolve_work(plan: &AdvisePlan) -> Result<Resolved> {
@@ -181,13 +171,6 @@ fn pick(
     Ok(kept)
 }
 
-/// A contender measured: its rate at the real n and its lookup times.
-pub struct Contender {
-    pub config: Config,
-    pub rate: Measurement,
-    pub lookups: Lookups,
-}
-
 /// Rates two at a time (on both cores), then times one at a time (alone, so that no other
 /// contender shares the cache). A configuration that refused keys is dropped with a note.
 fn measure_contenders(
@@ -235,7 +218,7 @@ fn measure_contenders(
             timed_keys(plan.n),
             TIMED_PASSES,
         )?;
-        let lookups = measure::in_workload_shape(
+        let lookups = validate::in_workload_shape(
             &*filter,
             &s,
             separate,
@@ -306,7 +289,7 @@ pub fn run(plan: &AdvisePlan, progress: &ProgressBar) -> Result<Outcome> {
         p.on_skyline = on;
     }
     let chosen = skyline::choose(&points).unwrap_or(priced.len() - 1);
-    let runner_up = report::runner_up(&priced, chosen);
+    let runner_up = priced::runner_up(&priced, chosen);
     steps.show("advise: the workload end to end".into());
     let checked = validate_choice(
         plan,

@@ -93,4 +93,20 @@ mod tests {
         let points = [point(0, 20.0, 0.0), point(1000, 19.5, 1.0)];
         assert_eq!(choose(&points), Some(0));
     }
+
+    /// The paper's regimes, on fixed times: a fast filter of few bits at 1% against a slow
+    /// one of many bits at 10^-6 (σ = 0.9). At t_w = 20 ns the fast one costs 5.2 ns a query
+    /// and the precise one 22 ns; at 1 ms the 1% of wasted work (9,000 ns) outweighs 17 ns of
+    /// lookup and the precise one wins.
+    #[test]
+    fn cheap_work_picks_the_fast_filter_and_dear_work_the_precise_one() {
+        use super::super::cost::cost_at;
+        let choose_at = |t_w: f64| {
+            let fast = cost_at(0.9, 0.01, 3.0, 3.0, t_w);
+            let precise = cost_at(0.9, 1e-6, 20.0, 20.0, t_w);
+            choose(&[point(10_000, fast, 0.5), point(30_000, precise, 0.5)])
+        };
+        assert_eq!(choose_at(20.0), Some(0));
+        assert_eq!(choose_at(1e6), Some(1));
+    }
 }

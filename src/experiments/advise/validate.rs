@@ -13,7 +13,8 @@ use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_pcg::Pcg64;
 
-use super::measure::{Shape, int_keys, line_buffer, thread_ns};
+use super::cost::{Bounded, INPUT_CONFIDENCE, median_interval};
+use super::measure::{Lookups, Shape, int_keys, line_buffer, thread_ns};
 use crate::error::Result;
 use crate::pipeline::timing::{LineBuffer, Passes};
 use crate::structures::{BATCH, Filter};
@@ -185,4 +186,41 @@ pub fn run(
 /// 10^6.
 pub fn query_count(work_ns: f64, budget_ns: f64) -> u64 {
     (budget_ns / work_ns.max(1.0)).clamp(500.0, 1e6) as u64
+}
+
+/// The lookups in the workload's own shape: ns per query of the validation's pass
+/// ([`pass`]: σ absent keys shuffled among present ones, a branch on each
+/// answer) without the work, over `passes` passes of `count` queries; then `t_a` and `t_p`
+/// scaled alike so that `σ·t_a + (1 - σ)·t_p` is that time, its interval the median's
+/// ([`median_interval`]). Separate passes of absent and
+/// of present keys let independent misses overlap and predict every branch; the workload
+/// does neither, and the cost model prices the workload.
+pub fn in_workload_shape(
+    filter: &dyn Filter,
+    shape: &Shape,
+    lookups: Lookups,
+    negative_share: f64,
+    batched: bool,
+    (count, passes): (u64, u32),
+) -> Result<Lookups> {
+    let queries = queries(shape, negative_share, count, shape.seed ^ 0x5EED);
+    let mut nothing = Work::Nothing;
+    pass(Some(filter), &queries, batched, &mut nothing)?;
+    let ns = (0..passes)
+        .map(|_| pass(Some(filter), &queries, batched, &mut nothing))
+        .collect::<Result<Vec<f64>>>()?;
+    let mixed = median_interval(ns, INPUT_CONFIDENCE);
+    let separate =
+        negative_share * lookups.absent.value + (1.0 - negative_share) * lookups.present.value;
+    // The value scaled by each end of the workload's interval, so that the weighted sum
+    // of the two is the workload's time with its interval.
+    let scaled = |b: Bounded| Bounded {
+        value: b.value * mixed.value / separate,
+        low: b.value * mixed.low / separate,
+        high: b.value * mixed.high / separate,
+    };
+    Ok(Lookups {
+        absent: scaled(lookups.absent),
+        present: scaled(lookups.present),
+    })
 }

@@ -1,0 +1,115 @@
+//! What advise knows of each candidate once measured, and of the work: shared by the run
+//! that measures and prices them and the report that prints them.
+
+use super::candidates::Config;
+use super::cost::{Bounded, cost_at};
+use super::measure::Lookups;
+use super::skyline::Point;
+use super::validate::Work;
+use crate::pipeline::measurement::Measurement;
+
+/// The ends of the plot's `t_w` axis, in ns.
+pub const PLOT_WORK_NS: (f64, f64) = (10.0, 1e6);
+
+/// The work of a query and its cost with its interval.
+pub struct Resolved {
+    pub t_work: Bounded,
+    pub work: Work,
+    /// How the cost was obtained, for the notes.
+    pub how: String,
+}
+
+/// A contender measured: its rate at the real n and its lookup times.
+pub struct Contender {
+    pub config: Config,
+    pub rate: Measurement,
+    pub lookups: Lookups,
+}
+
+/// A contender, or no filter, priced.
+#[derive(Clone, Debug)]
+pub struct Priced {
+    /// None for no filter.
+    pub config: Option<Config>,
+    pub rate: Option<Measurement>,
+    pub absent: Option<Bounded>,
+    pub present: Option<Bounded>,
+    pub cost: Bounded,
+    pub on_skyline: bool,
+}
+
+impl Priced {
+    pub fn filter(c: &Contender, cost: Bounded) -> Self {
+        Priced {
+            config: Some(c.config),
+            rate: Some(c.rate.clone()),
+            absent: Some(c.lookups.absent),
+            present: Some(c.lookups.present),
+            cost,
+            on_skyline: false,
+        }
+    }
+
+    pub fn none(t_work: Bounded) -> Self {
+        Priced {
+            config: None,
+            rate: None,
+            absent: None,
+            present: None,
+            cost: super::cost::cost_without_filter(t_work),
+            on_skyline: false,
+        }
+    }
+
+    pub fn point(&self) -> Point {
+        Point {
+            memory_bytes: self.config.map_or(0, |c| c.memory_bytes),
+            cost: self.cost,
+        }
+    }
+
+    /// The structure's name, or `no filter`.
+    pub fn family(&self) -> String {
+        self.config
+            .map_or_else(|| "no filter".to_string(), |c| c.kind.to_string())
+    }
+
+    /// The structure and its parameters, as the recommendation names them.
+    pub fn describe(&self, n: u64) -> String {
+        match (&self.config, &self.rate) {
+            (Some(c), Some(r)) => format!(
+                "{} (m = {} bits, k = {}, {:.2} bits per key, {} bytes; rate {:.3e})",
+                c.kind,
+                c.m,
+                c.k,
+                c.memory_bytes as f64 * 8.0 / n as f64,
+                c.memory_bytes,
+                r.fpr_measured
+            ),
+            _ => "no filter".into(),
+        }
+    }
+
+    /// The cost per query at σ and `t_w` from the central values (`t_w` without a filter).
+    pub fn cost_at_work(&self, sigma: f64, t_w: f64) -> f64 {
+        let eps = self.rate.as_ref().map_or(1.0, |r| r.fpr_measured);
+        let time = |t: Option<Bounded>| t.map_or(0.0, |t| t.value);
+        cost_at(sigma, eps, time(self.absent), time(self.present), t_w)
+    }
+
+    /// ns per query of lookups alone: `σ·t_a + (1 - σ)·t_p`.
+    pub fn lookup_ns(&self, sigma: f64) -> f64 {
+        match (self.absent, self.present) {
+            (Some(a), Some(p)) => sigma * a.value + (1.0 - sigma) * p.value,
+            _ => 0.0,
+        }
+    }
+}
+
+/// The best of another structure than the chosen one (no filter counting as one).
+pub fn runner_up(priced: &[Priced], chosen: usize) -> Option<usize> {
+    let family = priced[chosen].family();
+    (0..priced.len())
+        .filter(|&i| priced[i].family() != family)
+        .min_by(|&a, &b| priced[a].cost.value.total_cmp(&priced[b].cost.value))
+}
