@@ -1,12 +1,13 @@
 //! Every vector path this CPU runs (AVX2 forced on an AVX-512 machine too) builds the same
 //! bits and gives the same answers as the scalar path, key by key and batched, for the
-//! blocked (512-bit) and split-block filters, at every shape tried: k below, at and above a
+//! classic filter on multiply-shift and the blocked (512-bit) and split-block filters, at
+//! every shape tried: k below, at and above a
 //! register's eight lanes, in-cache and prefetching sizes, power-of-two and other block
 //! counts; and the lanes give the indexes of the family's own index function.
 
 use bloomlab::hash::{HashFamily, Simd};
 use bloomlab::structures::{BlockedFilter, FilterKind, Membership, Shape, SplitBlockFilter};
-use bloomlab::{HashScheme, KeySource};
+use bloomlab::{BloomFilter, HashScheme, KeySource};
 
 const HASHES: [HashScheme; 2] = [HashScheme::MultiplyShift, HashScheme::DoubleHashing];
 
@@ -145,5 +146,49 @@ fn filters_start_on_the_widest_path_and_refuse_a_path_they_cannot_take() {
             .unwrap()
             .on(simd);
         assert!(refused.is_err(), "{simd} accepted on a CPU without it");
+    }
+}
+
+/// The classic filter on multiply-shift: every vector path sets the bits of the scalar
+/// loops and gives their answers, key by key and batched, for k within, at and beyond a
+/// register's lanes, m a power of two or not, in cache and prefetching.
+#[test]
+fn classic_paths_set_the_same_bits_and_answer_alike() {
+    let keys = KeySource::new(24);
+    let shapes = [40_000u64, 1 << 16, 1_000, (1 << 23) + 5]
+        .into_iter()
+        .flat_map(|m| [1, 2, 4, 5, 7, 8, 9, 16, 17, 64].map(|k| (m, k)))
+        .filter(|&(m, k)| m < 1 << 20 || [7, 17].contains(&k));
+    for (m, k) in shapes {
+        let n = m / (10 + u64::from(k) / 4);
+        let build = |simd| {
+            BloomFilter::new(m, k, HashScheme::MultiplyShift, 9)
+                .unwrap()
+                .on(simd)
+                .unwrap()
+        };
+        let words = |f: &BloomFilter| f.words().to_vec();
+        let scalar = run(build(Simd::Scalar), words, &keys, n);
+        for simd in Simd::available() {
+            let filter = build(simd);
+            assert_eq!(filter.simd(), simd);
+            let on = run(filter, words, &keys, n);
+            assert!(on.0 == scalar.0, "{simd} bits differ: m={m} k={k}");
+            assert!(on.1 == scalar.1, "{simd} answers differ: m={m} k={k}");
+        }
+    }
+}
+
+#[test]
+fn classic_filters_start_on_the_widest_path_and_refuse_one_they_cannot_take() {
+    let filter = |hash| BloomFilter::new(40_000, 7, hash, 1).unwrap();
+    assert_eq!(filter(HashScheme::MultiplyShift).simd(), Simd::best());
+    assert_eq!(filter(HashScheme::DoubleHashing).simd(), Simd::Scalar);
+    for simd in Simd::available().into_iter().filter(|&s| s != Simd::Scalar) {
+        let refused = filter(HashScheme::Xxh3).on(simd).unwrap_err().to_string();
+        assert!(refused.contains("simd"), "{refused}");
+    }
+    for simd in Simd::ALL.into_iter().filter(|s| !s.runs_here()) {
+        assert!(filter(HashScheme::MultiplyShift).on(simd).is_err());
     }
 }

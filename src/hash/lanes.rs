@@ -101,7 +101,32 @@ impl Lanes {
     }
 }
 
+/// The multiply-shift functions `((a_i·x + b_i) · m) >> 64` as lanes, for vector code: the
+/// k multipliers and offsets each in an array of their own (slots from k on zero), and m.
+/// On a power-of-two m the product's high bits are the shift [`HashFamily::index`] takes.
+#[derive(Clone, Debug)]
+#[repr(C, align(64))]
+pub struct AffineLanes {
+    pub a: [u64; SLOTS],
+    pub b: [u64; SLOTS],
+    pub m: u64,
+}
+
 impl HashFamily {
+    /// The family's functions in [`AffineLanes`] form, on the multiply-shift paths
+    /// ([`IndexPath::MultiplyShift`], [`IndexPath::MultiplyShiftPow2`]); none on the others.
+    pub fn affine_lanes(&self) -> Option<AffineLanes> {
+        matches!(
+            self.path,
+            IndexPath::MultiplyShift | IndexPath::MultiplyShiftPow2
+        )
+        .then(|| AffineLanes {
+            a: self.params.map(|[a, _]| a),
+            b: self.params.map(|[_, b]| b),
+            m: self.m,
+        })
+    }
+
     /// `[a_0, b_0]` when index 0 is `((a_0·x + b_0) · m) >> 64` (bloomlab's multiply-shift
     /// and double-hashing paths, a power-of-two m included: there the shift is the same
     /// product's high bits); none on the others.

@@ -6,9 +6,10 @@ use serde::{Deserialize, Serialize};
 
 mod index;
 mod lanes;
+pub(crate) mod vector;
 
 pub use index::{INDEX_BITS, IndexMath, Probes, Reduce, Reducer, addressable_bits};
-pub use lanes::{Lanes, Simd};
+pub use lanes::{AffineLanes, Lanes, Simd};
 
 /// A hash of bytes with a 64-bit seed, as a shipped library applies it to a key. An integer
 /// key is hashed as its 8 little-endian bytes.

@@ -279,26 +279,13 @@ mod avx2 {
     use std::arch::x86_64::*;
 
     use crate::hash::Lanes;
+    use crate::hash::vector::avx2::mul64;
 
     entries!(#[target_feature(enable = "avx2")]);
 
     /// Inserts into a 512-bit block probe by probe, as the scalar path does: assembling
     /// the mask in two registers cost more than it saved.
     pub(super) use super::scalar::set512;
-
-    /// `a·y` mod 2^64 in each lane: `lo(a)·lo(y) + ((hi(a)·lo(y) + lo(a)·hi(y)) << 32)`.
-    #[inline(always)]
-    unsafe fn mul64(a: __m256i, y: __m256i, y_high: __m256i) -> __m256i {
-        // SAFETY: AVX2 (the module's requirement).
-        unsafe {
-            let low = _mm256_mul_epu32(a, y);
-            let cross = _mm256_add_epi64(
-                _mm256_mul_epu32(_mm256_srli_epi64::<32>(a), y),
-                _mm256_mul_epu32(a, y_high),
-            );
-            _mm256_add_epi64(low, _mm256_slli_epi64::<32>(cross))
-        }
-    }
 
     /// The indexes of lanes `4q..4q + 4` of the key whose [`Lanes::key`] is `(y, c)`.
     #[inline(always)]

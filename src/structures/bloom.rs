@@ -4,8 +4,9 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
+use super::bloom_simd::Kernel;
 use crate::error::{Error, Result};
-use crate::hash::{HashFamily, HashScheme, IndexMath, MAX_K, with_index};
+use crate::hash::{HashFamily, HashScheme, IndexMath, MAX_K, Simd, with_index};
 use crate::words::{Words, prefetch, prefetch_pays};
 
 /// Keys per group of the batched paths: enough probe lines in flight to cover a memory
@@ -75,6 +76,10 @@ pub struct BloomFilter {
     m: u64,
     k: u32,
     hashes: HashFamily,
+    /// The k probes in vector lanes ([`Kernel`]) for inserts and, in cache, batched
+    /// queries: on the multiply-shift paths where the CPU has AVX2 or AVX-512; none (the
+    /// scalar loops below) elsewhere.
+    kernel: Option<Kernel>,
 }
 
 impl BloomFilter {
@@ -93,12 +98,43 @@ impl BloomFilter {
         hash_seed: u64,
     ) -> Result<Self> {
         check_shape(m, k)?;
+        let hashes = HashFamily::with_math(scheme, math, k, m, hash_seed);
         Ok(BloomFilter {
             words: Words::zeroed(m)?,
             m,
             k,
-            hashes: HashFamily::with_math(scheme, math, k, m, hash_seed),
+            kernel: Kernel::new(&hashes, k, Simd::best()),
+            hashes,
         })
+    }
+
+    /// The same filter computing its probes on another path: the scalar loops, or a vector
+    /// path on multiply-shift; refused when this CPU lacks the path or the family has no
+    /// vector form.
+    pub fn on(mut self, simd: Simd) -> Result<Self> {
+        if simd == Simd::Scalar {
+            self.kernel = None;
+            return Ok(self);
+        }
+        self.kernel = Some(Kernel::new(&self.hashes, self.k, simd).ok_or_else(|| {
+            let why = if simd.runs_here() {
+                "no vector form for this hash"
+            } else {
+                "this CPU lacks it"
+            };
+            Error::invalid(
+                "simd",
+                simd,
+                why,
+                "scalar, or a path this CPU runs on multiply-shift",
+            )
+        })?);
+        Ok(self)
+    }
+
+    /// The path that computes the probes.
+    pub fn simd(&self) -> Simd {
+        self.kernel.as_ref().map_or(Simd::Scalar, Kernel::simd)
     }
 
     /// The hash functions.
@@ -124,6 +160,9 @@ impl BloomFilter {
     /// Sets the k bits of `key`.
     #[inline]
     pub fn insert(&mut self, key: u64) {
+        if let Some(kernel) = &self.kernel {
+            return kernel.set(&mut self.words, key);
+        }
         let (words, hashes, k) = (&mut self.words, &self.hashes, self.k);
         with_index!(hashes, index => set_probes_out_of_line(words, hashes, k, key, index))
     }
@@ -178,9 +217,13 @@ impl BloomFilter {
     }
 
     /// Inserts every key of `keys`, [`GROUP`] at a time: each round hashes probe i of the
-    /// group's keys and prefetches their words before setting any. The same bits as
-    /// inserting the keys one by one (OR commutes).
+    /// group's keys and prefetches their words before setting any; in cache, with a vector
+    /// kernel, key by key in one loop. The same bits as inserting the keys one by one (OR
+    /// commutes).
     pub fn insert_batch(&mut self, keys: &[u64]) {
+        if let Some(kernel) = self.kernel.as_ref().filter(|_| !prefetch_pays(&self.words)) {
+            return kernel.set_many(&mut self.words, keys);
+        }
         with_index!(self.hashes, index => self.set_batch(keys, index))
     }
 
@@ -207,9 +250,12 @@ impl BloomFilter {
     /// the keys still undecided and hashes their probe i + 1, prefetching it for a key whose
     /// bit was set (a key found absent prefetches the line it just read instead, so no
     /// branch). An absent key touches about `1/(1 - fill)` lines, the group's misses overlap,
-    /// and round i + 1's lines are in flight while round i is still testing.
-    /// `answers` must be as long as `keys`.
+    /// and round i + 1's lines are in flight while round i is still testing. In cache, with
+    /// a vector kernel, key by key in one loop. `answers` must be as long as `keys`.
     pub fn contains_batch(&self, keys: &[u64], answers: &mut [bool]) {
+        if let Some(kernel) = self.kernel.as_ref().filter(|_| !prefetch_pays(&self.words)) {
+            return kernel.test_many(&self.words, keys, answers);
+        }
         with_index!(self.hashes, index => self.test_batch(keys, answers, index))
     }
 

@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 mod block_simd;
 mod blocks;
 pub mod bloom;
+mod bloom_simd;
 pub mod child_groups;
 pub mod interface;
 mod packed;
