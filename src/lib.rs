@@ -63,6 +63,4 @@ pub use hash::{HashFamily, HashScheme};
 pub use keys::KeySource;
 pub use pipeline::membership::{FilterMeasurement, measure};
 pub use structures::bloom::BloomFilter;
-/// The shipped crates' adapters, as they were reached before they joined the structures.
-pub use structures::peers;
 pub use structures::{Filter, Membership};
