@@ -342,8 +342,8 @@ impl Record for AuditRow {
     fn columns() -> Vec<Column> {
         vec![
             col("filter", Cell::Plain("name")),
-            col("library", Cell::Plain("library")).wide_only(),
-            col("spec", Cell::Plain("filter")).wide_only(),
+            col("library", Cell::PlainUnlessSame("library", "name")).wide_only(),
+            col("spec", Cell::PlainUnlessSame("filter", "name")).wide_only(),
             col("keys", Cell::Plain("key_form")),
             col("promise", Cell::Percent("fpr_configured")),
             col("load", Cell::Fixed("load", 2)),

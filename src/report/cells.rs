@@ -27,6 +27,9 @@ pub enum Cell {
     Times(&'static str),
     /// Two ratio fields shown as an interval of multiples: `[10.1x, 12.4x]`.
     TimesInterval(&'static str, &'static str),
+    /// The first field as it is, blank where it reads the same as the second: a column that
+    /// would only repeat another says nothing.
+    PlainUnlessSame(&'static str, &'static str),
 }
 
 impl Cell {
@@ -36,7 +39,10 @@ impl Cell {
             Cell::Plain(key) | Cell::Percent(key) | Cell::Fixed(key, _) | Cell::Times(key) => {
                 vec![key]
             }
-            Cell::Interval(a, b) | Cell::Ratio(a, b) | Cell::TimesInterval(a, b) => vec![a, b],
+            Cell::Interval(a, b)
+            | Cell::Ratio(a, b)
+            | Cell::TimesInterval(a, b)
+            | Cell::PlainUnlessSame(a, b) => vec![a, b],
         }
     }
 
@@ -57,6 +63,8 @@ impl Cell {
                 format!("[{}, {}]", times(number(lo)), times(number(hi)))
             }
             Cell::Ratio(a, b) => format!("{}/{}", plain(record.get(a)), plain(record.get(b))),
+            Cell::PlainUnlessSame(a, b) if record.get(a) == record.get(b) => String::new(),
+            Cell::PlainUnlessSame(a, _) => plain(record.get(a)),
         }
     }
 }
@@ -172,5 +180,17 @@ mod tests {
             "[10.1x, 12.4x]"
         );
         assert_eq!(Cell::Times("absent").show(record), "");
+    }
+
+    #[test]
+    fn a_column_that_would_repeat_another_is_blank() {
+        let same = serde_json::json!({"name": "fastbloom", "library": "fastbloom"});
+        let other = serde_json::json!({"name": "rbloom", "library": "rbloom 1.5.4 Bloom"});
+        let cell = Cell::PlainUnlessSame("library", "name");
+        assert_eq!(cell.show(same.as_object().expect("an object")), "");
+        assert_eq!(
+            cell.show(other.as_object().expect("an object")),
+            "rbloom 1.5.4 Bloom"
+        );
     }
 }

@@ -28,7 +28,7 @@ impl Record for LegendEntry {
         vec![
             col("field", Cell::Plain("field")),
             col("column", Cell::Plain("header")),
-            col("meaning", Cell::Plain("meaning")),
+            col("meaning", Cell::Plain("meaning")).wrapped(),
         ]
     }
 }

@@ -38,6 +38,9 @@ pub struct Column {
     /// For a verdict column (a check each row passes or fails, a flag), the cell text that
     /// flags the row: the HTML page badges the cell and lists flagged rows first.
     pub flagged_when: Option<&'static str>,
+    /// Prose that the terminal table wraps so that the grid fits the terminal
+    /// ([`table::width_limit`]).
+    pub wraps: bool,
 }
 
 /// A column that both views show.
@@ -47,6 +50,7 @@ pub const fn col(header: &'static str, cell: Cell) -> Column {
         cell,
         narrow: true,
         flagged_when: None,
+        wraps: false,
     }
 }
 
@@ -63,6 +67,14 @@ impl Column {
     pub const fn flags_when(self, text: &'static str) -> Column {
         Column {
             flagged_when: Some(text),
+            ..self
+        }
+    }
+
+    /// The same column as prose, wrapped in the terminal to fit its width.
+    pub const fn wrapped(self) -> Column {
+        Column {
+            wraps: true,
             ..self
         }
     }
