@@ -2,7 +2,8 @@
 
 use crate::error::{Error, Result};
 use crate::hash::{HashFamily, HashScheme, with_index};
-use crate::structures::bloom::{MAX_BITS, every_group, popcount};
+use crate::structures::bloom::{MAX_BITS, popcount};
+use crate::structures::probe_groups::every_group;
 use crate::theory;
 use crate::words::{LINE_WORDS, Words, prefetch, prefetch_pays};
 

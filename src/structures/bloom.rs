@@ -9,12 +9,13 @@ use crate::error::{Error, Result};
 use crate::hash::{HashFamily, HashScheme, IndexMath, MAX_K, Simd, with_index};
 use crate::words::{Words, prefetch, prefetch_pays};
 
+use super::probe_groups::PROBE_GROUP;
+use super::probe_groups::every_group;
+
 /// Keys per group of the batched paths: enough probe lines in flight to cover a memory
 /// latency (about 14 lines at the rates measured here) through the rounds in which few keys
 /// remain undecided.
 pub const GROUP: usize = 256;
-/// Probes a query tests between exits ([`every_group`]).
-const PROBE_GROUP: usize = 4;
 /// Probes hashed per round of parallel insertion: 4 bytes each, so the lists hold 4 MiB.
 const PARALLEL_PROBES: usize = 1 << 20;
 
@@ -384,23 +385,6 @@ impl BloomFilter {
     pub fn fill(&self) -> f64 {
         self.set_bits() as f64 / self.m as f64
     }
-}
-
-/// True when `set(group)` holds for every group of probes `0..k`, [`PROBE_GROUP`] probes to a
-/// group (the last one shorter): a query tests a group without a branch, a constant length
-/// that unrolls, and exits after each group that fails. An absent key at half fill leaves the
-/// first group 15 times in 16, a well-predicted branch, having computed 4 probes rather than
-/// k, and a group's loads are independent, so their misses overlap.
-#[inline(always)]
-pub(crate) fn every_group(k: usize, set: impl Fn(Range<usize>) -> bool) -> bool {
-    let mut start = 0;
-    while start + PROBE_GROUP <= k {
-        if !set(start..start + PROBE_GROUP) {
-            return false;
-        }
-        start += PROBE_GROUP;
-    }
-    set(start..k)
 }
 
 /// Sets the k probes of `key`. The words and the family come in as separate arguments, so

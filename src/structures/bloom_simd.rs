@@ -13,7 +13,7 @@
 //! a closure: a closure is not compiled with its caller's features, so its intrinsics
 //! would become calls.
 
-use super::bloom::every_group;
+use super::probe_groups::every_group;
 use crate::hash::{AffineLanes, HashFamily, Simd};
 
 /// A classic filter's probes on one vector path.

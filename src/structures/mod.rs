@@ -16,6 +16,7 @@ pub mod child_groups;
 pub mod interface;
 mod packed;
 pub mod peers;
+mod probe_groups;
 
 pub use binary_fuse::{BINARY_FUSE_BITS, BinaryFuseFilter};
 pub use blocked::{BLOCK_BITS, BlockedFilter};
