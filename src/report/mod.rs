@@ -103,11 +103,11 @@ pub enum View {
     Wide,
 }
 
-/// Refuses a column that reads a field the row type `R` does not serialise (its JSON schema
-/// is the list), so that a misspelt field name fails the first table built, in every test,
+/// Refuses a column that reads a field its rows do not serialise (the legend, read from the
+/// row type's JSON schema, lists every one), so that a misspelt field name fails the first table built, in every test,
 /// instead of printing a blank cell.
-fn check_columns<R: Record>(title: &str, columns: &[Column]) -> Result<()> {
-    let fields: Vec<String> = legend::fields::<R>().into_iter().map(|(f, _)| f).collect();
+fn check_columns(title: &str, columns: &[Column], legend: &[LegendEntry]) -> Result<()> {
+    let fields: Vec<&str> = legend.iter().map(|e| e.field.as_str()).collect();
     for column in columns {
         if let Some(missing) = column
             .cell
@@ -151,14 +151,15 @@ impl Table {
             .collect::<Result<Vec<_>>>()?;
         let title = title.into();
         let columns = R::columns();
-        check_columns::<R>(&title, &columns)?;
+        let legend = legend::<R>();
+        check_columns(&title, &columns, &legend)?;
         Ok(Table {
             title,
             columns,
             records,
             preamble: Vec::new(),
             notes: Vec::new(),
-            legend: legend::<R>(),
+            legend,
         })
     }
 
