@@ -87,7 +87,7 @@ fn a_trial_is_a_pure_function_of_its_setup() {
     assert_eq!(run_trial(&setup).unwrap(), run_trial(&setup).unwrap());
     let reseeded = run_trial(&Setup {
         hash_seed: 5,
-        ..setup
+        ..setup.clone()
     })
     .unwrap();
     assert_ne!(run_trial(&setup).unwrap(), reseeded);

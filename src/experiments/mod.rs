@@ -331,7 +331,7 @@ pub fn measure_all(
         .flat_map(|s| {
             (0..trials).map(move |t| Setup {
                 hash_seed: s.hash_seed.wrapping_add(t),
-                ..*s
+                ..s.clone()
             })
         })
         .collect();
@@ -395,7 +395,7 @@ impl MeasuredPlan {
         }
         let mut said = Vec::new();
         for setup in &self.setups {
-            let line = crate::keys::duplicate_note(setup.keying.keys, setup.n);
+            let line = crate::keys::duplicate_note(&setup.keying.keys, setup.n);
             if let Some(line) = line.filter(|l| !said.contains(l)) {
                 said.push(line);
             }

@@ -173,12 +173,12 @@ Exit status 1 when either check fails.";
             setups.push(Setup {
                 n: scaled_n,
                 m: scaled_m,
-                ..base
+                ..base.clone()
             });
         }
         setups.extend((0..seeds).map(|j| Setup {
             hash_seed: base.hash_seed.wrapping_add(j),
-            ..base
+            ..base.clone()
         }));
         let measured = MeasuredPlan::new(&params.measure, setups)?;
         Ok(SeedCheckPlan {

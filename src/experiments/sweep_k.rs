@@ -161,7 +161,7 @@ impl Experiment for SweepK {
                 setups.iter().map(move |s| Setup {
                     seed: s.seed.wrapping_add(j),
                     hash_seed: s.hash_seed.wrapping_add(j),
-                    ..*s
+                    ..s.clone()
                 })
             })
             .collect();

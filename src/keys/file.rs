@@ -15,7 +15,51 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use super::strings::MAX_KEY_BYTES;
+use super::{Argument, Registration, Source};
 use crate::error::{Error, Result};
+
+pub static SOURCE: Registration = Registration {
+    name: "file",
+    argument: Some(Argument {
+        name: "PATH",
+        example: "file:keys.txt",
+    }),
+    help: "one key per line, as bytes, read once (a file, pipe or FIFO); n is the number of lines unless --n takes fewer",
+    build: |_, path| Ok(std::sync::Arc::new(KeyFile::new(path))),
+};
+
+impl Source for KeyFile {
+    fn spec(&self) -> String {
+        format!("{}:{}", SOURCE.name, self.path.display())
+    }
+
+    fn for_each_bytes(
+        &self,
+        name: &'static str,
+        _first: u64,
+        count: u64,
+        each: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<()> {
+        self.for_each(name, count, each)
+    }
+
+    /// Its lines may repeat one another.
+    fn injective_below(&self, _limit: u64) -> bool {
+        false
+    }
+
+    fn available(&self, name: &'static str) -> Result<Option<u64>> {
+        self.lines(name).map(Some)
+    }
+
+    fn exhausted_by_inserts(&self) -> bool {
+        true
+    }
+
+    fn duplicates(&self, name: &'static str, n: u64) -> Result<Option<u64>> {
+        KeyFile::duplicates(self, name, n)
+    }
+}
 
 /// A key file, read once (on first use) into a [`Store`].
 #[derive(Debug)]

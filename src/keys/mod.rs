@@ -1,5 +1,6 @@
 //! Key sources: where the inserted and the queried keys come from. A source is one file in
-//! this folder and one line of [`SOURCES`]; a key is a u64 or a string of bytes ([`Key`]).
+//! this folder (its [`Source`] and its `SOURCE` [`Registration`]) and its name in
+//! `key_sources!`; a key is a u64 or a string of bytes ([`Key`]).
 //!
 //! A run inserts the source's keys for counters `0..n` and queries keys for counters
 //! `n..n+q` (a file's keys are its lines from the first, for either role).
@@ -9,14 +10,9 @@
 //! largest power of two dividing STEP). [`KeySpec::duplicates`] counts the repeats; a
 //! repeated key sets nothing new, so predictions are made for the distinct keys.
 
-mod file;
-mod random;
-mod sequential;
-mod strided;
-mod strings;
-
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -26,6 +22,20 @@ pub use strings::{MAX_KEY_BYTES, StringFormat};
 
 use crate::error::{Error, Result};
 
+/// Registers the key sources: each name is a module of this folder holding a
+/// `pub static SOURCE: Registration`. The order is the order `--help` lists them; the first
+/// is the default.
+macro_rules! key_sources {
+    ($($module:ident),* $(,)?) => {
+        $(mod $module;)*
+
+        /// Every key source, in the order `--help` lists them; the first is the default.
+        pub static SOURCES: &[&Registration] = &[$(&$module::SOURCE),*];
+    };
+}
+
+key_sources!(random, sequential, strided, strings, file);
+
 /// A key as a structure receives it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Key<'a> {
@@ -33,74 +43,114 @@ pub enum Key<'a> {
     Bytes(&'a [u8]),
 }
 
-/// A source by its name: what `--keys NAME[:ARG]` accepts.
+/// A source by its name: what `--keys NAME[:ARG]` accepts, and how it is built.
 #[derive(Debug)]
-pub struct Source {
+pub struct Registration {
     pub name: &'static str,
-    /// What the argument after `NAME:` is, if any.
-    pub argument: Option<&'static str>,
+    /// What the argument after `NAME:` is, and an example of it, if the source takes one.
+    pub argument: Option<Argument>,
     pub help: &'static str,
+    /// Builds the source from its argument (`""` for a source that takes none); `name`
+    /// names the parameter in the error.
+    pub build: fn(name: &'static str, argument: &str) -> Result<Arc<dyn Source>>,
 }
 
-/// Every key source, in the order `--help` lists them.
-pub static SOURCES: &[Source] = &[
-    Source {
-        name: "random",
-        argument: None,
-        help: "pseudo-random u64 keys from --seed (the default)",
-    },
-    Source {
-        name: "sequential",
-        argument: None,
-        help: "0, 1, 2, ... as u64",
-    },
-    Source {
-        name: "strided",
-        argument: Some("STEP"),
-        help: "0, STEP, 2·STEP, ... as u64",
-    },
-    Source {
-        name: "strings",
-        argument: Some("FORMAT"),
-        help: "the counter in a template, hashed as bytes: strings:user:{:06}",
-    },
-    Source {
-        name: "file",
-        argument: Some("PATH"),
-        help: "one key per line, as bytes, read once (a file, pipe or FIFO); n is the number of lines unless --n takes fewer",
-    },
-];
+/// The argument of a source, as `--help` and the errors name it.
+#[derive(Debug)]
+pub struct Argument {
+    /// `STEP`, `FORMAT`, `PATH`.
+    pub name: &'static str,
+    /// A whole `--keys` value using it: `strided:8`.
+    pub example: &'static str,
+}
 
-/// A parsed key source. Copy: its text and argument live for the program (parsing leaks
-/// them once, as `--filter NAME:ARG` does).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum KeySpec {
-    #[default]
-    Random,
-    Sequential,
-    Strided(u64),
-    Strings(&'static str, &'static StringFormat),
-    File(&'static KeyFile),
+/// What a key source does. Counters `0..n` give the inserted keys and `n..n+q` the queried
+/// ones; a source of u64 keys answers [`Source::ints`], the others [`Source::for_each_bytes`].
+pub trait Source: fmt::Debug + Send + Sync {
+    /// Written back as `--keys` takes it (`strided:8`).
+    fn spec(&self) -> String;
+
+    /// The integer keys from `seed`, as a function of the counter; None for byte keys.
+    fn ints(&self, _seed: u64) -> Option<IntKeys> {
+        None
+    }
+
+    /// Calls `each` on `count` byte keys from counter `first` on (only called on a source
+    /// whose [`Source::ints`] is None).
+    fn for_each_bytes(
+        &self,
+        _name: &'static str,
+        _first: u64,
+        _count: u64,
+        _each: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<()> {
+        Ok(())
+    }
+
+    /// True when distinct counters below `limit` give distinct keys, so that the counters
+    /// `0..n` and `n..n+q` of one source cannot share a key.
+    fn injective_below(&self, _limit: u64) -> bool {
+        true
+    }
+
+    /// The number of keys the source holds; None for a generated source, which has as many
+    /// keys as asked.
+    fn available(&self, _name: &'static str) -> Result<Option<u64>> {
+        Ok(None)
+    }
+
+    /// True when every key of the source is inserted, so that queries need another source.
+    fn exhausted_by_inserts(&self) -> bool {
+        false
+    }
+
+    /// How many of the keys of counters `0..n` repeat an earlier one; `None` when they were
+    /// not counted.
+    fn duplicates(&self, _name: &'static str, _n: u64) -> Result<Option<u64>> {
+        Ok(Some(0))
+    }
 }
 
 /// The integer keys of a source, as a function of the counter.
-#[derive(Clone, Copy, Debug)]
-pub enum IntKeys {
-    Random(KeySource),
-    Sequential,
-    Strided(u64),
-}
+#[derive(Clone)]
+pub struct IntKeys(Arc<dyn Fn(u64) -> u64 + Send + Sync>);
 
 impl IntKeys {
+    pub fn new(key: impl Fn(u64) -> u64 + Send + Sync + 'static) -> Self {
+        IntKeys(Arc::new(key))
+    }
+
     #[inline]
     pub fn key(&self, counter: u64) -> u64 {
-        match self {
-            IntKeys::Random(source) => source.key(counter),
-            IntKeys::Sequential => sequential::key(counter),
-            IntKeys::Strided(step) => strided::key(*step, counter),
-        }
+        (self.0)(counter)
     }
 }
+
+impl fmt::Debug for IntKeys {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("IntKeys")
+    }
+}
+
+/// A parsed key source; cloning shares it (a key file is read once, whichever clone reads
+/// it first).
+#[derive(Clone, Debug)]
+pub struct KeySpec(Arc<dyn Source>);
+
+impl Default for KeySpec {
+    /// The first registered source, `random`.
+    fn default() -> Self {
+        KeySpec::parse("keys", SOURCES[0].name).expect("the first source takes no argument")
+    }
+}
+
+impl PartialEq for KeySpec {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.spec() == other.0.spec()
+    }
+}
+
+impl Eq for KeySpec {}
 
 impl KeySpec {
     /// Parses `NAME` or `NAME:ARG`; `name` names the parameter in the error.
@@ -109,114 +159,98 @@ impl KeySpec {
             Some((source, arg)) => (source, Some(arg)),
             None => (text, None),
         };
+        let registration = SOURCES
+            .iter()
+            .find(|s| s.name == source)
+            .ok_or_else(|| Error::invalid(name, text, "unknown key source", allowed()))?;
         let needs =
             |what: &str| Error::invalid(name, text, format!("{source} takes {what}"), allowed());
-        match (source, arg) {
-            ("random", None) => Ok(KeySpec::Random),
-            ("sequential", None) => Ok(KeySpec::Sequential),
-            ("strided", Some(step)) => Ok(KeySpec::Strided(strided::parse(name, step)?)),
-            ("strings", Some(format)) => {
-                let parsed = StringFormat::parse(name, format)?;
-                Ok(KeySpec::Strings(leak(format), Box::leak(Box::new(parsed))))
-            }
-            ("file", Some(path)) if !path.is_empty() => {
-                Ok(KeySpec::File(Box::leak(Box::new(KeyFile::new(path)))))
-            }
-            ("random" | "sequential", Some(_)) => Err(needs("no argument")),
-            ("strided", None) => Err(needs("a STEP (strided:8)")),
-            ("strings", None) => Err(needs("a FORMAT (strings:user:{:06})")),
-            ("file", _) => Err(needs("a PATH (file:keys.txt)")),
-            _ => Err(Error::invalid(name, text, "unknown key source", allowed())),
+        match (&registration.argument, arg) {
+            (None, None) => (registration.build)(name, ""),
+            (None, Some(_)) => Err(needs("no argument")),
+            (Some(_), Some(arg)) if !arg.is_empty() => (registration.build)(name, arg),
+            (Some(argument), _) => Err(needs(&format!(
+                "a {} ({})",
+                argument.name, argument.example
+            ))),
         }
+        .map(KeySpec)
+    }
+
+    /// True for the default source, `random`, which the trials run on their fastest path.
+    pub fn is_default(&self) -> bool {
+        self.0.spec() == SOURCES[0].name
     }
 
     /// The integer keys, for the sources that make u64 keys.
-    pub fn ints(self, seed: u64) -> Option<IntKeys> {
-        match self {
-            KeySpec::Random => Some(IntKeys::Random(KeySource::new(seed))),
-            KeySpec::Sequential => Some(IntKeys::Sequential),
-            KeySpec::Strided(step) => Some(IntKeys::Strided(step)),
-            KeySpec::Strings(..) | KeySpec::File(_) => None,
-        }
+    pub fn ints(&self, seed: u64) -> Option<IntKeys> {
+        self.0.ints(seed)
     }
 
-    /// True when distinct counters below `limit` give distinct keys, so that the counters
-    /// `0..n` and `n..n+q` of one source cannot share a key.
-    pub fn injective_below(self, limit: u64) -> bool {
-        match self {
-            KeySpec::Strided(step) => {
-                let twos = step.trailing_zeros();
-                twos == 0 || limit <= u64::MAX >> twos
-            }
-            KeySpec::File(_) => false,
-            _ => true,
-        }
+    /// See [`Source::injective_below`].
+    pub fn injective_below(&self, limit: u64) -> bool {
+        self.0.injective_below(limit)
     }
 
     /// The lines of a file source (checked: a file, pipe or FIFO, readable, not empty, no
     /// line over 64 KiB; read once, here); None for a generated source, which has as many
     /// keys as asked.
-    pub fn available(self, name: &'static str) -> Result<Option<u64>> {
-        match self {
-            KeySpec::File(file) => file.lines(name).map(Some),
-            _ => Ok(None),
-        }
+    pub fn available(&self, name: &'static str) -> Result<Option<u64>> {
+        self.0.available(name)
     }
 
     /// The query source when none is given: the same source past the n inserted keys, or
-    /// random keys for a file (whose lines are all inserted).
-    pub fn default_queries(self) -> KeySpec {
-        match self {
-            KeySpec::File(_) => KeySpec::Random,
-            other => other,
+    /// the default source for one whose keys are all inserted (a file).
+    pub fn default_queries(&self) -> KeySpec {
+        match self.0.exhausted_by_inserts() {
+            true => KeySpec::default(),
+            false => self.clone(),
         }
     }
 
     /// Calls `each` on `count` keys from counter `first` on (a file: its first `count`
     /// lines). Integer keys are given as [`Key::Int`], the others as [`Key::Bytes`].
     pub fn for_each(
-        self,
+        &self,
         name: &'static str,
         seed: u64,
         first: u64,
         count: u64,
         mut each: impl FnMut(Key<'_>) -> Result<()>,
     ) -> Result<()> {
-        let counters = first..first.saturating_add(count);
-        match self {
-            KeySpec::Strings(_, format) => {
-                let mut buffer = Vec::new();
-                for counter in counters {
-                    format.write(counter, &mut buffer);
-                    each(Key::Bytes(&buffer))?;
-                }
-                Ok(())
+        match self.0.ints(seed) {
+            Some(keys) => {
+                (first..first.saturating_add(count)).try_for_each(|c| each(Key::Int(keys.key(c))))
             }
-            KeySpec::File(file) => file.for_each(name, count, |line| each(Key::Bytes(line))),
-            ints => {
-                let keys = ints.ints(seed).ok_or_else(|| {
-                    Error::invalid(name, ints, "not an integer source", allowed())
-                })?;
-                counters
-                    .into_iter()
-                    .try_for_each(|c| each(Key::Int(keys.key(c))))
-            }
+            None => self
+                .0
+                .for_each_bytes(name, first, count, &mut |bytes| each(Key::Bytes(bytes))),
         }
+    }
+
+    /// How many of the keys of counters `0..n` repeat an earlier one (see the module
+    /// documentation); `None` when they were not counted (a key file past
+    /// [`file::MAX_COUNTED_KEYS`] lines).
+    pub fn duplicates(&self, name: &'static str, n: u64) -> Result<Option<u64>> {
+        self.0.duplicates(name, n)
     }
 }
 
-fn leak(text: &str) -> &'static str {
-    Box::leak(text.to_string().into_boxed_str())
+impl Registration {
+    /// `NAME` or `NAME:ARG`, as `--keys` takes it.
+    fn usage(&self) -> String {
+        match &self.argument {
+            Some(argument) => format!("{}:{}", self.name, argument.name),
+            None => self.name.to_string(),
+        }
+    }
 }
 
 /// The sources as `--keys` accepts them.
 pub fn allowed() -> String {
     SOURCES
         .iter()
-        .map(|s| match s.argument {
-            Some(argument) => format!("{}:{argument}", s.name),
-            None => s.name.to_string(),
-        })
+        .map(|s| s.usage())
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -224,23 +258,13 @@ pub fn allowed() -> String {
 /// One line per source, for `--help`.
 pub fn help() -> String {
     SOURCES.iter().fold(String::new(), |text, s| {
-        let name = match s.argument {
-            Some(argument) => format!("{}:{argument}", s.name),
-            None => s.name.to_string(),
-        };
-        format!("{text}\n  {name:<16} {}", s.help)
+        format!("{text}\n  {:<16} {}", s.usage(), s.help)
     })
 }
 
 impl fmt::Display for KeySpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            KeySpec::Random => f.write_str("random"),
-            KeySpec::Sequential => f.write_str("sequential"),
-            KeySpec::Strided(step) => write!(f, "strided:{step}"),
-            KeySpec::Strings(text, _) => write!(f, "strings:{text}"),
-            KeySpec::File(file) => write!(f, "file:{}", file.path().display()),
-        }
+        f.write_str(&self.0.spec())
     }
 }
 
@@ -269,26 +293,9 @@ impl Serialize for KeySpec {
     }
 }
 
-impl KeySpec {
-    /// How many of the keys of counters `0..n` repeat an earlier one (see the module
-    /// documentation); `None` when they were not counted (a key file past
-    /// [`file::MAX_COUNTED_KEYS`] lines).
-    pub fn duplicates(self, name: &'static str, n: u64) -> Result<Option<u64>> {
-        match self {
-            KeySpec::File(file) => file.duplicates(name, n),
-            KeySpec::Strided(step) => {
-                let twos = step.trailing_zeros();
-                let distinct = 1u64.checked_shl(64 - twos).unwrap_or(u64::MAX);
-                Ok(Some(n.saturating_sub(distinct)))
-            }
-            _ => Ok(Some(0)),
-        }
-    }
-}
-
 /// The note on the duplicate keys among the first n inserted (a key file, or a strided
 /// source past its period), or `None` when there are none or they were not counted.
-pub fn duplicate_note(keys: KeySpec, n: u64) -> Option<String> {
+pub fn duplicate_note(keys: &KeySpec, n: u64) -> Option<String> {
     let duplicates = keys.duplicates("keys", n).ok().flatten()?;
     (duplicates > 0).then(|| {
         format!(
@@ -306,18 +313,16 @@ mod tests {
 
     #[test]
     fn only_a_strided_source_past_its_period_repeats_among_generated_keys() {
-        let strided = KeySpec::Strided(1 << 63);
+        let spec = |text: &str| KeySpec::parse("keys", text).unwrap();
+        let strided = spec("strided:9223372036854775808");
         // 0, 2^63, 0, 2^63, 0: three repeats.
         assert_eq!(strided.duplicates("keys", 5).unwrap(), Some(3));
         assert_eq!(strided.duplicates("keys", 2).unwrap(), Some(0));
         assert_eq!(
-            KeySpec::Strided(3).duplicates("keys", u64::MAX).unwrap(),
+            spec("strided:3").duplicates("keys", u64::MAX).unwrap(),
             Some(0)
         );
-        assert_eq!(
-            KeySpec::Random.duplicates("keys", 1 << 40).unwrap(),
-            Some(0)
-        );
+        assert_eq!(spec("random").duplicates("keys", 1 << 40).unwrap(), Some(0));
         let keys: Vec<u64> = (0..5).map(|c| strided::key(1 << 63, c)).collect();
         let distinct: std::collections::HashSet<_> = keys.iter().collect();
         assert_eq!(keys.len() - distinct.len(), 3);

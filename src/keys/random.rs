@@ -1,7 +1,33 @@
 //! `random`: reproducible pseudo-random u64 keys, a keyed bijection of a counter (the default).
 
+use std::sync::Arc;
+
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
+
+use super::{IntKeys, Registration, Source};
+
+pub static SOURCE: Registration = Registration {
+    name: "random",
+    argument: None,
+    help: "pseudo-random u64 keys from --seed (the default)",
+    build: |_, _| Ok(Arc::new(Random)),
+};
+
+/// [`KeySource`] of the run's seed.
+#[derive(Debug)]
+struct Random;
+
+impl Source for Random {
+    fn spec(&self) -> String {
+        SOURCE.name.to_string()
+    }
+
+    fn ints(&self, seed: u64) -> Option<IntKeys> {
+        let keys = KeySource::new(seed);
+        Some(IntKeys::new(move |c| keys.key(c)))
+    }
+}
 
 /// Keys as a keyed bijection of a counter, so that distinct counters give distinct keys.
 ///

@@ -1,7 +1,53 @@
 //! `strings:FORMAT`: the counter written into a text template, `user:{:06}` → `user:000042`
 //! (user names, URLs, e-mail addresses), hashed as its bytes.
 
+use std::sync::Arc;
+
+use super::{Argument, Registration, Source};
 use crate::error::{Error, Result};
+
+pub static SOURCE: Registration = Registration {
+    name: "strings",
+    argument: Some(Argument {
+        name: "FORMAT",
+        example: "strings:user:{:06}",
+    }),
+    help: "the counter in a template, hashed as bytes: strings:user:{:06}",
+    build: |name, format| {
+        Ok(Arc::new(Strings {
+            text: format.to_string(),
+            format: StringFormat::parse(name, format)?,
+        }))
+    },
+};
+
+/// The counter written into the template `text`.
+#[derive(Debug)]
+struct Strings {
+    text: String,
+    format: StringFormat,
+}
+
+impl Source for Strings {
+    fn spec(&self) -> String {
+        format!("{}:{}", SOURCE.name, self.text)
+    }
+
+    fn for_each_bytes(
+        &self,
+        _name: &'static str,
+        first: u64,
+        count: u64,
+        each: &mut dyn FnMut(&[u8]) -> Result<()>,
+    ) -> Result<()> {
+        let mut buffer = Vec::new();
+        for counter in first..first.saturating_add(count) {
+            self.format.write(counter, &mut buffer);
+            each(&buffer)?;
+        }
+        Ok(())
+    }
+}
 
 /// Longest key accepted, from any source: 64 KiB.
 pub const MAX_KEY_BYTES: usize = 1 << 16;

@@ -75,7 +75,7 @@ fn source_help(first: &str) -> String {
 impl KeyParams {
     /// The inserted source.
     pub fn keys(&self) -> KeySpec {
-        self.keys.unwrap_or_default()
+        self.keys.clone().unwrap_or_default()
     }
 
     /// n: `--n` when given (refused above a key file's lines), else the key file's lines,
@@ -97,7 +97,7 @@ impl KeyParams {
 
     /// The lines of a query file (`--query-keys file:PATH`); `None` for a generated source.
     pub fn query_lines(&self) -> Result<Option<u64>> {
-        let lines = self.query_keys.map(|q| q.available("query_keys"));
+        let lines = self.query_keys.as_ref().map(|q| q.available("query_keys"));
         Ok(lines.transpose()?.flatten())
     }
 
@@ -137,7 +137,7 @@ impl KeyParams {
         (n, m, queries): (u64, u64, u64),
     ) -> Result<(u64, Keying)> {
         self.n_or(Some(n), n)?;
-        let query_keys = self.query_keys;
+        let query_keys = self.query_keys.clone();
         if let Some(lines) = self.query_lines()?
             && lines < queries
         {

@@ -14,7 +14,7 @@ pub const MAX_OVERLAP_KEYS: u64 = 50_000_000;
 
 /// Where the keys come from and how they become bit positions: random keys and the
 /// scheme's own arithmetic unless asked.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Keying {
     /// Inserted keys (`--keys`).
     pub keys: KeySpec,
@@ -35,6 +35,7 @@ impl Keying {
     /// The query source in use.
     pub fn query_keys(&self) -> KeySpec {
         self.query_keys
+            .clone()
             .unwrap_or_else(|| self.keys.default_queries())
     }
 
@@ -62,7 +63,7 @@ pub fn overlap(keying: &Keying, n: u64, queries: u64, seed: u64, native: bool) -
     if keying.disjoint(n, queries) {
         return Ok(0);
     }
-    let inserted = (keying.keys, "keys", 0, n);
+    let inserted = (keying.keys.clone(), "keys", 0, n);
     let queried = (keying.query_keys(), "query_keys", n, queries);
     let (held, streamed, held_are_queries) = if queries <= n {
         (queried, inserted, true)
@@ -72,7 +73,7 @@ pub fn overlap(keying: &Keying, n: u64, queries: u64, seed: u64, native: bool) -
     if held.3 > MAX_OVERLAP_KEYS {
         return Err(Error::invalid(
             "query_keys",
-            queried.0,
+            keying.query_keys(),
             format!(
                 "checking which query keys were inserted would hold {} keys",
                 held.3

@@ -20,7 +20,7 @@ use crate::theory;
 pub const CONFIDENCE: f64 = 0.95;
 
 /// Everything that determines one measurement.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Setup {
     pub n: u64,
     pub m: u64,

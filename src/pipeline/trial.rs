@@ -3,7 +3,7 @@
 //! batches, byte keys one at a time; then set beside the predictions ([`measure`]).
 
 use crate::error::{Error, Result};
-use crate::keys::{Key, KeySource, KeySpec};
+use crate::keys::{Key, KeySource};
 use crate::pipeline::keying::overlap;
 use crate::pipeline::measurement::{Measurement, Setup, Trial};
 use crate::pipeline::run::{OnKeys, Threads, insert_and_count};
@@ -41,7 +41,7 @@ pub fn run_trial_with(setup: &Setup, threads: Threads) -> Result<Trial> {
 /// queried (for progress); the trial is the same.
 pub fn run_trial_counted(setup: &Setup, threads: Threads, on_keys: &OnKeys<'_>) -> Result<Trial> {
     let keying = &setup.keying;
-    if keying.keys == KeySpec::Random && keying.query_keys() == KeySpec::Random {
+    if keying.keys.is_default() && keying.query_keys().is_default() {
         let keys = KeySource::new(setup.seed);
         return run_int_trial(setup, threads, on_keys, |c| keys.key(c), |c| keys.key(c));
     }

@@ -6,7 +6,7 @@
 use super::cost::{Bounded, INPUT_CONFIDENCE, median_interval};
 use crate::error::Result;
 use crate::hash::HashScheme;
-use crate::keys::{IntKeys, KeySource, KeySpec};
+use crate::keys::{IntKeys, KeySpec};
 use crate::pipeline::keying::Keying;
 use crate::pipeline::measurement::{Measurement, Setup};
 use crate::pipeline::timing::{LineBuffer, Operation, PassKeys, time_operation, time_passes};
@@ -16,7 +16,7 @@ use crate::structures::{Filter, FilterKind};
 pub use crate::pipeline::timing::thread_ns;
 
 /// What fixes a configuration's filter and keys.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Shape {
     pub kind: FilterKind,
     pub n: u64,
@@ -40,7 +40,7 @@ pub fn rate(shape: &Shape, queries: u64, on_keys: &(dyn Fn(u64) + Sync)) -> Resu
         hash: HashScheme::MultiplyShift,
         filter: shape.kind,
         keying: Keying {
-            keys: shape.keys,
+            keys: shape.keys.clone(),
             ..Keying::default()
         },
     };
@@ -50,10 +50,11 @@ pub fn rate(shape: &Shape, queries: u64, on_keys: &(dyn Fn(u64) + Sync)) -> Resu
 /// The integer keys the timings and the workload use: the source's own where it makes
 /// integers, random keys otherwise (byte keys reach every structure as their u64 prehash).
 pub fn int_keys(shape: &Shape) -> IntKeys {
-    shape
-        .keys
-        .ints(shape.seed)
-        .unwrap_or(IntKeys::Random(KeySource::new(shape.seed)))
+    shape.keys.ints(shape.seed).unwrap_or_else(|| {
+        KeySpec::default()
+            .ints(shape.seed)
+            .expect("random keys are integers")
+    })
 }
 
 /// The filter of the shape holding its n keys.

@@ -89,7 +89,7 @@ fn shape(plan: &AdvisePlan, c: &Config) -> Shape {
         k: c.k,
         seed: plan.seed,
         hash_seed: plan.hash_seed,
-        keys: plan.keys,
+        keys: plan.keys.clone(),
     }
 }
 
