@@ -57,7 +57,7 @@ fn structures(c: &mut Criterion) {
         let m = kind.layout(10 * n, k).unwrap();
         let mut filter = kind.build(n, m, k, HashScheme::MultiplyShift, 2).unwrap();
         keys.inserted(n).for_each(|key| filter.insert(key));
-        group.bench_function(BenchmarkId::new("query absent", kind), |b| {
+        group.bench_function(BenchmarkId::new("query absent", &kind), |b| {
             b.iter(|| {
                 keys.absent(n, n)
                     .filter(|&key| filter.contains(key))
@@ -65,7 +65,7 @@ fn structures(c: &mut Criterion) {
             })
         });
         let absent: Vec<u64> = keys.absent(n, n).collect();
-        group.bench_function(BenchmarkId::new("query absent batched", kind), |b| {
+        group.bench_function(BenchmarkId::new("query absent batched", &kind), |b| {
             b.iter(|| count_present(&*filter, &absent).unwrap())
         });
     }

@@ -33,7 +33,7 @@ fn setup(filter: FilterKind, n: u64, m: u64, k: u32, queries: u64) -> Setup {
 
 /// Bound: |z| <= 4 against the exact expectation, and the bits check passes.
 fn assert_matches(filter: FilterKind, n: u64, m: u64, k: u32, queries: u64) {
-    let row = measure("test", &setup(filter, n, m, k, queries)).unwrap();
+    let row = measure("test", &setup(filter.clone(), n, m, k, queries)).unwrap();
     assert!(
         row.z_exact.abs() <= 4.0 && row.bits_ok(),
         "{filter} n={n} m={m} k={k}: measured {} exact {} z_exact {} z_from_fill {}",
@@ -105,7 +105,7 @@ fn every_lookup_path_answers_as_the_scalar_one() {
         let kind = named(name);
         for (n, bits, k) in [(1, 8, 2), (100, 4, 4), (3_001, 10, 6), (20_000, 16, 8)] {
             let shape = Shape {
-                kind,
+                kind: kind.clone(),
                 n,
                 m: kind.layout(n * bits, k).unwrap(),
                 k,

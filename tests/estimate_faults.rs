@@ -148,7 +148,7 @@ fn a_program_is_timed_by_a_probe() {
     let program =
         bloomlab::structures::FilterKind::named(&format!("exec:{}", common::exec_fixture()))
             .unwrap();
-    let per_key = exec_probe(program);
+    let per_key = exec_probe(program.clone());
     assert!(per_key > 0.0 && per_key < 1e-3, "{per_key}");
     assert_ne!(per_key, EXEC_SECONDS_PER_KEY);
     // A run large enough to need it uses the probed speed.

@@ -36,7 +36,7 @@ proptest! {
         seed in any::<u64>(),
         hash_seed in any::<u64>(),
     ) {
-        let kind = FilterKind::peers()[which];
+        let kind = &FilterKind::peers()[which];
         let filter: Option<Box<dyn Filter>> = if by_rate {
             let fpr = 0.5f64.powi((bits_per_key / 2).max(1) as i32);
             Some(kind.for_rate((n / 4).max(1), fpr, hash_seed).unwrap())
@@ -73,7 +73,7 @@ fn adapters_match_their_own_predictions() {
         for (bits, k) in [(8, 5), (10, 7), (16, 11)] {
             // A structure that fixes k (a split-block filter: a bit in each of 8 words) takes its own.
             let k = kind.k_for(k);
-            let row = measure("test", &setup(kind, 20_000, bits, k, 32)).unwrap();
+            let row = measure("test", &setup(kind.clone(), 20_000, bits, k, 32)).unwrap();
             assert!(
                 row.z_exact.abs() <= 4.0 && row.bits_ok(),
                 "{kind} {bits} bits/key k={k}: measured {} exact {} (z {}), z_from_fill {}",
@@ -179,7 +179,7 @@ fn seeded_adapters_repeat_and_the_unseeded_one_is_said() {
             .iter()
             .map(|r| {
                 (
-                    r.measurement.filter,
+                    r.measurement.filter.clone(),
                     r.measurement.false_positives,
                     r.seeded == Some(true),
                 )

@@ -63,7 +63,7 @@ fn blocked_structures_match_their_own_predictions() {
         (named("split-block"), 8),
     ] {
         for bits in [6, 10, 16] {
-            let row = measure("test", &setup(filter, 4_000, 4_000 * bits, k)).unwrap();
+            let row = measure("test", &setup(filter.clone(), 4_000, 4_000 * bits, k)).unwrap();
             assert!(
                 row.z_exact.abs() <= 4.0 && row.bits_ok(),
                 "{filter} k={k} {bits} bits/key: z_exact {} z_from_fill {}",
@@ -413,7 +413,7 @@ fn a_1024_bit_blocked_filter_sits_between_the_classic_and_the_512_bit_one() {
         "{classic} {between} {blocked}"
     );
     for bits in [8, 12] {
-        let row = measure("test", &setup(wide, n, n * bits, k)).unwrap();
+        let row = measure("test", &setup(wide.clone(), n, n * bits, k)).unwrap();
         assert!(
             row.z_exact.abs() <= 4.0 && row.bits_ok(),
             "{bits} bits/key: z_exact {} z_from_fill {}",

@@ -119,7 +119,7 @@ pub fn check(shapes: &[(String, Setup)], progress: &ProgressBar) -> Result<Vec<E
         .iter()
         .map(|(shape, setup)| {
             let operations = (setup.n + setup.queries) as f64;
-            let estimated = operations_seconds(setup.filter, setup.k, setup.m, operations);
+            let estimated = operations_seconds(setup.filter.clone(), setup.k, setup.m, operations);
             let (start, cpu) = (Instant::now(), cpu_seconds());
             crate::pipeline::measure("estimates", setup)?;
             let (wall, cpu) = (start.elapsed().as_secs_f64(), cpu_seconds() - cpu);

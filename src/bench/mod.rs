@@ -28,14 +28,14 @@ pub type Build = fn(m: u64, k: u32, seed: u64) -> Result<Box<dyn Filter>>;
 
 /// How a contender's filter is made: a registered bloomlab structure on one of bloomlab's
 /// hash schemes, or a peer's builder.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub enum Maker {
     Own(FilterKind, HashScheme),
     Peer(Build),
 }
 
 /// An implementation timed: bloomlab's or a peer crate's, of one design.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub struct Contender {
     /// The design, as bloomlab's structure of it: classic, blocked, split-block.
     pub design: FilterKind,
@@ -49,8 +49,8 @@ pub struct Contender {
 impl Contender {
     /// An empty filter of m bits and k hashes for n keys.
     pub fn build(&self, m: u64, k: u32, n: u64, seed: u64) -> Result<Box<dyn Filter>> {
-        match self.maker {
-            Maker::Own(kind, hash) => kind.build(n, m, k, hash, seed),
+        match &self.maker {
+            Maker::Own(kind, hash) => kind.build(n, m, k, *hash, seed),
             Maker::Peer(build) => build(m, k, seed),
         }
     }
@@ -60,7 +60,7 @@ impl Contender {
 fn own(design: &'static Structure, hash: HashScheme) -> Contender {
     let design = FilterKind::of(design);
     Contender {
-        design,
+        design: design.clone(),
         peer: "bloomlab",
         maker: Maker::Own(design, hash),
         out_of_cache_by_default: true,
@@ -328,7 +328,12 @@ impl<'c> Entrant<'c> {
                     ns_min: round2(ns.min),
                     ns_max: round2(ns.max),
                     fpr_measured: self.fpr_measured,
-                    lines_per_key: lines_per_key(contender.design, *operation, k, self.filled),
+                    lines_per_key: lines_per_key(
+                        contender.design.clone(),
+                        *operation,
+                        k,
+                        self.filled,
+                    ),
                     ns_line_dependent: f64::NAN,
                     ns_line_independent: f64::NAN,
                     ratio_to_fastest_peer: None,
@@ -400,7 +405,7 @@ pub fn run(config: &BenchConfig, progress: &ProgressBar) -> Result<(Vec<BenchRow
     let mut designs: Vec<FilterKind> = Vec::new();
     for contender in &contenders {
         if !designs.contains(&contender.design) {
-            designs.push(contender.design);
+            designs.push(contender.design.clone());
         }
     }
     progress.inc_length((config.sizes.len() * config.ks.len() * contenders.len()) as u64);
@@ -418,8 +423,8 @@ pub fn run(config: &BenchConfig, progress: &ProgressBar) -> Result<(Vec<BenchRow
         let mut limit_passes = [Vec::new(), Vec::new()];
         let first_row = rows.len();
         for (i, &k) in config.ks.iter().enumerate() {
-            for &structure in &designs {
-                let of_design = contenders.iter().filter(|c| c.design == structure);
+            for structure in &designs {
+                let of_design = contenders.iter().filter(|c| &c.design == structure);
                 let design: Vec<&Contender> = of_design
                     .clone()
                     .filter(|c| {
@@ -565,7 +570,10 @@ pub fn time_versus_rate(config: &BenchConfig, progress: &ProgressBar) -> Result<
     let classic = FilterKind::of(&crate::structures::classic::STRUCTURE);
     let mut rows = Vec::new();
     for &k in &config.ks {
-        let mut filter = classic.build(n, size.m, k, HashScheme::MultiplyShift, config.seed)?;
+        let mut filter =
+            classic
+                .clone()
+                .build(n, size.m, k, HashScheme::MultiplyShift, config.seed)?;
         let fpr_measured = fill(&mut *filter, &keys, n, &pass_keys)?;
         let ns = time_operation(
             &mut *filter,

@@ -309,7 +309,9 @@ impl FilterSet {
         let keys = KeySource::new(config.seed);
         let mut filters = Vec::with_capacity(count as usize);
         for f in 0..count {
-            let mut filter = kind.build(n, m, config.k, HashScheme::MultiplyShift, config.seed)?;
+            let mut filter =
+                kind.clone()
+                    .build(n, m, config.k, HashScheme::MultiplyShift, config.seed)?;
             fill(
                 &mut *filter,
                 f * n..(f + 1) * n,
@@ -485,7 +487,7 @@ pub fn run(config: &WorkloadConfig, progress: &ProgressBar) -> Result<Vec<Worklo
     for structure in STRUCTURES {
         for size in &config.mix_sizes {
             let n = ((size.m as f64 / config.bits_per_key).round() as u64).max(1);
-            let set = FilterSet::build(structure, 1, n, size.m, config)?;
+            let set = FilterSet::build(structure.clone(), 1, n, size.m, config)?;
             for (name, present_share) in MIXES {
                 let queries = Queries::new(1, n, present_share, UNIFORM, config.seed);
                 let label = RowLabel {
@@ -500,7 +502,7 @@ pub fn run(config: &WorkloadConfig, progress: &ProgressBar) -> Result<Vec<Worklo
         }
         if with_set {
             let n = config.keys_per_small_filter;
-            let set = FilterSet::build(structure, small_count, n, small_m, config)?;
+            let set = FilterSet::build(structure.clone(), small_count, n, small_m, config)?;
             let bytes = set.filters.iter().map(|f| f.memory_bits() / 8).sum::<u64>();
             for access in ACCESS {
                 let queries = Queries::new(small_count, n, MIXES[0].1, access, config.seed);

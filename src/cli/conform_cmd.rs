@@ -64,7 +64,7 @@ fn run_conform(args: &ConformArgs) -> Result<ExitCode> {
             bits_per_key: sizing::check_bits_per_key(args.bits_per_key.unwrap_or(10.0))?,
             k: args
                 .k
-                .unwrap_or_else(|| fixed_k(args.filter, n, args.fpr).unwrap_or(7)),
+                .unwrap_or_else(|| fixed_k(args.filter.clone(), n, args.fpr).unwrap_or(7)),
         },
     };
     // Two filters of n keys, each asked the queries twice (batched and one by one).
@@ -76,7 +76,7 @@ fn run_conform(args: &ConformArgs) -> Result<ExitCode> {
     let operations = 2.0 * (n as f64 + 2.0 * queries as f64);
     bloomlab::params::preflight::Cost {
         key_operations: bloomlab::params::preflight::weighted_operations(
-            args.filter,
+            args.filter.clone(),
             k,
             bits,
             operations,
@@ -85,7 +85,7 @@ fn run_conform(args: &ConformArgs) -> Result<ExitCode> {
     }
     .check(args.yes)?;
     let request = ConformRequest {
-        filter: args.filter,
+        filter: args.filter.clone(),
         n,
         sizing,
         queries,

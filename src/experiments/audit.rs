@@ -180,7 +180,8 @@ Examples:
                 let queries = queries_for(plan.queries, fpr).unwrap_or(0) as f64;
                 let operations = top + queries * plan.loads.len() as f64;
                 let (m, k) = crate::theory::classic_design(plan.n, fpr);
-                let weigh = |e: &Entry| preflight::weighted_operations(e.kind, k, m, operations);
+                let weigh =
+                    |e: &Entry| preflight::weighted_operations(e.kind.clone(), k, m, operations);
                 plan.entries.iter().map(weigh).sum::<f64>()
             })
             .sum();
@@ -594,7 +595,7 @@ fn audit_entry(
             seed: seeds.seed(),
             hash_seed: seeds.hash_seed(),
             hash: HashScheme::MultiplyShift,
-            filter: entry.kind,
+            filter: entry.kind.clone(),
             keying: Default::default(),
         };
         let trial = Trial::of(&*filter, inserted, false_positives);

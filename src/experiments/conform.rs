@@ -35,7 +35,7 @@ pub enum Sizing {
 }
 
 /// What is checked: the structure, sized for n keys.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ConformRequest {
     pub filter: FilterKind,
     pub n: u64,
@@ -53,7 +53,7 @@ pub enum Conformance {
 
 /// Runs the checks of the module documentation on `request`.
 pub fn conform(request: &ConformRequest) -> Result<Conformance> {
-    let ConformRequest { filter, n, .. } = *request;
+    let ConformRequest { ref filter, n, .. } = *request;
     let keys = KeySource::new(request.seed);
     let build = || match request.sizing {
         Sizing::Rate(fpr) => filter.for_rate(n, fpr, request.seed),

@@ -375,7 +375,12 @@ impl MeasuredPlan {
             .iter()
             .map(|s| {
                 let operations = trials * (s.n as f64 + s.queries as f64);
-                crate::params::preflight::weighted_operations(s.filter, s.k, s.m, operations)
+                crate::params::preflight::weighted_operations(
+                    s.filter.clone(),
+                    s.k,
+                    s.m,
+                    operations,
+                )
             })
             .sum();
         let largest = self.setups.iter().map(|s| s.m).max().unwrap_or(0) as f64;

@@ -394,7 +394,7 @@ pub fn structures(
         if kind.require_built().is_err() {
             continue;
         }
-        match size_one(kind, n, fpr, measuring) {
+        match size_one(kind.clone(), n, fpr, measuring) {
             Ok(Some(row)) => rows.push(row),
             Ok(None) => {}
             Err(e) => notes.push(format!("not sized: {kind}: {e}")),
@@ -429,7 +429,7 @@ fn size_one(
     fpr: f64,
     measuring: Option<Measuring>,
 ) -> Result<Option<StructureSize>> {
-    let Some((mut filter, m)) = sized_filter(kind, n, fpr)? else {
+    let Some((mut filter, m)) = sized_filter(kind.clone(), n, fpr)? else {
         return Ok(None);
     };
     let k = filter.hashes();

@@ -360,7 +360,7 @@ impl MeasureParams {
 
     /// The structure, classic unless asked.
     pub fn filter(&self) -> FilterKind {
-        self.filter.unwrap_or_default()
+        self.filter.clone().unwrap_or_default()
     }
 
     /// Independent trials per setup, each with its own hash seed `hash_seed + t`, 1..=1000;
@@ -414,7 +414,9 @@ impl MeasureParams {
             ));
         }
         let queries = self.queries()?;
-        let (table, keying) = self.keying.keying(filter, self.hash(), (n, m, queries))?;
+        let (table, keying) = self
+            .keying
+            .keying(filter.clone(), self.hash(), (n, m, queries))?;
         Ok(Setup {
             n,
             m: filter.layout(table, k)?,

@@ -186,19 +186,14 @@ const PROBE_KEYS: u64 = 50_000;
 
 /// CPU seconds per key of a program behind `exec:` and of bloomlab feeding it
 /// ([`cpu_seconds`]), timed on [`PROBE_KEYS`] inserts and as many queries into a filter
-/// sized for them, once per program (its start-up included: a few milliseconds for a
-/// compiled program, tens for an interpreter, which then reads a little slow);
-/// [`EXEC_SECONDS_PER_KEY`] when the probe fails (the run reports the failure itself).
+/// sized for them, once per parsed `--filter` ([`FilterKind::seconds_per_key`]; its start-up
+/// included: a few milliseconds for a compiled program, tens for an interpreter, which then
+/// reads a little slow); [`EXEC_SECONDS_PER_KEY`] when the probe fails (the run reports the
+/// failure itself).
+///
+/// [`FilterKind::seconds_per_key`]: crate::structures::FilterKind::seconds_per_key
 pub fn exec_probe(filter: crate::structures::FilterKind) -> f64 {
-    use std::sync::Mutex;
-    static PROBED: Mutex<Vec<(crate::structures::FilterKind, f64)>> = Mutex::new(Vec::new());
-    let mut probed = PROBED.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(&(_, seconds)) = probed.iter().find(|(kind, _)| *kind == filter) {
-        return seconds;
-    }
-    let seconds = time_probe(filter).unwrap_or(EXEC_SECONDS_PER_KEY);
-    probed.push((filter, seconds));
-    seconds
+    filter.seconds_per_key(|| time_probe(filter.clone()).unwrap_or(EXEC_SECONDS_PER_KEY))
 }
 
 fn time_probe(filter: crate::structures::FilterKind) -> Result<f64> {
@@ -206,6 +201,7 @@ fn time_probe(filter: crate::structures::FilterKind) -> Result<f64> {
     let n = PROBE_KEYS;
     let start = cpu_seconds();
     let mut built = filter
+        .clone()
         .build(n, 10 * n, 7, crate::hash::HashScheme::MultiplyShift, 1)
         .or_else(|_| filter.for_rate(n, 0.01, 1))?;
     let keys = crate::keys::KeySource::new(1);
@@ -322,7 +318,7 @@ mod tests {
     #[test]
     fn a_small_run_of_a_program_is_not_probed() {
         let program = named("exec:/nonexistent/program");
-        let small = operations_seconds(program, 7, 1000, 1e5);
+        let small = operations_seconds(program.clone(), 7, 1000, 1e5);
         assert_eq!(small, 1e5 * EXEC_SECONDS_PER_KEY);
         // Probed, the program cannot start: the default speed, and no error.
         let large = operations_seconds(program, 7, 1000, 1e7);

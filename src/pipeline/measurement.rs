@@ -277,7 +277,7 @@ impl Measurement {
         };
         Measurement {
             experiment: experiment.to_string(),
-            filter: setup.filter,
+            filter: setup.filter.clone(),
             hash: trial.hash,
             keys: setup.keying.keys.to_string(),
             query_keys: setup.keying.query_keys().to_string(),

@@ -48,7 +48,7 @@ pub const fn descriptor<F: Family>(name: &'static str, help: &'static str) -> St
         accepts_seed: true,
         argument: None,
         layout: binary_fuse_layout,
-        build: |shape| Ok(Box::new(BinaryFuseFilter::new(shape.k, shape.kind, F::construct)?)),
+        build: |shape| Ok(Box::new(BinaryFuseFilter::new(shape.k, shape.kind.clone(), F::construct)?)),
         for_rate: None,
         design: Some(F::design),
         lines_per_query: Some(|_| 3),
@@ -175,7 +175,7 @@ impl Filter for BinaryFuseFilter {
         self.fingerprint_bits
     }
     fn kind(&self) -> FilterKind {
-        self.kind
+        self.kind.clone()
     }
     fn hash_name(&self) -> String {
         HASH.to_string()

@@ -89,7 +89,7 @@ impl BlockedFilter {
             blocks,
             in_block,
             k,
-            kind: shape.kind,
+            kind: shape.kind.clone(),
             kernel,
         })
     }
@@ -210,7 +210,7 @@ impl Filter for BlockedFilter {
         self.k
     }
     fn kind(&self) -> FilterKind {
-        self.kind
+        self.kind.clone()
     }
     fn hash_name(&self) -> String {
         self.in_block.scheme().to_string()

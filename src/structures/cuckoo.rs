@@ -28,7 +28,7 @@ pub const fn descriptor<const B: u64>(name: &'static str, help: &'static str) ->
         build: |shape| {
             Ok(Box::new(CuckooFilter::with_buckets(
                 B,
-                shape.kind,
+                shape.kind.clone(),
                 shape.m,
                 shape.k,
                 shape.hash,
@@ -351,7 +351,7 @@ impl Filter for CuckooFilter {
         self.fingerprint_bits
     }
     fn kind(&self) -> FilterKind {
-        self.kind
+        self.kind.clone()
     }
     fn hash_name(&self) -> String {
         self.bucket_hash.scheme().to_string()

@@ -113,7 +113,7 @@ pub fn key_form() -> KeyForm {
 
 fn build(shape: &Shape) -> Result<Box<dyn Filter>> {
     let header = sizing::shape_fields(shape);
-    let mut filter = ExecFilter::start(shape.kind, shape.n, shape.hash_seed, header, key_form())?;
+    let mut filter = ExecFilter::start(shape.kind.clone(), shape.n, shape.hash_seed, header, key_form())?;
     filter.k.get_or_insert(shape.k);
     Ok(Box::new(filter))
 }
@@ -125,7 +125,7 @@ fn for_rate(target: &Target) -> Result<Box<dyn Filter>> {
 /// The program sized by `fpr`, sent keys in `key_form`.
 pub fn for_rate_with(target: &Target, key_form: KeyForm) -> Result<ExecFilter> {
     let header = json!({"fpr": target.fpr});
-    ExecFilter::start(target.kind, target.n, target.hash_seed, header, key_form)
+    ExecFilter::start(target.kind.clone(), target.n, target.hash_seed, header, key_form)
 }
 
 /// A filter kept by a program behind the exec protocol.
@@ -155,14 +155,14 @@ impl ExecFilter {
         fields: Value,
         key_form: KeyForm,
     ) -> Result<Self> {
-        let command = kind.arg().unwrap_or_default();
+        let command = kind.arg().unwrap_or_default().to_string();
         let fail = |message: String| Error::Exec {
             command: command.to_string(),
             message,
             refused: false,
         };
         let timeout = exec_timeout()?;
-        let mut session = Session::spawn(command, timeout).map_err(fail)?;
+        let mut session = Session::spawn(&command, timeout).map_err(fail)?;
         let mut header =
             json!({"protocol": 1, "n": n, "seed": seed, "key_form": key_form.name()});
         if let (Some(header), Some(fields)) = (header.as_object_mut(), fields.as_object()) {
@@ -341,7 +341,7 @@ impl Filter for ExecFilter {
         self.k.unwrap_or(0)
     }
     fn kind(&self) -> FilterKind {
-        self.kind
+        self.kind.clone()
     }
     /// The program's own name from its hello reply, with the key form when it is not text.
     fn hash_name(&self) -> String {

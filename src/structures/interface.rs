@@ -4,6 +4,7 @@
 //! ([`crate::structures`]) depends on them all.
 
 use std::ops::Range;
+use std::sync::{Arc, OnceLock};
 
 use serde::{Serialize, Serializer};
 
@@ -317,7 +318,7 @@ pub enum Family {
 pub const CACHE_LINE_BITS: u64 = 512;
 
 /// A filter asked for by its size: n keys planned into m bits (already laid out) with k hashes.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Shape {
     /// The structure, with its argument ([`FilterKind::arg`]).
     pub kind: FilterKind,
@@ -332,7 +333,7 @@ pub struct Shape {
 }
 
 /// A filter asked for by n keys and a target rate.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Target {
     /// The structure, with its argument ([`FilterKind::arg`]).
     pub kind: FilterKind,
@@ -344,10 +345,18 @@ pub struct Target {
 /// A registered structure with its argument: what `--filter` names, and what every row
 /// records. Shown, parsed and serialised as `name` or `name:ARG`; two are equal when name
 /// and argument are. The lookups by name live with the registry ([`crate::structures`]).
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub struct FilterKind {
     structure: &'static Structure,
-    arg: Option<&'static str>,
+    arg: Option<Arc<KindArgument>>,
+}
+
+/// The argument of a kind, shared by its clones, with what was measured of the filter it
+/// names once per parse (a program's speed, for the run-time estimate).
+#[derive(Debug)]
+struct KindArgument {
+    text: Box<str>,
+    seconds_per_key: OnceLock<f64>,
 }
 
 impl FilterKind {
@@ -359,28 +368,45 @@ impl FilterKind {
         }
     }
 
-    /// The structure with its argument (`arg` lives for the program: parsing leaks it once).
-    pub const fn with_arg(structure: &'static Structure, arg: Option<&'static str>) -> Self {
-        FilterKind { structure, arg }
+    /// The structure with its argument.
+    pub fn with_arg(structure: &'static Structure, arg: Option<&str>) -> Self {
+        FilterKind {
+            structure,
+            arg: arg.map(|text| {
+                Arc::new(KindArgument {
+                    text: text.into(),
+                    seconds_per_key: OnceLock::new(),
+                })
+            }),
+        }
     }
 
     /// The descriptor.
-    pub fn structure(self) -> &'static Structure {
+    pub fn structure(&self) -> &'static Structure {
         self.structure
     }
 
-    pub fn name(self) -> &'static str {
+    pub fn name(&self) -> &'static str {
         self.structure.name
     }
 
     /// The text after `NAME:`, for a structure that takes one.
-    pub fn arg(self) -> Option<&'static str> {
-        self.arg
+    pub fn arg(&self) -> Option<&str> {
+        self.arg.as_ref().map(|arg| &*arg.text)
+    }
+
+    /// Seconds per key of the filter this kind names, measured by `measure` the first time
+    /// it is asked of this kind or a clone of it (parsing a flag again measures again).
+    pub fn seconds_per_key(&self, measure: impl FnOnce() -> f64) -> f64 {
+        match &self.arg {
+            Some(arg) => *arg.seconds_per_key.get_or_init(measure),
+            None => measure(),
+        }
     }
 
     /// The k the structure builds with when asked for k: k itself where it takes k, its
     /// usual k otherwise ([`Structure::ks`]).
-    pub fn k_for(self, k: u32) -> u32 {
+    pub fn k_for(&self, k: u32) -> u32 {
         match self.structure.ks {
             [] => k,
             ks if ks.contains(&k) => k,
@@ -389,43 +415,43 @@ impl FilterKind {
     }
 
     /// True for a structure that takes index arithmetic ([`Shape::math`]).
-    pub fn takes_math(self) -> bool {
+    pub fn takes_math(&self) -> bool {
         self.structure.takes_math
     }
 
     /// The design the structure implements.
-    pub fn family(self) -> Family {
+    pub fn family(&self) -> Family {
         self.structure.family
     }
 
-    pub fn supports_delete(self) -> bool {
+    pub fn supports_delete(&self) -> bool {
         self.structure.supports_delete
     }
 
     /// A static structure, built once from all its keys: it cannot be sized by m.
-    pub fn is_static(self) -> bool {
+    pub fn is_static(&self) -> bool {
         self.structure.is_static
     }
 
     /// A peer crate rather than one of bloomlab's structures.
-    pub fn is_peer(self) -> bool {
+    pub fn is_peer(&self) -> bool {
         matches!(self.structure.origin, Origin::Peer { .. })
     }
 
     /// True for a structure that hashes keys with its own function (a peer crate, a program
     /// behind `exec:`): bloomlab's `--hash` cannot reach it.
-    pub fn hashes_keys_itself(self) -> bool {
+    pub fn hashes_keys_itself(&self) -> bool {
         !matches!(self.structure.origin, Origin::Own)
     }
 
     /// False for a structure that takes no hash seed (growable-bloom-filter hashes with a
     /// fixed key): its runs are all alike, and re-seeding changes nothing.
-    pub fn accepts_seed(self) -> bool {
+    pub fn accepts_seed(&self) -> bool {
         self.structure.accepts_seed
     }
 
     /// Refuses a peer crate this build leaves out.
-    pub fn require_built(self) -> Result<()> {
+    pub fn require_built(&self) -> Result<()> {
         match self.structure.origin {
             Origin::Peer {
                 feature,
@@ -440,14 +466,14 @@ impl FilterKind {
 
     /// The bit count actually allocated for a request of m: whole blocks for the blocked
     /// structures. Refuses a k the structure cannot take.
-    pub fn layout(self, m: u64, k: u32) -> Result<u64> {
+    pub fn layout(&self, m: u64, k: u32) -> Result<u64> {
         self.require_built()?;
         (self.structure.layout)(m, k)
     }
 
     /// An empty filter for n keys of m bits (as given by [`FilterKind::layout`]) and k hashes.
     pub fn build(
-        self,
+        &self,
         n: u64,
         m: u64,
         k: u32,
@@ -460,7 +486,7 @@ impl FilterKind {
     /// [`FilterKind::build`] with index arithmetic for a structure that takes it
     /// ([`Shape::math`]).
     pub fn build_with_math(
-        self,
+        &self,
         n: u64,
         m: u64,
         k: u32,
@@ -470,7 +496,7 @@ impl FilterKind {
     ) -> Result<Box<dyn Filter>> {
         let m = self.layout(m, k)?;
         (self.structure.build)(&Shape {
-            kind: self,
+            kind: self.clone(),
             n,
             m,
             k,
@@ -482,7 +508,7 @@ impl FilterKind {
 
     /// The exact expected rate for n keys in m bits with k hashes (NaN for a peer this build
     /// leaves out). Each structure states its formula on its descriptor's function.
-    pub fn fpr_exact(self, n: u64, m: u64, k: u32) -> f64 {
+    pub fn fpr_exact(&self, n: u64, m: u64, k: u32) -> f64 {
         match self.require_built() {
             Ok(()) => (self.structure.fpr_exact)(n, m, k),
             Err(_) => f64::NAN,
@@ -492,7 +518,7 @@ impl FilterKind {
 
 impl PartialEq for FilterKind {
     fn eq(&self, other: &Self) -> bool {
-        self.name() == other.name() && self.arg == other.arg
+        self.name() == other.name() && self.arg() == other.arg()
     }
 }
 
@@ -500,7 +526,7 @@ impl Eq for FilterKind {}
 
 impl std::fmt::Display for FilterKind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.arg {
+        match self.arg() {
             Some(arg) => write!(f, "{}:{arg}", self.name()),
             None => f.write_str(self.name()),
         }

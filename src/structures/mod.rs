@@ -115,7 +115,7 @@ impl FilterKind {
     }
 
     /// `NAME` or `NAME:ARG`, for a structure that takes an argument exactly when one is
-    /// given. The argument is leaked once, to live as long as the kind.
+    /// given.
     pub fn named(text: &str) -> std::result::Result<FilterKind, String> {
         let (name, arg) = match text.split_once(':') {
             Some((name, arg)) => (name, Some(arg)),
@@ -128,7 +128,6 @@ impl FilterKind {
         match (structure.argument, arg) {
             (None, None) => Ok(FilterKind::of(structure)),
             (Some(_), Some(arg)) if !arg.is_empty() => {
-                let arg: &'static str = Box::leak(arg.to_owned().into_boxed_str());
                 Ok(FilterKind::with_arg(structure, Some(arg)))
             }
             (Some(argument), _) => Err(format!(
@@ -142,7 +141,7 @@ impl FilterKind {
     /// An empty filter for n keys at target rate ε, built the structure's own way (the
     /// classic design, or a peer crate's constructor as its README shows). Refuses the
     /// structures without one.
-    pub fn for_rate(self, n: u64, fpr: f64, hash_seed: u64) -> Result<Box<dyn Filter>> {
+    pub fn for_rate(&self, n: u64, fpr: f64, hash_seed: u64) -> Result<Box<dyn Filter>> {
         self.require_built()?;
         let build = self
             .structure()
@@ -153,7 +152,7 @@ impl FilterKind {
                 supported: Self::names_where(|s| s.for_rate.is_some()),
             })?;
         build(&Target {
-            kind: self,
+            kind: self.clone(),
             n,
             fpr,
             hash_seed,
@@ -162,7 +161,7 @@ impl FilterKind {
 
     /// `(m, k)` of the structure sized for n keys at rate ε, m as laid out: each
     /// structure's sizing is stated on its descriptor. Refuses the structures without one.
-    pub fn design(self, n: u64, fpr: f64) -> Result<(u64, u32)> {
+    pub fn design(&self, n: u64, fpr: f64) -> Result<(u64, u32)> {
         self.require_built()?;
         let design = self.structure().design.ok_or_else(|| Error::Unsupported {
             filter: self.name(),

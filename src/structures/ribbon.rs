@@ -35,7 +35,7 @@ pub const fn descriptor<const W: u32>(name: &'static str, help: &'static str) ->
             Ok(Box::new(RibbonFilter::<W>::new(
                 shape.k,
                 shape.hash_seed,
-                shape.kind,
+                shape.kind.clone(),
             )?))
         },
         for_rate: None,
@@ -345,7 +345,7 @@ impl<const W: u32> Filter for RibbonFilter<W> {
         self.result_bits
     }
     fn kind(&self) -> FilterKind {
-        self.kind
+        self.kind.clone()
     }
     fn hash_name(&self) -> String {
         HASH.to_string()

@@ -262,7 +262,7 @@ impl SectorizedFilter {
             chooser: HashFamily::new(hash, 1, m / block_bits, hash_seed ^ BLOCK_SEED),
             sector: HashFamily::new(hash, groups, sectors / u64::from(groups), !hash_seed),
             bits: HashFamily::new(hash, k, SECTOR_BITS, hash_seed),
-            kind: shape.kind,
+            kind: shape.kind.clone(),
             lookup: Lookup::best(),
         })
     }
@@ -450,7 +450,7 @@ impl Filter for SectorizedFilter {
         self.k
     }
     fn kind(&self) -> FilterKind {
-        self.kind
+        self.kind.clone()
     }
     fn hash_name(&self) -> String {
         self.bits.scheme().to_string()

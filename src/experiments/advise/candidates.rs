@@ -66,7 +66,7 @@ pub fn grows(kind: FilterKind) -> bool {
 
 /// One point of the space: a structure, its table of m bits (as laid out) and k (hashes, or
 /// fingerprint bits), with what the closed forms say of it.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Config {
     pub kind: FilterKind,
     pub m: u64,
@@ -98,7 +98,7 @@ pub fn structures() -> Vec<FilterKind> {
 fn designed(kind: FilterKind, n: u64, fpr: f64) -> Option<(u64, u32)> {
     let (m, k) = crate::theory::classic_design(n, fpr);
     let (m, k) = match kind.structure().design {
-        Some(design) if !table_ignores_k(kind) => design(n, fpr).ok()?,
+        Some(design) if !table_ignores_k(kind.clone()) => design(n, fpr).ok()?,
         _ => (m, k),
     };
     Some((kind.layout(m, k).ok()?, k))
@@ -136,9 +136,9 @@ fn memory_bytes(kind: FilterKind, n: u64, m: u64, k: u32) -> Option<u64> {
 pub fn space(n: u64, needs: Needs) -> Vec<Config> {
     let mut seen = BTreeSet::new();
     let mut configs = Vec::new();
-    for kind in structures().into_iter().filter(|&k| needs.met_by(k)) {
+    for kind in structures().into_iter().filter(|k| needs.met_by(k.clone())) {
         for fpr in design_rates() {
-            let Some((m, k)) = designed(kind, n, fpr) else {
+            let Some((m, k)) = designed(kind.clone(), n, fpr) else {
                 continue;
             };
             let fewest = if kind.is_static() {
@@ -148,7 +148,7 @@ pub fn space(n: u64, needs: Needs) -> Vec<Config> {
             };
             for k in fewest..=k {
                 if seen.insert((kind.name(), m, k))
-                    && let Some(config) = config(kind, n, m, k)
+                    && let Some(config) = config(kind.clone(), n, m, k)
                 {
                     configs.push(config);
                 }
@@ -167,10 +167,10 @@ fn config(kind: FilterKind, n: u64, m: u64, k: u32) -> Option<Config> {
         return None;
     }
     Some(Config {
-        kind,
+        kind: kind.clone(),
         m,
         k,
-        memory_bytes: memory_bytes(kind, n, m, k)?,
+        memory_bytes: memory_bytes(kind.clone(), n, m, k)?,
         fpr_closed_form: fpr,
         lines: kind.structure().lines_per_query.map_or(k, |lines| lines(k)),
     })
@@ -207,7 +207,7 @@ pub fn within(
     let kept: Vec<Config> = space
         .iter()
         .filter(|c| limits.rate_ok(c) && limits.memory_ok(c))
-        .copied()
+        .cloned()
         .collect();
     if !kept.is_empty() {
         return Ok(kept);
@@ -263,7 +263,7 @@ mod tests {
             for fpr in design_rates() {
                 let own = design(n, fpr).ok();
                 let own = own.map(|(m, k)| (quotient.layout(m, k).unwrap(), k));
-                assert_eq!(designed(quotient, n, fpr), own, "n {n}, ε {fpr}");
+                assert_eq!(designed(quotient.clone(), n, fpr), own, "n {n}, ε {fpr}");
             }
         }
         let classic = FilterKind::named("classic").unwrap();

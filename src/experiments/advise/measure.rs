@@ -38,7 +38,7 @@ pub fn rate(shape: &Shape, queries: u64, on_keys: &(dyn Fn(u64) + Sync)) -> Resu
         seed: shape.seed,
         hash_seed: shape.hash_seed,
         hash: HashScheme::MultiplyShift,
-        filter: shape.kind,
+        filter: shape.kind.clone(),
         keying: Keying {
             keys: shape.keys.clone(),
             ..Keying::default()

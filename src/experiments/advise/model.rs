@@ -19,7 +19,7 @@ pub const REFERENCE_FPR: f64 = 0.01;
 
 /// One structure's reference: its configuration, measured ns per absent lookup and ns per
 /// key of its build (wall time, n keys inserted).
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Reference {
     pub config: Config,
     pub ns: f64,
@@ -54,9 +54,9 @@ pub fn references(configs: &[Config]) -> Vec<Config> {
     let mut best: BTreeMap<&'static str, Config> = BTreeMap::new();
     let distance = |c: &Config| (c.fpr_closed_form.ln() - REFERENCE_FPR.ln()).abs();
     for c in configs {
-        let entry = best.entry(c.kind.name()).or_insert(*c);
+        let entry = best.entry(c.kind.name()).or_insert(c.clone());
         if (distance(c), std::cmp::Reverse(c.k)) < (distance(entry), std::cmp::Reverse(entry.k)) {
-            *entry = *c;
+            *entry = c.clone();
         }
     }
     best.into_values().collect()
@@ -172,6 +172,6 @@ pub fn contenders(
     }
     (0..configs.len())
         .filter(|&i| picked[i])
-        .map(|i| configs[i])
+        .map(|i| configs[i].clone())
         .collect()
 }

@@ -41,7 +41,7 @@ pub struct Priced {
 impl Priced {
     pub fn filter(c: &Contender, cost: Bounded) -> Self {
         Priced {
-            config: Some(c.config),
+            config: Some(c.config.clone()),
             rate: Some(c.rate.clone()),
             absent: Some(c.lookups.absent),
             present: Some(c.lookups.present),
@@ -63,7 +63,7 @@ impl Priced {
 
     pub fn point(&self) -> Point {
         Point {
-            memory_bytes: self.config.map_or(0, |c| c.memory_bytes),
+            memory_bytes: self.config.as_ref().map_or(0, |c| c.memory_bytes),
             cost: self.cost,
         }
     }
@@ -71,6 +71,7 @@ impl Priced {
     /// The structure's name, or `no filter`.
     pub fn family(&self) -> String {
         self.config
+            .as_ref()
             .map_or_else(|| "no filter".to_string(), |c| c.kind.to_string())
     }
 

@@ -172,13 +172,13 @@ fn recommendation(
     let versus = other.map_or(String::new(), |o| {
         format!("; it {}", why(plan, p, &priced[o], t_w))
     });
-    match p.config {
+    match &p.config {
         None => format!(
             "recommendation: no filter pays at σ = {} and t_w = {t_w:.1} ns{versus}",
             plan.negative_share
         ),
         Some(c) => {
-            let call = constructor(&c).map_or(String::new(), |call| format!(", built as {call}"));
+            let call = constructor(c).map_or(String::new(), |call| format!(", built as {call}"));
             format!(
                 "recommendation: {}{call}: {:.1} ns per query against {t_w:.1} without a filter ({:.2}x){versus}",
                 p.describe(plan.n),

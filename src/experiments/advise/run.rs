@@ -83,7 +83,7 @@ fn resolve_work(plan: &AdvisePlan) -> Result<Resolved> {
 
 fn shape(plan: &AdvisePlan, c: &Config) -> Shape {
     Shape {
-        kind: c.kind,
+        kind: c.kind.clone(),
         n: plan.n,
         m: c.m,
         k: c.k,
@@ -230,7 +230,7 @@ fn measure_contenders(
             .bar
             .inc(plan.n + (2 * timed_keys(plan.n) + workload) * TIMED_PASSES as u64);
         contenders.push(Contender {
-            config: *config,
+            config: config.clone(),
             rate,
             lookups,
         });
@@ -324,7 +324,7 @@ fn validate_choice(
         filters.iter().map(|f| Some(&**f)).collect();
     runs.push(None);
     indexes.push(none);
-    let any = priced.iter().find_map(|p| p.config.as_ref()).copied();
+    let any = priced.iter().find_map(|p| p.config.as_ref()).cloned();
     let Some(any) = any else {
         return Ok(Vec::new());
     };

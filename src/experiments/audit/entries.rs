@@ -45,7 +45,7 @@ impl Entry {
             }),
             Some(form) => {
                 let target = Target {
-                    kind: self.kind,
+                    kind: self.kind.clone(),
                     n,
                     fpr,
                     hash_seed,
@@ -81,7 +81,7 @@ pub(super) fn entries(params: &AuditParams) -> Result<(Vec<Entry>, Vec<Missing>)
         .unwrap_or_else(|| vec![exec::key_form()]);
     let program = |kind: FilterKind, adapter: Option<String>| {
         forms.iter().map(move |&form| Entry {
-            kind,
+            kind: kind.clone(),
             key_form: Some(form),
             adapter: adapter.clone(),
         })
@@ -109,13 +109,13 @@ pub(super) fn entries(params: &AuditParams) -> Result<(Vec<Entry>, Vec<Missing>)
             for folder in adapter_folders(params)? {
                 let found = find(&folder);
                 for adapter in found.ready {
-                    entries.extend(program(adapter.kind, Some(adapter.name)));
+                    entries.extend(program(adapter.kind.clone(), Some(adapter.name)));
                 }
                 skipped.extend(found.skipped);
             }
         }
     }
-    for &kind in &params.filter {
+    for kind in &params.filter {
         if kind.structure().for_rate.is_none() {
             return Err(Error::invalid(
                 "filter",
@@ -125,10 +125,10 @@ pub(super) fn entries(params: &AuditParams) -> Result<(Vec<Entry>, Vec<Missing>)
             ));
         }
         let added: Vec<Entry> = match kind.arg() {
-            Some(_) => program(kind, None).collect(),
+            Some(_) => program(kind.clone(), None).collect(),
             None => {
                 kind.for_rate(1, 0.5, 0)?;
-                vec![crate_entry(kind)]
+                vec![crate_entry(kind.clone())]
             }
         };
         for entry in added {

@@ -106,10 +106,10 @@ Examples:
                 (true, false) => (1.5e7, 0.0),
                 _ => (0.0, 0.0),
             };
-            let weigh = |&kind: &crate::structures::FilterKind| {
+            let weigh = |kind: &crate::structures::FilterKind| {
                 let ram = 1u64 << 30;
-                preflight::weighted_operations(kind, k, m, measured + timed)
-                    + preflight::weighted_operations(kind, k, ram, timed_ram)
+                preflight::weighted_operations(kind.clone(), k, m, measured + timed)
+                    + preflight::weighted_operations(kind.clone(), k, ram, timed_ram)
             };
             structures.iter().map(weigh).sum::<f64>()
         };

@@ -186,7 +186,7 @@ pub fn compare(
             let time_at = |memory: u64, passes: u32| -> Result<(f64, f64)> {
                 let keys = ((memory as f64 / bits_per_key_spent).round() as u64).max(1);
                 let (m, k) = setup.filter.design(keys, fpr)?;
-                let kind = setup.filter;
+                let kind = setup.filter.clone();
                 let t = time_filter(
                     || kind.build(keys, m, k, HashScheme::MultiplyShift, hash_seed),
                     keys,

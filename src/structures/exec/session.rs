@@ -50,7 +50,7 @@ fn kill_group(child: &Child) {
 /// time out), the tail of its standard error, and the first failure, after which every
 /// request is refused with it.
 pub(super) struct Session {
-    command: &'static str,
+    command: String,
     pub(super) child: Child,
     input: Option<ChildStdin>,
     lines: Receiver<std::io::Result<Vec<u8>>>,
@@ -63,7 +63,7 @@ pub(super) struct Session {
 }
 
 impl Session {
-    pub(super) fn spawn(command: &'static str, timeout: Duration) -> std::result::Result<Self, String> {
+    pub(super) fn spawn(command: &str, timeout: Duration) -> std::result::Result<Self, String> {
         use std::os::unix::process::CommandExt;
         let mut child = Command::new("sh")
             .args(["-c", command])
@@ -98,7 +98,7 @@ impl Session {
         let tail = Arc::clone(&stderr);
         thread::spawn(move || keep_tail(errors, &tail));
         Ok(Session {
-            command,
+            command: command.to_string(),
             input: child.stdin.take(),
             child,
             lines,
