@@ -89,7 +89,7 @@ fn adapters_match_their_own_predictions() {
                 "sbbf" => "multiply-shift",
                 _ => "siphash-1-3",
             };
-            assert_eq!(row.hash, own_hash, "{kind}");
+            assert_eq!(row.hash.to_string(), own_hash, "{kind}");
         }
     }
 }

@@ -265,7 +265,7 @@ fn binary_fuse_spends_near_the_floor_at_its_own_rate() {
     assert_eq!(m.m, m.memory_bits);
     assert_eq!(m.bits_per_key, m.memory_bits as f64 / m.n as f64);
     assert_eq!(m.fill_measured, 1.0);
-    assert_eq!(m.hash, "murmur3-fmix64");
+    assert_eq!(m.hash.to_string(), "murmur3-fmix64");
     assert!(
         m.z_exact.abs() <= 4.0,
         "rate {} z {}",

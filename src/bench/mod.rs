@@ -317,7 +317,7 @@ impl<'c> Entrant<'c> {
                 BenchRow {
                     structure: contender.design.name().into(),
                     peer: contender.peer.into(),
-                    hash: self.filter.hash_name(),
+                    hash: self.filter.hash_name().to_string(),
                     operation: operation.name().into(),
                     size: run.size.label.into(),
                     m: self.filter.memory_bits(),

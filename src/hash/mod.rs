@@ -4,10 +4,12 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
+mod applied;
 mod index;
 mod lanes;
 pub(crate) mod vector;
 
+pub use applied::AppliedHash;
 pub use index::{INDEX_BITS, IndexMath, Probes, Reduce, Reducer, addressable_bits};
 pub use lanes::{AffineLanes, Lanes, Simd};
 

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
-use crate::hash::HashScheme;
+use crate::hash::{AppliedHash, HashScheme};
 pub use crate::pipeline::keying::Keying;
 use crate::pipeline::uniformity::UNIFORMITY_ALPHA;
 pub use crate::stats::{BITS_CHECK_ALPHA, BITS_CHECK_Z};
@@ -47,7 +47,7 @@ pub struct Trial {
     /// The memory the structure holds ([`Filter::memory_bits`]).
     pub memory_bits: u64,
     /// The hash the structure applies to keys ([`Filter::hash_name`]).
-    pub hash: String,
+    pub hash: AppliedHash,
     /// Inserts the structure refused ([`Filter::failed_inserts`]).
     pub failed_inserts: Option<u64>,
     /// Bit positions the structure's indexes can reach ([`Filter::addressable_bits`]).
@@ -107,7 +107,8 @@ pub struct Measurement {
     pub filter: FilterKind,
     /// The hash the structure applies to keys: bloomlab's scheme for its own structures, a
     /// peer crate's own hash for the crates.
-    pub hash: String,
+    #[schemars(with = "String")]
+    pub hash: AppliedHash,
     /// Source of the inserted keys (`--keys`): `random`, `sequential`, `strided:STEP`,
     /// `strings:FORMAT`, `file:PATH`.
     pub keys: String,

@@ -3,6 +3,7 @@
 //! batches, byte keys one at a time; then set beside the predictions ([`measure`]).
 
 use crate::error::{Error, Result};
+use crate::hash::AppliedHash;
 use crate::keys::{Key, KeySource};
 use crate::pipeline::keying::overlap;
 use crate::pipeline::measurement::{Measurement, Setup, Trial};
@@ -202,7 +203,7 @@ fn byte_trial_on<F: Filter + ?Sized>(
     let mut trial = Trial::of(filter, distinct, positives);
     trial.duplicate_keys = duplicates;
     if !filter.hashes_bytes() {
-        trial.hash = format!("{} (xxh3 pre-hash of byte keys)", trial.hash);
+        trial.hash = AppliedHash::PreHashed(Box::new(trial.hash));
     }
     Ok(trial)
 }

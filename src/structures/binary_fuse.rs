@@ -2,6 +2,7 @@
 //! its keys, k-bit fingerprints (8, 16 or 32) in about 1.125 n slots.
 
 use super::interface::{Filter, FilterKind, Membership, Origin, Structure};
+use crate::hash::AppliedHash;
 use crate::error::{Error, Result};
 
 pub static STRUCTURE: Structure = descriptor::<Fuse>(
@@ -177,7 +178,7 @@ impl Filter for BinaryFuseFilter {
     fn kind(&self) -> FilterKind {
         self.kind.clone()
     }
-    fn hash_name(&self) -> String {
-        HASH.to_string()
+    fn hash_name(&self) -> AppliedHash {
+        AppliedHash::own(HASH)
     }
 }

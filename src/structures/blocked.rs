@@ -6,6 +6,7 @@ use super::blocks::{Blocks, Index, poisson_mixture, smallest_size, whole_blocks}
 use super::interface::{
     CACHE_LINE_BITS, Filter, FilterKind, Family, Membership, Origin, Shape, Structure, check_answers,
 };
+use crate::hash::AppliedHash;
 use crate::error::{Error, Result};
 use crate::structures::bloom::popcount;
 use crate::hash::{HashFamily, Simd, with_index};
@@ -212,8 +213,8 @@ impl Filter for BlockedFilter {
     fn kind(&self) -> FilterKind {
         self.kind.clone()
     }
-    fn hash_name(&self) -> String {
-        self.in_block.scheme().to_string()
+    fn hash_name(&self) -> AppliedHash {
+        self.in_block.scheme().into()
     }
     /// The mean over blocks of `(block fill)^k`.
     fn fpr_from_bits(&self) -> f64 {

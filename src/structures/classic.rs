@@ -3,6 +3,7 @@
 use super::interface::{
     Filter, FilterKind, Family, Membership, Origin, Shape, Structure, Target, check_answers,
 };
+use crate::hash::AppliedHash;
 use crate::error::Result;
 use crate::structures::bloom::BloomFilter;
 use crate::hash::HashScheme;
@@ -101,8 +102,8 @@ impl Filter for BloomFilter {
     fn addressable_bits(&self) -> u64 {
         self.family().addressable_bits()
     }
-    fn hash_name(&self) -> String {
-        self.scheme().to_string()
+    fn hash_name(&self) -> AppliedHash {
+        self.scheme().into()
     }
     fn bit_view(&self) -> Option<&BloomFilter> {
         Some(self)

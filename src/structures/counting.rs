@@ -2,6 +2,7 @@
 //! delete.
 
 use super::interface::{Filter, FilterKind, Family, Membership, Origin, Structure};
+use crate::hash::AppliedHash;
 use crate::error::{Error, Result};
 use crate::structures::bloom::{MAX_BITS, zeroed_words};
 use crate::hash::{HashFamily, HashScheme};
@@ -144,7 +145,7 @@ impl Filter for CountingFilter {
     fn kind(&self) -> FilterKind {
         FilterKind::of(&STRUCTURE)
     }
-    fn hash_name(&self) -> String {
-        self.hashes.scheme().to_string()
+    fn hash_name(&self) -> AppliedHash {
+        self.hashes.scheme().into()
     }
 }

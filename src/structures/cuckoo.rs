@@ -6,6 +6,7 @@
 use super::blocks::BLOCK_SEED;
 use super::interface::{Filter, FilterKind, Family, Membership, Origin, Structure};
 use super::packed::Packed;
+use crate::hash::AppliedHash;
 use crate::error::{Error, Result};
 use crate::hash::{HashFamily, HashScheme};
 
@@ -353,8 +354,8 @@ impl Filter for CuckooFilter {
     fn kind(&self) -> FilterKind {
         self.kind.clone()
     }
-    fn hash_name(&self) -> String {
-        self.bucket_hash.scheme().to_string()
+    fn hash_name(&self) -> AppliedHash {
+        self.bucket_hash.scheme().into()
     }
 }
 

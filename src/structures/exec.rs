@@ -32,6 +32,7 @@ use session::Session;
 use super::interface::{
     Argument, Filter, FilterKind, Membership, Origin, Shape, Structure, Target,
 };
+use crate::hash::AppliedHash;
 use crate::error::{Error, Result};
 use crate::structures::bloom::check_shape;
 
@@ -344,10 +345,13 @@ impl Filter for ExecFilter {
         self.kind.clone()
     }
     /// The program's own name from its hello reply, with the key form when it is not text.
-    fn hash_name(&self) -> String {
-        match self.key_form {
-            KeyForm::Text => self.name.clone(),
-            form => format!("{}, {form} keys", self.name),
-        }
+    fn hash_name(&self) -> AppliedHash {
+        AppliedHash::Own(
+            match self.key_form {
+                KeyForm::Text => self.name.clone(),
+                form => format!("{}, {form} keys", self.name),
+            }
+            .into(),
+        )
     }
 }

@@ -9,7 +9,7 @@ use std::sync::{Arc, OnceLock};
 use serde::{Serialize, Serializer};
 
 use crate::error::{Error, Result};
-use crate::hash::{HashScheme, IndexMath};
+use crate::hash::{AppliedHash, HashScheme, IndexMath};
 use crate::structures::bloom::BloomFilter;
 use crate::theory;
 
@@ -218,7 +218,7 @@ pub trait Filter: Membership + Send + Sync {
     fn kind(&self) -> FilterKind;
     /// The hash the structure applies to keys, as the `hash` column shows it: bloomlab's
     /// scheme for its own structures (`multiply-shift`), a peer crate's own (`siphash-1-3`).
-    fn hash_name(&self) -> String;
+    fn hash_name(&self) -> AppliedHash;
     /// The plain bit array behind the structure, for the fill and uniformity diagnostics
     /// ([`crate::pipeline::uniformity`]); None (the default) for every other layout.
     fn bit_view(&self) -> Option<&BloomFilter> {

@@ -5,6 +5,7 @@
 
 use super::blocks::smallest_size;
 use super::interface::{Filter, FilterKind, Family, Membership, Origin, Shape, Structure};
+use crate::hash::AppliedHash;
 use crate::error::{Error, Result};
 use crate::structures::bloom::{MAX_BITS, check_shape, popcount};
 use crate::hash::{HashFamily, HashScheme, with_index};
@@ -157,7 +158,7 @@ impl Filter for PartitionedFilter {
     fn kind(&self) -> FilterKind {
         FilterKind::of(&STRUCTURE)
     }
-    fn hash_name(&self) -> String {
-        self.hashes.scheme().to_string()
+    fn hash_name(&self) -> AppliedHash {
+        self.hashes.scheme().into()
     }
 }

@@ -19,6 +19,7 @@ use ph::fmph::GOFunction;
 use super::blocks::BLOCK_SEED;
 use super::interface::{Family, Filter, FilterKind, Membership, Origin, Structure};
 use super::packed::Packed;
+use crate::hash::AppliedHash;
 use crate::error::{Error, Result};
 use crate::hash::{HashFamily, HashScheme};
 
@@ -185,8 +186,11 @@ impl Filter for PerfectHashFilter {
     fn kind(&self) -> FilterKind {
         FilterKind::of(&STRUCTURE)
     }
-    fn hash_name(&self) -> String {
-        format!("{} fingerprint; ph perfect hash", self.fingerprint.scheme())
+    fn hash_name(&self) -> AppliedHash {
+        AppliedHash::Fingerprint {
+            scheme: self.fingerprint.scheme(),
+            placed_by: "ph perfect hash".into(),
+        }
     }
 }
 

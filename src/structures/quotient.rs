@@ -8,6 +8,7 @@
 use super::blocks::BLOCK_SEED;
 use super::interface::{Filter, FilterKind, Family, Membership, Origin, Structure};
 use super::packed::Packed;
+use crate::hash::AppliedHash;
 use crate::error::{Error, Result};
 use crate::hash::{HashFamily, HashScheme};
 
@@ -357,8 +358,8 @@ impl Filter for QuotientFilter {
     fn kind(&self) -> FilterKind {
         FilterKind::of(&STRUCTURE)
     }
-    fn hash_name(&self) -> String {
-        self.quotient_hash.scheme().to_string()
+    fn hash_name(&self) -> AppliedHash {
+        self.quotient_hash.scheme().into()
     }
 }
 

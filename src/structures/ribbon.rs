@@ -9,6 +9,7 @@
 //! the band), then back-substitution; a query recomputes the left side and compares.
 
 use super::interface::{CACHE_LINE_BITS, Filter, FilterKind, Family, Membership, Origin, Structure};
+use crate::hash::AppliedHash;
 use crate::error::{Error, Result};
 use crate::hash::splitmix64;
 
@@ -347,7 +348,7 @@ impl<const W: u32> Filter for RibbonFilter<W> {
     fn kind(&self) -> FilterKind {
         self.kind.clone()
     }
-    fn hash_name(&self) -> String {
-        HASH.to_string()
+    fn hash_name(&self) -> AppliedHash {
+        AppliedHash::own(HASH)
     }
 }

@@ -6,6 +6,7 @@
 
 use super::interface::{Filter, FilterKind, Family, Membership, Origin, Shape, Structure};
 use super::partitioned::{self, PartitionedFilter, slice_fill};
+use crate::hash::AppliedHash;
 use crate::error::{Error, Result};
 use crate::hash::HashScheme;
 
@@ -244,7 +245,7 @@ impl Filter for ScalableFilter {
     fn kind(&self) -> FilterKind {
         FilterKind::of(&STRUCTURE)
     }
-    fn hash_name(&self) -> String {
-        self.scheme.to_string()
+    fn hash_name(&self) -> AppliedHash {
+        self.scheme.into()
     }
 }

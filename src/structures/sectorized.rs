@@ -16,6 +16,7 @@ use super::blocks::{BLOCK_SEED, poisson_mixture, smallest_size, whole_blocks};
 use super::interface::{
     CACHE_LINE_BITS, Filter, FilterKind, Family, Membership, Origin, Shape, Structure, check_answers,
 };
+use crate::hash::AppliedHash;
 use crate::error::{Error, Result};
 use crate::structures::bloom::popcount;
 use crate::hash::HashFamily;
@@ -452,8 +453,8 @@ impl Filter for SectorizedFilter {
     fn kind(&self) -> FilterKind {
         self.kind.clone()
     }
-    fn hash_name(&self) -> String {
-        self.bits.scheme().to_string()
+    fn hash_name(&self) -> AppliedHash {
+        self.bits.scheme().into()
     }
 }
 

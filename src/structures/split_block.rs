@@ -5,6 +5,7 @@ use super::block_simd::{Design, Kernel};
 use super::blocked::on_path;
 use super::blocks::{Blocks, Index, poisson_mixture, smallest_size, whole_blocks};
 use super::interface::{Filter, FilterKind, Family, Membership, Origin, Structure, check_answers};
+use crate::hash::AppliedHash;
 use crate::error::{Error, Result};
 use crate::hash::{HashFamily, HashScheme, Simd, with_index};
 
@@ -205,8 +206,8 @@ impl Filter for SplitBlockFilter {
     fn kind(&self) -> FilterKind {
         FilterKind::of(&STRUCTURE)
     }
-    fn hash_name(&self) -> String {
-        self.in_word.scheme().to_string()
+    fn hash_name(&self) -> AppliedHash {
+        self.in_word.scheme().into()
     }
     fn fpr_from_bits(&self) -> f64 {
         self.blocks.mean_over_blocks(block_rate)

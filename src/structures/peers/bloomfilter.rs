@@ -125,8 +125,8 @@ mod adapter {
             FilterKind::of(&super::STRUCTURE)
         }
         /// The crate's own hash.
-        fn hash_name(&self) -> String {
-            "siphash-1-3".into()
+        fn hash_name(&self) -> crate::hash::AppliedHash {
+            crate::hash::AppliedHash::own("siphash-1-3")
         }
     }
 }

@@ -130,8 +130,8 @@ mod adapter {
             FilterKind::of(&super::STRUCTURE)
         }
         /// The hash it was built with.
-        fn hash_name(&self) -> String {
-            self.1.into()
+        fn hash_name(&self) -> crate::hash::AppliedHash {
+            crate::hash::AppliedHash::own(self.1)
         }
     }
 }

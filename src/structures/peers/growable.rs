@@ -248,8 +248,8 @@ mod adapter {
             FilterKind::of(&super::STRUCTURE)
         }
         /// The crate's own hash.
-        fn hash_name(&self) -> String {
-            "xxh3".into()
+        fn hash_name(&self) -> crate::hash::AppliedHash {
+            crate::hash::AppliedHash::own("xxh3")
         }
     }
 }

@@ -117,8 +117,8 @@ mod adapter {
         fn kind(&self) -> FilterKind {
             FilterKind::of(&super::STRUCTURE)
         }
-        fn hash_name(&self) -> String {
-            HashScheme::MultiplyShift.to_string()
+        fn hash_name(&self) -> crate::hash::AppliedHash {
+            HashScheme::MultiplyShift.into()
         }
         /// The mean over blocks of `Π_j (fill of word j)`, as for bloomlab's split block.
         fn fpr_from_bits(&self) -> f64 {

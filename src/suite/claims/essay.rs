@@ -11,6 +11,7 @@ use super::{Band, ClaimRow, Estimate, Measured, Sample, judge, unmeasured};
 use crate::experiments::compare::rows::CompareRow;
 use crate::experiments::overfill::OverfillRow;
 use crate::experiments::sweep_k::SweepKRow;
+use crate::hash::HashScheme;
 use crate::pipeline::measurement::{CONFIDENCE, Measurement};
 use crate::report::{self, significant};
 use crate::stats::{self, Z95, averaged_ratio_to_constant, bonferroni_z, ratio_to_constant};
@@ -71,7 +72,7 @@ pub(super) fn typed_rows<R: DeserializeOwned>(run: &Run) -> Vec<R> {
 
 /// A row of the essay's classic filter with the default hash.
 fn is_classic(m: &Measurement) -> bool {
-    m.filter == crate::structures::FilterKind::CLASSIC && m.hash == "multiply-shift"
+    m.filter == crate::structures::FilterKind::CLASSIC && m.hash.is(HashScheme::MultiplyShift)
 }
 
 /// `(ln p̃, Var ln p̂)` of a row as an estimate of its design's rate ([`stats::log_rate`]).
@@ -475,7 +476,7 @@ fn flawed_hash(runs: &[Run]) -> ClaimRow {
             .measurements
             .iter()
             .enumerate()
-            .find(|(_, m)| m.hash == "low-bits" && m.fpr_from_fill > 0.0)
+            .find(|(_, m)| m.hash.is(HashScheme::LowBits) && m.fpr_from_fill > 0.0)
             .ok_or("flawed-hash: no low-bits row")?;
         let r = ratio_to_constant(m.false_positives, m.queries, m.fpr_from_fill, CONFIDENCE);
         Ok(Estimate {
