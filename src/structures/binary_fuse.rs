@@ -2,6 +2,7 @@
 //! its keys, k-bit fingerprints (8, 16 or 32) in about 1.125 n slots.
 
 use super::interface::{Filter, FilterKind, Membership, Origin, Structure};
+use super::static_keys::StaticKeys;
 use crate::hash::AppliedHash;
 use crate::error::{Error, Result};
 
@@ -96,16 +97,13 @@ pub fn fingerprint_bits(fpr: f64) -> u32 {
         .unwrap_or(32)
 }
 
-/// A static fingerprint table (binary fuse, xor) behind the one-key-at-a-time interface: it
-/// is static, so inserts collect the keys and the first query after an insert builds the
-/// table from all of them (sorted and deduplicated). Its memory is that of the built table
-/// only: the key list is the construction's input, not part of the filter a user would keep.
+/// A static fingerprint table (binary fuse, xor), built from the distinct keys on the first
+/// query after an insert ([`StaticKeys`]). Its memory is that of the built table only.
 pub struct BinaryFuseFilter {
     fingerprint_bits: u32,
     kind: FilterKind,
     construct: Construct,
-    keys: Vec<u64>,
-    built: std::sync::OnceLock<Table>,
+    keys: StaticKeys<Table>,
 }
 
 impl BinaryFuseFilter {
@@ -117,18 +115,13 @@ impl BinaryFuseFilter {
             fingerprint_bits: k,
             kind,
             construct,
-            keys: Vec::new(),
-            built: std::sync::OnceLock::new(),
+            keys: StaticKeys::default(),
         })
     }
 
     fn table(&self) -> &Table {
-        self.built.get_or_init(|| {
-            let mut keys = self.keys.clone();
-            keys.sort_unstable();
-            keys.dedup();
-            (self.construct)(&keys, self.fingerprint_bits)
-        })
+        self.keys
+            .built_distinct(|keys| (self.construct)(keys, self.fingerprint_bits))
     }
 
     fn slots(&self) -> u64 {
@@ -144,12 +137,10 @@ fn construct<'k, F: TryFrom<&'k [u64], Error = &'static str>>(keys: &'k [u64]) -
 
 impl Membership for BinaryFuseFilter {
     fn insert(&mut self, key: u64) {
-        self.keys.push(key);
-        self.built = std::sync::OnceLock::new();
+        self.keys.insert(key);
     }
     fn insert_many(&mut self, keys: &[u64]) -> Result<()> {
-        self.keys.extend_from_slice(keys);
-        self.built = std::sync::OnceLock::new();
+        self.keys.insert_many(keys);
         Ok(())
     }
     fn contains(&self, key: u64) -> bool {

@@ -6,10 +6,9 @@ use super::blocks::{Blocks, Index, poisson_mixture, smallest_size, whole_blocks}
 use super::interface::{
     CACHE_LINE_BITS, Filter, FilterKind, Family, Membership, Origin, Shape, Structure, check_answers,
 };
-use crate::hash::AppliedHash;
 use crate::error::{Error, Result};
 use crate::structures::bloom::popcount;
-use crate::hash::{HashFamily, Simd, with_index};
+use crate::hash::{AppliedHash, HashFamily, Simd, with_index};
 use crate::theory;
 
 /// Bits in a blocked filter's block: one 512-bit cache line.

@@ -3,10 +3,9 @@
 use super::interface::{
     Filter, FilterKind, Family, Membership, Origin, Shape, Structure, Target, check_answers,
 };
-use crate::hash::AppliedHash;
 use crate::error::Result;
 use crate::structures::bloom::BloomFilter;
-use crate::hash::HashScheme;
+use crate::hash::{AppliedHash, HashScheme};
 use crate::theory;
 
 pub static STRUCTURE: Structure = Structure {

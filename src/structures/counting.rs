@@ -2,10 +2,9 @@
 //! delete.
 
 use super::interface::{Filter, FilterKind, Family, Membership, Origin, Structure};
-use crate::hash::AppliedHash;
 use crate::error::{Error, Result};
 use crate::structures::bloom::{MAX_BITS, zeroed_words};
-use crate::hash::{HashFamily, HashScheme};
+use crate::hash::{AppliedHash, HashFamily, HashScheme};
 use crate::theory;
 
 pub static STRUCTURE: Structure = Structure {

@@ -6,9 +6,8 @@
 use super::blocks::BLOCK_SEED;
 use super::interface::{Filter, FilterKind, Family, Membership, Origin, Structure};
 use super::packed::Packed;
-use crate::hash::AppliedHash;
 use crate::error::{Error, Result};
-use crate::hash::{HashFamily, HashScheme};
+use crate::hash::{AppliedHash, HashFamily, HashScheme};
 
 pub static STRUCTURE: Structure = descriptor::<4>(
     "cuckoo",

@@ -17,6 +17,7 @@ pub mod interface;
 mod packed;
 pub mod peers;
 mod probe_groups;
+mod static_keys;
 
 pub use binary_fuse::{BINARY_FUSE_BITS, BinaryFuseFilter};
 pub use blocked::{BLOCK_BITS, BlockedFilter};

@@ -5,10 +5,9 @@
 
 use super::blocks::smallest_size;
 use super::interface::{Filter, FilterKind, Family, Membership, Origin, Shape, Structure};
-use crate::hash::AppliedHash;
 use crate::error::{Error, Result};
 use crate::structures::bloom::{MAX_BITS, check_shape, popcount};
-use crate::hash::{HashFamily, HashScheme, with_index};
+use crate::hash::{AppliedHash, HashFamily, HashScheme, with_index};
 use crate::theory;
 use crate::words::Words;
 

@@ -11,17 +11,15 @@
 //! configuration, as the crate's README and the paper's table of FMPHGO configurations give
 //! it ("about 2.1 bits per key").
 
-use std::sync::OnceLock;
-
 use ph::GetSize;
 use ph::fmph::GOFunction;
 
 use super::blocks::BLOCK_SEED;
 use super::interface::{Family, Filter, FilterKind, Membership, Origin, Structure};
 use super::packed::Packed;
-use crate::hash::AppliedHash;
+use super::static_keys::StaticKeys;
 use crate::error::{Error, Result};
-use crate::hash::{HashFamily, HashScheme};
+use crate::hash::{AppliedHash, HashFamily, HashScheme};
 
 pub static STRUCTURE: Structure = Structure {
     name: "perfect-hash",
@@ -106,8 +104,7 @@ struct Table {
 pub struct PerfectHashFilter {
     fingerprint_bits: u32,
     fingerprint: HashFamily,
-    keys: Vec<u64>,
-    built: OnceLock<Table>,
+    keys: StaticKeys<Table>,
 }
 
 impl PerfectHashFilter {
@@ -117,21 +114,17 @@ impl PerfectHashFilter {
         Ok(PerfectHashFilter {
             fingerprint_bits: r,
             fingerprint: HashFamily::new(scheme, 1, 1u64 << r, hash_seed ^ BLOCK_SEED),
-            keys: Vec::new(),
-            built: OnceLock::new(),
+            keys: StaticKeys::default(),
         })
     }
 
     fn table(&self) -> &Table {
-        self.built.get_or_init(|| {
-            let mut keys = self.keys.clone();
-            keys.sort_unstable();
-            keys.dedup();
-            let hash = GOFunction::from_slice(&keys);
+        self.keys.built_distinct(|keys| {
+            let hash = GOFunction::from_slice(keys);
             // Distinct keys fit in memory already held, so the table of as many fields does.
             let mut fingerprints = Packed::new(keys.len() as u64, self.fingerprint_bits, "n")
                 .unwrap_or_else(|e| panic!("perfect-hash table: {e}"));
-            for &key in &keys {
+            for &key in keys {
                 let slot = hash.get_or_panic(&key);
                 fingerprints.set(slot, self.fingerprint.index(0, key));
             }
@@ -142,12 +135,10 @@ impl PerfectHashFilter {
 
 impl Membership for PerfectHashFilter {
     fn insert(&mut self, key: u64) {
-        self.keys.push(key);
-        self.built = OnceLock::new();
+        self.keys.insert(key);
     }
     fn insert_many(&mut self, keys: &[u64]) -> Result<()> {
-        self.keys.extend_from_slice(keys);
-        self.built = OnceLock::new();
+        self.keys.insert_many(keys);
         Ok(())
     }
     fn contains(&self, key: u64) -> bool {

@@ -9,9 +9,9 @@
 //! the band), then back-substitution; a query recomputes the left side and compares.
 
 use super::interface::{CACHE_LINE_BITS, Filter, FilterKind, Family, Membership, Origin, Structure};
-use crate::hash::AppliedHash;
+use super::static_keys::StaticKeys;
 use crate::error::{Error, Result};
-use crate::hash::splitmix64;
+use crate::hash::{AppliedHash, splitmix64};
 
 mod occupancy;
 pub use occupancy::{keys_at_first_failure, slots_for};
@@ -275,16 +275,14 @@ fn build<const W: u32>(keys: &[u64], r: u32, hash_seed: u64) -> Solution {
     unreachable!("the table grows until the keys fit")
 }
 
-/// A standard Ribbon filter of band width W behind the one-key-at-a-time interface: it is
-/// static, so inserts collect the keys and the first query after an insert builds the filter
-/// from all of them. Its memory is the built solution only (`ceil(m r / 64)` words), not the
-/// key list, the construction's input.
+/// A standard Ribbon filter of band width W, built from the keys as inserted on the first
+/// query after an insert ([`StaticKeys`]). Its memory is the built solution only
+/// (`ceil(m r / 64)` words).
 pub struct RibbonFilter<const W: u32> {
     result_bits: u32,
     hash_seed: u64,
     kind: FilterKind,
-    keys: Vec<u64>,
-    built: std::sync::OnceLock<Solution>,
+    keys: StaticKeys<Solution>,
 }
 
 impl<const W: u32> RibbonFilter<W> {
@@ -295,14 +293,13 @@ impl<const W: u32> RibbonFilter<W> {
             result_bits: r,
             hash_seed,
             kind,
-            keys: Vec::new(),
-            built: std::sync::OnceLock::new(),
+            keys: StaticKeys::default(),
         })
     }
 
     fn solution(&self) -> &Solution {
-        self.built
-            .get_or_init(|| build::<W>(&self.keys, self.result_bits, self.hash_seed))
+        self.keys
+            .built(|keys| build::<W>(keys, self.result_bits, self.hash_seed))
     }
 
     /// Slots of the built table (m).
@@ -313,12 +310,10 @@ impl<const W: u32> RibbonFilter<W> {
 
 impl<const W: u32> Membership for RibbonFilter<W> {
     fn insert(&mut self, key: u64) {
-        self.keys.push(key);
-        self.built = std::sync::OnceLock::new();
+        self.keys.insert(key);
     }
     fn insert_many(&mut self, keys: &[u64]) -> Result<()> {
-        self.keys.extend_from_slice(keys);
-        self.built = std::sync::OnceLock::new();
+        self.keys.insert_many(keys);
         Ok(())
     }
     fn contains(&self, key: u64) -> bool {

@@ -6,9 +6,8 @@
 
 use super::interface::{Filter, FilterKind, Family, Membership, Origin, Shape, Structure};
 use super::partitioned::{self, PartitionedFilter, slice_fill};
-use crate::hash::AppliedHash;
 use crate::error::{Error, Result};
-use crate::hash::HashScheme;
+use crate::hash::{AppliedHash, HashScheme};
 
 pub static STRUCTURE: Structure = Structure {
     name: "scalable",

@@ -16,10 +16,9 @@ use super::blocks::{BLOCK_SEED, poisson_mixture, smallest_size, whole_blocks};
 use super::interface::{
     CACHE_LINE_BITS, Filter, FilterKind, Family, Membership, Origin, Shape, Structure, check_answers,
 };
-use crate::hash::AppliedHash;
 use crate::error::{Error, Result};
 use crate::structures::bloom::popcount;
-use crate::hash::HashFamily;
+use crate::hash::{AppliedHash, HashFamily};
 use crate::words::Words;
 
 /// Bits in a cache-sectorized filter's block: one cache line.

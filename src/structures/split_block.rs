@@ -5,9 +5,8 @@ use super::block_simd::{Design, Kernel};
 use super::blocked::on_path;
 use super::blocks::{Blocks, Index, poisson_mixture, smallest_size, whole_blocks};
 use super::interface::{Filter, FilterKind, Family, Membership, Origin, Structure, check_answers};
-use crate::hash::AppliedHash;
 use crate::error::{Error, Result};
-use crate::hash::{HashFamily, HashScheme, Simd, with_index};
+use crate::hash::{AppliedHash, HashFamily, HashScheme, Simd, with_index};
 
 /// Bits in a split-block filter's block: eight 32-bit words.
 pub const SPLIT_BLOCK_BITS: u64 = 256;
