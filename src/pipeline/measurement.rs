@@ -5,7 +5,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
-use crate::hash::{AppliedHash, HashScheme};
+use crate::hash::{AppliedHash, HashScheme, Probes, Reduce};
+use crate::keys::KeySpec;
 pub use crate::pipeline::keying::Keying;
 use crate::pipeline::uniformity::UNIFORMITY_ALPHA;
 pub use crate::stats::{BITS_CHECK_ALPHA, BITS_CHECK_Z};
@@ -111,14 +112,18 @@ pub struct Measurement {
     pub hash: AppliedHash,
     /// Source of the inserted keys (`--keys`): `random`, `sequential`, `strided:STEP`,
     /// `strings:FORMAT`, `file:PATH`.
-    pub keys: String,
+    #[schemars(with = "String")]
+    pub keys: KeySpec,
     /// Source of the query keys (`--query-keys`).
-    pub query_keys: String,
+    #[schemars(with = "String")]
+    pub query_keys: KeySpec,
     /// How the k probe values of a key are drawn (`--probes`), for bloomlab's own
     /// structures: `independent`, `double`, `enhanced-double`.
-    pub probes: String,
+    #[schemars(with = "String")]
+    pub probes: Probes,
     /// How a probe value becomes an index (`--reduce`): `multiply-high`, `modulo`, `mask`.
-    pub reduce: String,
+    #[schemars(with = "String")]
+    pub reduce: Reduce,
     /// Width W of the index arithmetic (`--index-bits`).
     pub index_bits: u32,
     /// Keys inserted, repeats included: every prediction is made for the `n -
@@ -280,10 +285,10 @@ impl Measurement {
             experiment: experiment.to_string(),
             filter: setup.filter.clone(),
             hash: trial.hash,
-            keys: setup.keying.keys.to_string(),
-            query_keys: setup.keying.query_keys().to_string(),
-            probes: math.probes.to_string(),
-            reduce: math.reduce.to_string(),
+            keys: setup.keying.keys.clone(),
+            query_keys: setup.keying.query_keys(),
+            probes: math.probes,
+            reduce: math.reduce,
             index_bits: math.index_bits,
             n,
             duplicate_keys: trial.duplicate_keys,
