@@ -178,3 +178,34 @@ fn sweep_k_refuses_a_self_sizing_library_before_work() {
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
+
+#[test]
+fn overfill_titles_a_self_sizing_program_with_the_m_it_reports() {
+    // Sized for half the design n, the program reports m = 9586 where the classic sizing of
+    // 2000 keys at 1% is 19171: the title must show the program's m, not the classic one.
+    let filter = format!("exec:{} --sizes-itself --break undersized", fixture());
+    let out = bloomlab(&[
+        "overfill",
+        "--filter",
+        &filter,
+        "--design-n",
+        "2000",
+        "--fpr",
+        "0.01",
+        "--factors",
+        "1",
+        "--queries",
+        "10000",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let title = text(&out.stdout)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    assert!(!title.contains("19171"), "{title}");
+    assert!(
+        title.contains("m = 9586 as the program reports it"),
+        "{title}"
+    );
+}

@@ -234,10 +234,32 @@ impl Experiment for Overfill {
             .collect();
         plan.measured.trial_notes(&measurements, &mut notes);
         let title = format!(
-            "overfill: m = {m}, designed for n = {design_n}, {}",
+            "overfill: {}, designed for n = {design_n}, {}",
+            shown_m(m, plan.rate, &measurements),
             plan.measured.caption
         );
         Outcome::new(title, &rows, notes, plate(&rows))
+    }
+}
+
+/// The title's m: the classic design's, or for a program that sized itself by `--fpr` the m
+/// it reports (one for every row), else that it sized itself.
+fn shown_m(
+    classic: u64,
+    rate: Option<crate::structures::exec::sizing::Rate>,
+    measurements: &[Measurement],
+) -> String {
+    let Some(rate) = rate.filter(|_| measurements.iter().any(|r| r.filter.arg().is_some())) else {
+        return format!("m = {classic}");
+    };
+    match measurements.first().map(|r| r.m) {
+        Some(m) if measurements.iter().all(|r| r.m == m) => {
+            format!(
+                "m = {m} as the program reports it (sized for ε = {})",
+                rate.fpr
+            )
+        }
+        _ => format!("m sized by the program for ε = {}", rate.fpr),
     }
 }
 
