@@ -17,6 +17,7 @@
 mod adapters;
 mod both_ways;
 mod entries;
+mod keys;
 mod memory;
 mod notes;
 
@@ -34,10 +35,10 @@ use crate::error::{Error, Result};
 use crate::hash::HashScheme;
 use crate::keys::KeySource;
 use crate::params::preflight::{self, Cost};
-use crate::params::{Count, SeedParams, ValueList, check_count, positive_list, rates};
+use crate::params::{Count, KeySources, SeedParams, ValueList, check_count, positive_list, rates};
+use crate::pipeline::keying::Keying;
 use crate::pipeline::measurement::{Measurement, Setup, Trial};
 use crate::pipeline::timing::{best_ns, round_ns};
-use crate::pipeline::{count_parallel, fill};
 use crate::report::{Cell, Column, Record, col};
 use crate::stats::{detectable_excess, queries_to_detect, ratio_to_constant, z_score};
 use crate::structures::exec::KeyForm;
@@ -46,6 +47,7 @@ use crate::structures::{FilterKind, count_present};
 pub use adapters::{Adapter, Found, Missing, find};
 pub use entries::Entry;
 use entries::{Built, entries};
+use keys::AuditKeys;
 
 pub struct Audit;
 
@@ -115,6 +117,9 @@ pub struct AuditParams {
     /// configured rate (a filter that loses keys reads far below its promise) [(0, 1]]
     #[arg(long, value_name = "RATIO", allow_hyphen_values = true)]
     pub fail_below: Option<f64>,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub keys: KeySources,
     #[command(flatten)]
     #[serde(flatten)]
     pub seeds: SeedParams,
@@ -325,6 +330,9 @@ pub struct AuditRow {
     pub false_negatives: u64,
     /// The first inserted key answered absent.
     pub false_negative_key: Option<u64>,
+    /// The first inserted string key answered absent, quoted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub false_negative_text: Option<String>,
     /// Its place in the insertion order, from 1.
     pub false_negative_number: Option<u64>,
     /// The rate's 95% upper bound is under a tenth of ε, or the count is far below the rate
@@ -391,6 +399,8 @@ pub struct AuditPlan {
     /// The adapters that will not run, by name, with the filter column they would carry.
     pub skipped: Vec<Missing>,
     pub queries: Option<Count>,
+    /// `--keys` and `--query-keys`.
+    pub keys: KeySources,
     pub seeds: SeedParams,
     pub fail_above: Option<f64>,
     pub fail_below: Option<f64>,
@@ -430,6 +440,19 @@ impl AuditPlan {
         }
         let fail_below = both_ways::check_fail_below(params.fail_below)?;
         let (entries, skipped) = entries(params)?;
+        for entry in &entries {
+            params
+                .keys
+                .check_for(entry.kind, entry.key_form.unwrap_or_default())?;
+        }
+        let top = loads.iter().map(|&l| (n as f64 * l).round() as u64).max();
+        for &fpr in &rates {
+            AuditKeys::check(
+                &params.keys,
+                top.unwrap_or(n),
+                queries_for(params.queries, fpr)?,
+            )?;
+        }
         Ok(AuditPlan {
             n,
             rates,
@@ -437,6 +460,7 @@ impl AuditPlan {
             entries,
             skipped,
             queries: params.queries,
+            keys: params.keys.clone(),
             seeds: params.seeds.clone(),
             fail_above: params.fail_above,
             fail_below,
@@ -547,12 +571,13 @@ fn audit_entry(
     progress: &ProgressBar,
 ) -> Result<()> {
     let seeds = &plan.seeds;
-    let keys = KeySource::new(seeds.seed());
-    let absent = ABSENT_FROM;
     let queries = queries_for(plan.queries, fpr)?;
+    let mut keys = AuditKeys::new(&plan.keys, seeds.seed(), plan.top(), queries)?;
     // The absent keys timed, the same for every filter and load.
     let timed_keys: Vec<u64> = match plan.timed {
-        true => keys.absent(absent, queries.min(TIMED_QUERIES)).collect(),
+        true => (KeySource::new(seeds.seed()))
+            .absent(ABSENT_FROM, queries.min(TIMED_QUERIES))
+            .collect(),
         false => Vec::new(),
     };
     let Built {
@@ -561,24 +586,13 @@ fn audit_entry(
         seeded,
         memory: readings,
     } = entry.build(plan.n, fpr, seeds.hash_seed())?;
-    let mut inserted = 0;
+    let (mut inserted, mut overlap) = (0, 0);
     for &load in &plan.loads {
         let target = ((plan.n as f64 * load).round() as u64).max(inserted);
         let on_keys = |sent| count(&audited.counted, progress, sent);
-        fill(
-            &mut *filter,
-            inserted..target,
-            |c| keys.key(c),
-            false,
-            &on_keys,
-        )?;
+        overlap += keys.fill(&mut *filter, inserted..target, &on_keys)?;
         inserted = target;
-        let false_positives = count_parallel(
-            &*filter,
-            absent..absent + queries,
-            |c| keys.key(c),
-            &on_keys,
-        )?;
+        let present = keys.count(&*filter, keys.queries(queries), &on_keys)?;
         let ns_query = plan.timed.then(|| {
             let ns = best_ns(3, timed_keys.len() as u64, || {
                 // Batched, so that a process behind exec: is timed per batch.
@@ -595,9 +609,17 @@ fn audit_entry(
             hash_seed: seeds.hash_seed(),
             hash: HashScheme::MultiplyShift,
             filter: entry.kind,
-            keying: Default::default(),
+            keying: Keying {
+                keys: plan.keys.keys(),
+                query_keys: plan.keys.query_keys,
+                ..Keying::default()
+            },
         };
-        let trial = Trial::of(&*filter, inserted, false_positives);
+        let mut trial = Trial::of(&*filter, inserted, present.saturating_sub(overlap));
+        trial.query_overlap = overlap;
+        if keys.strings() && !filter.hashes_bytes() {
+            trial.hash = format!("{} (xxh3 pre-hash of byte keys)", trial.hash);
+        }
         let measurement = Measurement::new("audit", &setup, trial);
         let library = library.clone();
         let mut row = row(
@@ -610,7 +632,7 @@ fn audit_entry(
             measurement,
             ns_query,
         );
-        let asked = both_ways::ask_inserted(&*filter, |c| keys.key(c), inserted, seeds.seed())?;
+        let asked = both_ways::ask_inserted(&*filter, &keys, inserted, seeds.seed())?;
         both_ways::mark(&mut row, asked);
         memory::mark(&mut row, readings.as_ref().filter(|_| plan.measure_memory));
         audited.rows.push(row);
@@ -669,6 +691,7 @@ fn row(
         inserted_asked: 0,
         false_negatives: 0,
         false_negative_key: None,
+        false_negative_text: None,
         false_negative_number: None,
         far_below: false,
         measurement,
