@@ -241,7 +241,7 @@ while True:
 "#;
 
 #[test]
-fn overfill_notes_the_k_a_self_sizing_program_reports() {
+fn overfill_and_seed_check_give_the_m_and_k_a_self_sizing_program_reports() {
     let dir = tempfile::tempdir().unwrap();
     let script = dir.path().join("own_shape.py");
     std::fs::write(&script, OWN_SHAPE).unwrap();
@@ -267,5 +267,26 @@ fn overfill_notes_the_k_a_self_sizing_program_reports() {
     assert!(
         said.contains("m = 64000 as the program reports it"),
         "{said}"
+    );
+    // seed-check's title too gives the program's m and k at n, not the classic 9586 and 7.
+    let out = bloomlab(&[
+        "seed-check",
+        "--filter",
+        &filter,
+        "--n",
+        "1000",
+        "--fpr",
+        "0.01",
+        "--seeds",
+        "2",
+        "--queries",
+        "10000",
+    ]);
+    let said = text(&out.stdout);
+    let title = said.lines().next().unwrap_or_default();
+    assert!(
+        title.contains("n = 1000, m = 64000, k = 3 as the program reports them"),
+        "{said}{}",
+        text(&out.stderr)
     );
 }
