@@ -74,7 +74,7 @@ fn the_sound_hashes_on_sequential_keys_agree_with_the_exact_prediction() {
         for probes in [Probes::Independent, Probes::Double, Probes::EnhancedDouble] {
             let mut sequential = params();
             sequential.hash = Some(hash);
-            sequential.keying.keys = Some("sequential".parse().unwrap());
+            sequential.keying.sources.keys = Some("sequential".parse().unwrap());
             sequential.keying.probes = Some(probes);
             let row = row(&sequential, 4_000, 40_000, 7);
             assert!(
@@ -102,8 +102,8 @@ fn integer_keys_reach_a_byte_hash_as_their_8_little_endian_bytes() {
 fn query_keys_that_were_inserted_are_counted_apart() {
     let mut colliding = params();
     colliding.queries = Some(Count(5_000));
-    colliding.keying.keys = Some("strided:2".parse().unwrap());
-    colliding.keying.query_keys = Some("sequential".parse().unwrap());
+    colliding.keying.sources.keys = Some("strided:2".parse().unwrap());
+    colliding.keying.sources.query_keys = Some("sequential".parse().unwrap());
     colliding.hash = Some(HashScheme::Murmur3);
     let row = row(&colliding, 1_000, 10_000, 7);
     // Inserted 0, 2, ..., 1998; queried 1000..6000: the 500 even ones below 2000.
@@ -168,8 +168,8 @@ fn a_key_file_sets_n_and_its_repeats_are_overlap() {
     let file = key_file(&refs);
     let spec = KeySpec::parse("keys", &format!("file:{}", file.path().display())).unwrap();
     let mut from_file = params();
-    from_file.keying.keys = Some(spec.clone());
-    from_file.keying.query_keys = Some(spec);
+    from_file.keying.sources.keys = Some(spec.clone());
+    from_file.keying.sources.query_keys = Some(spec);
     from_file.queries = Some(Count(300));
     assert_eq!(
         from_file.n_or(&Default::default(), 4_000).unwrap(),

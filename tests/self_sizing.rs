@@ -178,3 +178,115 @@ fn sweep_k_refuses_a_self_sizing_library_before_work() {
     ]);
     assert!(out.status.success(), "{}", text(&out.stderr));
 }
+
+#[test]
+fn overfill_titles_a_self_sizing_program_with_the_m_it_reports() {
+    // Sized for half the design n, the program reports m = 9586 where the classic sizing of
+    // 2000 keys at 1% is 19171: the title must show the program's m, not the classic one.
+    let filter = format!("exec:{} --sizes-itself --break undersized", fixture());
+    let out = bloomlab(&[
+        "overfill",
+        "--filter",
+        &filter,
+        "--design-n",
+        "2000",
+        "--fpr",
+        "0.01",
+        "--factors",
+        "1",
+        "--queries",
+        "10000",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let title = text(&out.stdout)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_string();
+    assert!(!title.contains("19171"), "{title}");
+    assert!(
+        title.contains("m = 9586 as the program reports it"),
+        "{title}"
+    );
+}
+
+/// A set of keys that sizes itself from (n, fpr) and reports a shape of its own choosing
+/// (m = 64n bits, k = 3), refusing m and k as rbloom does.
+const OWN_SHAPE: &str = r#"
+import json, sys
+read, out = sys.stdin.buffer.readline, sys.stdout
+header = json.loads(read())
+def reply(text):
+    out.write(text + "\n")
+    out.flush()
+if "fpr" not in header:
+    reply(json.dumps({"error": "sizes itself: takes no m and k"}))
+    sys.exit(0)
+shape = {"addressed_bits": 64 * header["n"], "k": 3}
+reply(json.dumps(dict(name="own shape", **shape)))
+keys = set()
+while True:
+    command = read().split()
+    if not command or command[0] == b"end":
+        break
+    if command[0] == b"stats":
+        reply(json.dumps(shape))
+        continue
+    batch = [read() for _ in range(int(command[1]))]
+    if command[0] == b"insert":
+        keys.update(batch)
+        reply("ok")
+    else:
+        reply("".join("1" if key in keys else "0" for key in batch))
+"#;
+
+#[test]
+fn overfill_and_seed_check_give_the_m_and_k_a_self_sizing_program_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("own_shape.py");
+    std::fs::write(&script, OWN_SHAPE).unwrap();
+    let filter = format!("exec:python3 {}", script.display());
+    let out = bloomlab(&[
+        "overfill",
+        "--filter",
+        &filter,
+        "--design-n",
+        "1000",
+        "--fpr",
+        "0.01",
+        "--factors",
+        "1",
+        "--queries",
+        "10000",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let said = text(&out.stdout);
+    // The program's k = 3 and m = 64000, not the classic design's k = 7 and m = 9586.
+    assert!(said.contains("k = 3: sensitivity"), "{said}");
+    assert!(!said.contains("k = 7: sensitivity"), "{said}");
+    assert!(
+        said.contains("m = 64000 as the program reports it"),
+        "{said}"
+    );
+    // seed-check's title too gives the program's m and k at n, not the classic 9586 and 7.
+    let out = bloomlab(&[
+        "seed-check",
+        "--filter",
+        &filter,
+        "--n",
+        "1000",
+        "--fpr",
+        "0.01",
+        "--seeds",
+        "2",
+        "--queries",
+        "10000",
+    ]);
+    let said = text(&out.stdout);
+    let title = said.lines().next().unwrap_or_default();
+    assert!(
+        title.contains("n = 1000, m = 64000, k = 3 as the program reports them"),
+        "{said}{}",
+        text(&out.stderr)
+    );
+}

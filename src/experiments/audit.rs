@@ -17,35 +17,32 @@
 mod adapters;
 mod both_ways;
 mod entries;
+mod keys;
 mod memory;
 mod notes;
+mod row;
+mod run;
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use clap::Args;
 use indicatif::ProgressBar;
-use rayon::prelude::*;
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
-use super::{Experiment, Measured, Outcome};
+use super::{Experiment, Outcome};
 use crate::error::{Error, Result};
-use crate::hash::HashScheme;
-use crate::keys::KeySource;
 use crate::params::preflight::{self, Cost};
-use crate::params::{Count, SeedParams, ValueList, check_count, positive_list, rates};
-use crate::pipeline::measurement::{Measurement, Setup, Trial};
-use crate::pipeline::timing::{best_ns, round_ns};
-use crate::pipeline::{count_parallel, fill};
-use crate::report::{Cell, Column, Record, col};
-use crate::stats::{detectable_excess, queries_to_detect, ratio_to_constant, z_score};
+use crate::params::{Count, KeySources, SeedParams, ValueList, check_count, positive_list, rates};
+use crate::stats::queries_to_detect;
+use crate::structures::FilterKind;
 use crate::structures::exec::KeyForm;
-use crate::structures::{FilterKind, count_present};
 
 pub use adapters::{Adapter, Found, Missing, find};
 pub use entries::Entry;
-use entries::{Built, entries};
+use entries::entries;
+use keys::AuditKeys;
+pub use row::AuditRow;
+pub use run::{AuditRun, Refusal, run, run_audit};
 
 pub struct Audit;
 
@@ -117,6 +114,9 @@ pub struct AuditParams {
     pub fail_below: Option<f64>,
     #[command(flatten)]
     #[serde(flatten)]
+    pub keys: KeySources,
+    #[command(flatten)]
+    #[serde(flatten)]
     pub seeds: SeedParams,
     /// Also time each row's absent queries, single-threaded (not reproducible, so files
     /// leave it off)
@@ -128,12 +128,6 @@ pub struct AuditParams {
     #[arg(long)]
     #[serde(default = "memory::left_out_of_files")]
     pub no_memory: bool,
-}
-
-impl Measured for AuditRow {
-    fn measurement(&self) -> &Measurement {
-        &self.measurement
-    }
 }
 
 impl Experiment for Audit {
@@ -269,119 +263,6 @@ pub fn queries_for(queries: Option<Count>, fpr: f64) -> Result<u64> {
     }
 }
 
-/// One filter at one load.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
-pub struct AuditRow {
-    /// `n` is the keys inserted, `m` the bits allocated at that point, `k` the hashes.
-    #[serde(flatten)]
-    pub measurement: Measurement,
-    /// The filter's short name, as the narrow table shows it: the crate, the adapter, or a
-    /// program's own name.
-    pub name: String,
-    /// What is measured: the structure's name, or the name and version a program reports.
-    pub library: String,
-    /// The key form a program was sent (blank for the Rust structures, which take u64 keys).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub key_form: Option<KeyForm>,
-    /// The n the filter was configured for.
-    pub n_planned: u64,
-    /// `n / n_planned`.
-    pub load: f64,
-    /// The ε the filter was configured for.
-    pub fpr_configured: f64,
-    /// Bits allocated per planned key, as the filter reports them.
-    pub bits_per_key_allocated: f64,
-    /// Bits its probes address per planned key: the m of its fill and predictions.
-    pub bits_per_key_addressed: f64,
-    /// For a program: the growth of its resident set size from the header to the end of the
-    /// inserts, in bits per planned key ([`memory`]).
-    pub bits_per_key_rss: Option<f64>,
-    /// The same from its proportional set size.
-    pub bits_per_key_measured: Option<f64>,
-    /// `bits_per_key_rss / bits_per_key_addressed` (the RSS: PSS moves as pages stop being
-    /// shared).
-    pub measured_over_addressed: Option<f64>,
-    /// `queries · ε`.
-    pub expected_false_positives: f64,
-    /// `expected_false_positives >= 100` ([`MIN_EXPECTED_FALSE_POSITIVES`]): enough to
-    /// resolve the rate.
-    pub resolved: bool,
-    /// `p̂ / ε`.
-    pub ratio_configured: f64,
-    /// Lower end of `[p_L/ε, p_U/ε]`, from the 95% Clopper–Pearson interval
-    /// ([`ratio_to_constant`]): exact, for this filter.
-    pub ratio_configured_low: f64,
-    /// Upper end of `[p_L/ε, p_U/ε]`.
-    pub ratio_configured_high: f64,
-    /// The smallest relative excess over ε these queries detect (exact one-sided test, 5%
-    /// level, 80% power; [`detectable_excess`]).
-    pub detectable_excess: f64,
-    /// `(p̂ - ε) / sqrt(ε(1-ε)/q)`.
-    pub z_configured: f64,
-    /// `z_configured > 4`.
-    pub above_configured: bool,
-    /// Inserted keys asked ([`both_ways::INSERTED_SAMPLE`], or all of them when fewer).
-    pub inserted_asked: u64,
-    /// Inserted keys asked that the filter answered absent: any fails the run.
-    pub false_negatives: u64,
-    /// The first inserted key answered absent.
-    pub false_negative_key: Option<u64>,
-    /// Its place in the insertion order, from 1.
-    pub false_negative_number: Option<u64>,
-    /// The rate's 95% upper bound is under a tenth of ε, or the count is far below the rate
-    /// of the filter's own reported fill ([`both_ways`]).
-    pub far_below: bool,
-    /// Whether the seed reaches the filter's hashing (those that take one are run with
-    /// `--hash-seed`); blank when a program does not say.
-    pub seeded: Option<bool>,
-    /// Single-threaded ns per absent query (only when timed).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub ns_query: Option<f64>,
-}
-
-impl Record for AuditRow {
-    fn columns() -> Vec<Column> {
-        vec![
-            col("filter", Cell::Plain("name")),
-            col("library", Cell::PlainUnlessSame("library", "name")).wide_only(),
-            col("spec", Cell::PlainUnlessSame("filter", "name")).wide_only(),
-            col("keys", Cell::Plain("key_form")),
-            col("promise", Cell::Percent("fpr_configured")),
-            col("load", Cell::Fixed("load", 2)),
-            col("n", Cell::Plain("n")).wide_only(),
-            col("bits/key", Cell::Fixed("bits_per_key_allocated", 2)).wide_only(),
-            col("addressed", Cell::Fixed("bits_per_key_addressed", 2)).wide_only(),
-            col("mem/key", Cell::Fixed("bits_per_key_measured", 1)).wide_only(),
-            col("RSS b/key", Cell::Fixed("bits_per_key_rss", 1)).wide_only(),
-            col("x addressed", Cell::Times("measured_over_addressed")).wide_only(),
-            col("hashes", Cell::Plain("k")).wide_only(),
-            col("FP/queries", Cell::Ratio("false_positives", "queries")).wide_only(),
-            col("measured", Cell::Percent("fpr_measured")),
-            col("95% CI", Cell::Interval("ci_low", "ci_high")),
-            // Wide only, with its interval: the notes say each filter's ratio with its own.
-            col("x promise", Cell::Times("ratio_configured")).wide_only(),
-            col(
-                "95% CI x",
-                Cell::TimesInterval("ratio_configured_low", "ratio_configured_high"),
-            )
-            .wide_only(),
-            col("detects", Cell::Percent("detectable_excess")).wide_only(),
-            col("z config", Cell::Fixed("z_configured", 1)).wide_only(),
-            col("flag", Cell::Plain("above_configured")).flags_when("true"),
-            col("lost", Cell::Plain("false_negatives")),
-            col("of", Cell::Plain("inserted_asked")).wide_only(),
-            col("low", Cell::Plain("far_below"))
-                .wide_only()
-                .flags_when("true"),
-            col("predicted", Cell::Percent("fpr_exact")).wide_only(),
-            col("z predicted", Cell::Fixed("z_exact", 2)).wide_only(),
-            col("resolved", Cell::Plain("resolved")).wide_only(),
-            col("seeded", Cell::Plain("seeded")).wide_only(),
-            col("ns query", Cell::Fixed("ns_query", 1)).wide_only(),
-        ]
-    }
-}
-
 /// Everything one audit needs.
 #[derive(Clone, Debug)]
 pub struct AuditPlan {
@@ -392,6 +273,8 @@ pub struct AuditPlan {
     /// The adapters that will not run, by name, with the filter column they would carry.
     pub skipped: Vec<Missing>,
     pub queries: Option<Count>,
+    /// `--keys` and `--query-keys`.
+    pub keys: KeySources,
     pub seeds: SeedParams,
     pub fail_above: Option<f64>,
     pub fail_below: Option<f64>,
@@ -431,6 +314,19 @@ impl AuditPlan {
         }
         let fail_below = both_ways::check_fail_below(params.fail_below)?;
         let (entries, skipped) = entries(params)?;
+        for entry in &entries {
+            params
+                .keys
+                .check_for(entry.kind.clone(), entry.key_form.unwrap_or_default())?;
+        }
+        let top = loads.iter().map(|&l| (n as f64 * l).round() as u64).max();
+        for &fpr in &rates {
+            AuditKeys::check(
+                &params.keys,
+                top.unwrap_or(n),
+                queries_for(params.queries, fpr)?,
+            )?;
+        }
         Ok(AuditPlan {
             n,
             rates,
@@ -438,240 +334,12 @@ impl AuditPlan {
             entries,
             skipped,
             queries: params.queries,
+            keys: params.keys.clone(),
             seeds: params.seeds.clone(),
             fail_above: params.fail_above,
             fail_below,
             timed: params.timed,
             measure_memory: !params.no_memory,
         })
-    }
-}
-
-/// What an audit measured: its rows, and the filters whose library refused, at which load
-/// and why.
-#[derive(Clone, Debug, Default)]
-pub struct AuditRun {
-    pub rows: Vec<AuditRow>,
-    pub refusals: Vec<Refusal>,
-}
-
-/// A library's refusal (the program's error reply): no rows from it at this load and above.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Refusal {
-    pub label: String,
-    pub fpr: f64,
-    pub load: f64,
-    pub message: String,
-}
-
-/// Audits every filter of the plan at every rate and load, in that order.
-pub fn run(plan: &AuditPlan, progress: &ProgressBar) -> Result<Vec<AuditRow>> {
-    Ok(run_audit(plan, progress)?.rows)
-}
-
-/// [`run`], with the refusals. The filters are audited in parallel, on all cores (each on
-/// its own seeds, so the rows are those of one at a time, in the same order), except under
-/// `--timed`, where each is timed alone.
-pub fn run_audit(plan: &AuditPlan, progress: &ProgressBar) -> Result<AuditRun> {
-    let keys_per_entry = |fpr| -> Result<u64> {
-        Ok(plan.top() + plan.loads.len() as u64 * queries_for(plan.queries, fpr)?)
-    };
-    for &fpr in &plan.rates {
-        progress.inc_length(plan.entries.len() as u64 * keys_per_entry(fpr)?);
-    }
-    let jobs: Vec<(f64, &Entry)> = plan
-        .rates
-        .iter()
-        .flat_map(|&fpr| plan.entries.iter().map(move |entry| (fpr, entry)))
-        .collect();
-    let audit_one = |&(fpr, entry): &(f64, &Entry)| -> Result<EntryAudit> {
-        let mut audited = EntryAudit::default();
-        if let Err(error) = audit_entry(plan, entry, fpr, &mut audited, progress) {
-            let Error::Exec {
-                refused: true,
-                message,
-                ..
-            } = error
-            else {
-                return Err(error);
-            };
-            let counted = audited.counted.load(Ordering::Relaxed);
-            progress.inc(keys_per_entry(fpr)?.saturating_sub(counted));
-            audited.refusal = Some(Refusal {
-                label: entry.label(),
-                fpr,
-                load: plan
-                    .loads
-                    .get(audited.rows.len())
-                    .copied()
-                    .unwrap_or(f64::NAN),
-                message,
-            });
-        }
-        Ok(audited)
-    };
-    let audited: Vec<Result<EntryAudit>> = match plan.timed {
-        true => jobs.iter().map(audit_one).collect(),
-        false => jobs.par_iter().map(audit_one).collect(),
-    };
-    let mut audit = AuditRun::default();
-    for entry in audited {
-        let entry = entry?;
-        audit.rows.extend(entry.rows);
-        audit.refusals.extend(entry.refusal);
-    }
-    Ok(audit)
-}
-
-/// What auditing one filter at one rate gave: its rows, the keys counted on the progress
-/// bar, and the library's refusal if it refused.
-#[derive(Default)]
-struct EntryAudit {
-    rows: Vec<AuditRow>,
-    counted: AtomicU64,
-    refusal: Option<Refusal>,
-}
-
-/// Counts `keys` as they are sent, on the shared progress bar and for this filter.
-fn count(counted: &AtomicU64, progress: &ProgressBar, keys: u64) {
-    progress.inc(keys);
-    counted.fetch_add(keys, Ordering::Relaxed);
-}
-
-/// One filter at one rate, filled load by load; its rows and the keys it counted go into
-/// `audited`.
-fn audit_entry(
-    plan: &AuditPlan,
-    entry: &Entry,
-    fpr: f64,
-    audited: &mut EntryAudit,
-    progress: &ProgressBar,
-) -> Result<()> {
-    let seeds = &plan.seeds;
-    let keys = KeySource::new(seeds.seed());
-    let absent = ABSENT_FROM;
-    let queries = queries_for(plan.queries, fpr)?;
-    // The absent keys timed, the same for every filter and load.
-    let timed_keys: Vec<u64> = match plan.timed {
-        true => keys.absent(absent, queries.min(TIMED_QUERIES)).collect(),
-        false => Vec::new(),
-    };
-    let Built {
-        mut filter,
-        library,
-        seeded,
-        memory: readings,
-    } = entry.build(plan.n, fpr, seeds.hash_seed())?;
-    let mut inserted = 0;
-    for &load in &plan.loads {
-        let target = ((plan.n as f64 * load).round() as u64).max(inserted);
-        let on_keys = |sent| count(&audited.counted, progress, sent);
-        fill(
-            &mut *filter,
-            inserted..target,
-            |c| keys.key(c),
-            false,
-            &on_keys,
-        )?;
-        inserted = target;
-        let false_positives = count_parallel(
-            &*filter,
-            absent..absent + queries,
-            |c| keys.key(c),
-            &on_keys,
-        )?;
-        let ns_query = plan.timed.then(|| {
-            let ns = best_ns(3, timed_keys.len() as u64, || {
-                // Batched, so that a process behind exec: is timed per batch.
-                std::hint::black_box(count_present(&*filter, &timed_keys).ok());
-            });
-            round_ns(ns)
-        });
-        let setup = Setup {
-            n: inserted,
-            m: memory::addressed(readings.as_ref(), filter.memory_bits()),
-            k: filter.hashes(),
-            queries,
-            seed: seeds.seed(),
-            hash_seed: seeds.hash_seed(),
-            hash: HashScheme::MultiplyShift,
-            filter: entry.kind.clone(),
-            keying: Default::default(),
-        };
-        let trial = Trial::of(&*filter, inserted, false_positives);
-        let measurement = Measurement::new("audit", &setup, trial);
-        let library = library.clone();
-        let mut row = row(
-            plan,
-            entry,
-            load,
-            fpr,
-            seeded,
-            library,
-            measurement,
-            ns_query,
-        );
-        let asked = both_ways::ask_inserted(&*filter, |c| keys.key(c), inserted, seeds.seed())?;
-        both_ways::mark(&mut row, asked);
-        memory::mark(&mut row, readings.as_ref().filter(|_| plan.measure_memory));
-        audited.rows.push(row);
-    }
-    Ok(())
-}
-
-/// The row of one measurement against its configured rate.
-#[allow(clippy::too_many_arguments)]
-fn row(
-    plan: &AuditPlan,
-    entry: &Entry,
-    load: f64,
-    fpr: f64,
-    seeded: Option<bool>,
-    library: String,
-    measurement: Measurement,
-    ns_query: Option<f64>,
-) -> AuditRow {
-    let (count, queries) = (measurement.false_positives, measurement.queries);
-    let z_configured = z_score(measurement.fpr_measured, fpr, queries);
-    let expected = queries as f64 * fpr;
-    let ratio = ratio_to_constant(
-        count,
-        queries,
-        fpr,
-        crate::pipeline::measurement::CONFIDENCE,
-    );
-    let name = match (&entry.adapter, entry.key_form) {
-        (Some(adapter), _) => adapter.clone(),
-        (None, Some(_)) => library.clone(),
-        (None, None) => entry.kind.to_string(),
-    };
-    AuditRow {
-        name,
-        library,
-        key_form: entry.key_form,
-        n_planned: plan.n,
-        load,
-        fpr_configured: fpr,
-        bits_per_key_allocated: measurement.memory_bits as f64 / plan.n as f64,
-        bits_per_key_addressed: f64::NAN,
-        bits_per_key_rss: None,
-        bits_per_key_measured: None,
-        measured_over_addressed: None,
-        expected_false_positives: expected,
-        resolved: expected >= MIN_EXPECTED_FALSE_POSITIVES,
-        ratio_configured: ratio.value,
-        ratio_configured_low: ratio.low,
-        ratio_configured_high: ratio.high,
-        detectable_excess: detectable_excess(queries, fpr),
-        z_configured,
-        above_configured: z_configured > FLAG_Z,
-        seeded,
-        ns_query,
-        inserted_asked: 0,
-        false_negatives: 0,
-        false_negative_key: None,
-        false_negative_number: None,
-        far_below: false,
-        measurement,
     }
 }

@@ -222,10 +222,9 @@ impl Experiment for Overfill {
                 }
             })
             .collect();
-        let mut notes: Vec<String> = plan
-            .ks
-            .iter()
-            .map(|&k| {
+        let mut notes: Vec<String> = shown_ks(&plan.ks, plan.rate, &measurements)
+            .into_iter()
+            .map(|k| {
                 format!(
                     "k = {k}: sensitivity k ln 2 = {:.2} (relative rate change per unit of fractional overfill)",
                     theory::overfill_sensitivity(k as f64)
@@ -234,10 +233,53 @@ impl Experiment for Overfill {
             .collect();
         plan.measured.trial_notes(&measurements, &mut notes);
         let title = format!(
-            "overfill: m = {m}, designed for n = {design_n}, {}",
+            "overfill: {}, designed for n = {design_n}, {}",
+            shown_m(m, plan.rate, &measurements),
             plan.measured.caption
         );
         Outcome::new(title, &rows, notes, plate(&rows))
+    }
+}
+
+/// The title's m: the classic design's, or for a program that sized itself by `--fpr` the m
+/// it reports (one for every row), else that it sized itself.
+fn shown_m(
+    classic: u64,
+    rate: Option<crate::structures::exec::sizing::Rate>,
+    measurements: &[Measurement],
+) -> String {
+    let Some(rate) = rate.filter(|_| measurements.iter().any(|r| r.filter.arg().is_some())) else {
+        return format!("m = {classic}");
+    };
+    match measurements.first().map(|r| r.m) {
+        Some(m) if measurements.iter().all(|r| r.m == m) => {
+            format!(
+                "m = {m} as the program reports it (sized for ε = {})",
+                rate.fpr
+            )
+        }
+        _ => format!("m sized by the program for ε = {}", rate.fpr),
+    }
+}
+
+/// The ks the notes speak of: the design's, or for a program that sized itself by `--fpr`
+/// the ks it reports, in order of first appearance.
+fn shown_ks(
+    design: &[u32],
+    rate: Option<crate::structures::exec::sizing::Rate>,
+    measurements: &[Measurement],
+) -> Vec<u32> {
+    let programs = measurements.iter().filter(|r| r.filter.arg().is_some());
+    match rate {
+        Some(_) if measurements.iter().any(|r| r.filter.arg().is_some()) => {
+            programs.fold(Vec::new(), |mut ks, r| {
+                if !ks.contains(&r.k) {
+                    ks.push(r.k);
+                }
+                ks
+            })
+        }
+        _ => design.to_vec(),
     }
 }
 

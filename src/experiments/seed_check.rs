@@ -101,7 +101,12 @@ impl Record for SeedCheckRow {
 
 /// The scaled setups first, then the re-seeded ones.
 pub struct SeedCheckPlan {
+    /// The title, but for its shape (`n = N, m = M, k = K`), which [`SeedCheckPlan::title`]
+    /// puts first.
     title: String,
+    shape: (u64, u64, u32),
+    /// `--fpr` when a program sizes itself by it: the title then gives its own m and k.
+    sized_by_program: Option<f64>,
     scales: usize,
     measured: MeasuredPlan,
 }
@@ -182,10 +187,11 @@ Exit status 1 when either check fails.";
         }));
         let measured = MeasuredPlan::new(&params.measure, setups)?;
         Ok(SeedCheckPlan {
-            title: format!(
-                "seed-check: n = {n}, m = {m}, k = {k}, {}",
-                measured.caption
-            ),
+            title: measured.caption.clone(),
+            shape: (n, m, k),
+            sized_by_program: rate
+                .filter(|_| base.filter.arg().is_some())
+                .map(|rate| rate.fpr),
             scales: scales.len(),
             measured,
         })
@@ -233,7 +239,8 @@ Exit status 1 when either check fails.";
             percent(spread.sd),
             percent(spread.expected_sd)
         ));
-        let mut outcome = Outcome::new(&plan.title, &rows, notes, plate(reseeded, &spread))?;
+        let title = plan.title(reseeded.first());
+        let mut outcome = Outcome::new(&title, &rows, notes, plate(reseeded, &spread))?;
         outcome.verdicts = verdicts;
         Ok(outcome)
     }
@@ -343,6 +350,21 @@ fn goodness_of_fit_verdict(reseeded: &[Measurement]) -> Option<Verdict> {
         p_value: fit.p_over,
         alpha: ALPHA,
     })
+}
+
+impl SeedCheckPlan {
+    /// The title with the design's shape, or for a program that sized itself by `--fpr` the
+    /// m and k it reports at n (those of `first`, the first re-seeded row).
+    fn title(&self, first: Option<&Measurement>) -> String {
+        let (n, m, k) = self.shape;
+        match (self.sized_by_program, first) {
+            (Some(fpr), Some(r)) => format!(
+                "seed-check: n = {n}, m = {}, k = {} as the program reports them (sized for ε = {fpr}), {}",
+                r.m, r.k, self.title
+            ),
+            _ => format!("seed-check: n = {n}, m = {m}, k = {k}, {}", self.title),
+        }
+    }
 }
 
 /// The rate per hash seed with the pooled rate and its interval as levels.

@@ -87,6 +87,13 @@ pub trait Source: fmt::Debug + Send + Sync {
         Ok(())
     }
 
+    /// Writes the byte key of `counter` into `out` (cleared first), for a generated source of
+    /// byte keys, which can make any key on demand; false (and nothing written) for the
+    /// others.
+    fn write_key(&self, _counter: u64, _out: &mut Vec<u8>) -> bool {
+        false
+    }
+
     /// True when distinct counters below `limit` give distinct keys, so that the counters
     /// `0..n` and `n..n+q` of one source cannot share a key.
     fn injective_below(&self, _limit: u64) -> bool {
@@ -185,6 +192,11 @@ impl KeySpec {
     /// The integer keys, for the sources that make u64 keys.
     pub fn ints(&self, seed: u64) -> Option<IntKeys> {
         self.0.ints(seed)
+    }
+
+    /// See [`Source::write_key`].
+    pub fn write_key(&self, counter: u64, out: &mut Vec<u8>) -> bool {
+        self.0.write_key(counter, out)
     }
 
     /// See [`Source::injective_below`].

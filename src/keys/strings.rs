@@ -33,6 +33,11 @@ impl Source for Strings {
         format!("{}:{}", SOURCE.name, self.text)
     }
 
+    fn write_key(&self, counter: u64, out: &mut Vec<u8>) -> bool {
+        self.format.write(counter, out);
+        true
+    }
+
     fn for_each_bytes(
         &self,
         _name: &'static str,

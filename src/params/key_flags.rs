@@ -10,6 +10,7 @@ use crate::keys::{self, KeySpec};
 use crate::pipeline::keying::Keying;
 use crate::structures::FilterKind;
 use crate::structures::bloom::MAX_BITS;
+use crate::structures::exec::{KeyForm, check_text_keys};
 
 /// How the size is rounded before the filter is built, as some libraries do; k stays the
 /// one chosen for the requested m.
@@ -45,15 +46,24 @@ impl MRound {
     }
 }
 
-/// The keys and the index arithmetic.
+/// The key sources, `--keys` and `--query-keys`: the experiments' (in [`KeyParams`]) and
+/// the audit's.
 #[derive(Args, Clone, Debug, Default, PartialEq, Deserialize)]
-pub struct KeyParams {
+pub struct KeySources {
     /// Inserted keys [default random]
     #[arg(long, value_name = "SOURCE", long_help = source_help("Inserted keys [default random]:"))]
     pub keys: Option<KeySpec>,
-    /// Query keys [default: the inserted source past the n inserted keys; random for a file]
+    /// Query keys [default: the inserted source past the keys inserted; random for a file]
     #[arg(long, value_name = "SOURCE")]
     pub query_keys: Option<KeySpec>,
+}
+
+/// The keys and the index arithmetic.
+#[derive(Args, Clone, Debug, Default, PartialEq, Deserialize)]
+pub struct KeyParams {
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub sources: KeySources,
     /// Probe scheme: independent, double, enhanced-double [default: the hash's own]
     #[arg(long)]
     pub probes: Option<Probes>,
@@ -72,7 +82,7 @@ fn source_help(first: &str) -> String {
     format!("{first}{}", keys::help())
 }
 
-impl KeyParams {
+impl KeySources {
     /// The inserted source.
     pub fn keys(&self) -> KeySpec {
         self.keys.clone().unwrap_or_default()
@@ -101,6 +111,33 @@ impl KeyParams {
         Ok(lines.transpose()?.flatten())
     }
 
+    /// The query source: `--query-keys`, else the inserted one's default
+    /// ([`KeySpec::default_queries`]).
+    pub fn query_keys(&self) -> KeySpec {
+        self.query_keys
+            .clone()
+            .unwrap_or_else(|| self.keys().default_queries())
+    }
+
+    /// Refuses, before work, string keys that a program behind `exec:` cannot read as text
+    /// lines ([`check_text_keys`]).
+    pub fn check_for(&self, filter: FilterKind, key_form: KeyForm) -> Result<()> {
+        if filter.structure().name == "exec" && key_form == KeyForm::Text {
+            check_text_keys(self.keys(), "keys")?;
+            check_text_keys(self.query_keys(), "query_keys")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::ops::Deref for KeyParams {
+    type Target = KeySources;
+    fn deref(&self) -> &KeySources {
+        &self.sources
+    }
+}
+
+impl KeyParams {
     /// The index arithmetic, when any of its flags is given: the hash's own for the others.
     fn math(&self, hash: HashScheme) -> Result<Option<IndexMath>> {
         if self.probes.is_none() && self.reduce.is_none() && self.index_bits.is_none() {
@@ -148,6 +185,7 @@ impl KeyParams {
                 format!("1..={lines}"),
             ));
         }
+        self.check_for(filter.clone(), crate::structures::exec::key_form())?;
         let math = self.math(hash)?;
         if math.is_some() && !filter.takes_math() {
             let takers = FilterKind::names_where(|s| s.takes_math);

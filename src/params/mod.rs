@@ -15,7 +15,7 @@ use crate::hash::{HashScheme, MAX_K};
 use crate::pipeline::measurement::Setup;
 use crate::structures::FilterKind;
 use crate::structures::bloom::MAX_BITS;
-pub use key_flags::{KeyParams, MRound};
+pub use key_flags::{KeyParams, KeySources, MRound};
 
 /// Largest number of keys or queries accepted.
 pub const MAX_COUNT: u64 = 10_000_000_000;

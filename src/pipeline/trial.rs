@@ -1,15 +1,15 @@
 //! One trial of a plan ([`Setup`]): the filter built from its descriptor, the keys inserted
 //! and the absent ones counted through the loop ([`crate::pipeline::run`]), integer keys in
-//! batches, byte keys one at a time; then set beside the predictions ([`measure`]).
+//! batches, byte keys in batches too; then set beside the predictions ([`measure`]).
 
 use crate::error::{Error, Result};
 use crate::hash::AppliedHash;
-use crate::keys::{Key, KeySource};
+use crate::keys::{Key, KeySource, KeySpec};
 use crate::pipeline::keying::overlap;
 use crate::pipeline::measurement::{Measurement, Setup, Trial};
 use crate::pipeline::run::{OnKeys, Threads, insert_and_count};
 use crate::pipeline::uniformity::{ProbePairs, SAMPLE_KEYS};
-use crate::structures::Filter;
+use crate::structures::{BATCH, Filter};
 
 /// Runs one setup and reports it.
 pub fn measure(experiment: &str, setup: &Setup) -> Result<Measurement> {
@@ -108,7 +108,7 @@ pub fn build(setup: &Setup) -> Result<Box<dyn Filter>> {
 }
 
 /// A trial whose keys are not both the default random ones: integer keys through the
-/// default loops, byte keys one at a time; then the overlap is taken out of the count.
+/// default loops, byte keys in batches ([`each_batch`]); then the overlap is taken out of the count.
 pub fn keyed_trial(setup: &Setup, threads: Threads, on_keys: &OnKeys<'_>) -> Result<Trial> {
     let keying = &setup.keying;
     let queried = keying.query_keys();
@@ -142,21 +142,82 @@ pub fn keyed_trial(setup: &Setup, threads: Threads, on_keys: &OnKeys<'_>) -> Res
     Ok(trial)
 }
 
-fn insert<F: Filter + ?Sized>(filter: &mut F, key: Key<'_>) {
-    match key {
-        Key::Int(x) => filter.insert(x),
-        Key::Bytes(bytes) => filter.insert_bytes(bytes),
+/// Keys of one source gathered into a batch of at most [`BATCH`]: integer keys as u64, byte
+/// keys as their bytes (a source gives one kind only).
+#[derive(Default)]
+struct KeyBatch {
+    ints: Vec<u64>,
+    bytes: Vec<u8>,
+    ends: Vec<usize>,
+}
+
+impl KeyBatch {
+    fn push(&mut self, key: Key<'_>) {
+        match key {
+            Key::Int(x) => self.ints.push(x),
+            Key::Bytes(bytes) => {
+                self.bytes.extend_from_slice(bytes);
+                self.ends.push(self.bytes.len());
+            }
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.ints.len() + self.ends.len()
+    }
+
+    fn byte_keys(&self) -> Vec<&[u8]> {
+        let starts = std::iter::once(0).chain(self.ends.iter().copied());
+        starts
+            .zip(&self.ends)
+            .map(|(a, &b)| &self.bytes[a..b])
+            .collect()
+    }
+
+    fn insert<F: Filter + ?Sized>(&self, filter: &mut F) -> Result<()> {
+        filter.insert_many(&self.ints)?;
+        filter.insert_bytes_many(&self.byte_keys())
+    }
+
+    fn count<F: Filter + ?Sized>(&self, filter: &F) -> Result<u64> {
+        let mut answers = vec![false; self.ints.len()];
+        filter.contains_many(&self.ints, &mut answers)?;
+        let keys = self.byte_keys();
+        let mut byte_answers = vec![false; keys.len()];
+        filter.contains_bytes_many(&keys, &mut byte_answers)?;
+        Ok(answers.iter().chain(&byte_answers).filter(|&&a| a).count() as u64)
+    }
+
+    fn clear(&mut self) {
+        self.ints.clear();
+        self.bytes.clear();
+        self.ends.clear();
     }
 }
 
-fn contains<F: Filter + ?Sized>(filter: &F, key: Key<'_>) -> bool {
-    match key {
-        Key::Int(x) => filter.contains(x),
-        Key::Bytes(bytes) => filter.contains_bytes(bytes),
+/// Calls `each` on `count` keys of `source` from counter `first` on, [`BATCH`] at a time.
+fn each_batch(
+    source: KeySpec,
+    name: &'static str,
+    (seed, first, count): (u64, u64, u64),
+    mut each: impl FnMut(&KeyBatch) -> Result<()>,
+) -> Result<()> {
+    let mut batch = KeyBatch::default();
+    source.for_each(name, seed, first, count, |key| {
+        batch.push(key);
+        if batch.len() == BATCH {
+            each(&batch)?;
+            batch.clear();
+        }
+        Ok(())
+    })?;
+    match batch.len() {
+        0 => Ok(()),
+        _ => each(&batch),
     }
 }
 
-/// Inserts and queries a key at a time; a structure with a view of its bits also gets its
+/// Inserts and queries in batches; a structure with a view of its bits also gets its
 /// uniformity diagnostic.
 fn byte_trial(setup: &Setup, on_keys: &OnKeys<'_>) -> Result<Trial> {
     let mut filter = build(setup)?;
@@ -184,21 +245,22 @@ fn byte_trial_on<F: Filter + ?Sized>(
     on_keys: &OnKeys<'_>,
 ) -> Result<Trial> {
     let keying = &setup.keying;
-    keying
-        .keys
-        .for_each("keys", setup.seed, 0, setup.n, |key| {
-            insert(filter, key);
-            Ok(())
-        })?;
-    on_keys(setup.n);
+    each_batch(
+        keying.keys.clone(),
+        "keys",
+        (setup.seed, 0, setup.n),
+        |batch| {
+            on_keys(batch.len() as u64);
+            batch.insert(filter)
+        },
+    )?;
     let mut positives = 0u64;
-    keying
-        .query_keys()
-        .for_each("query_keys", setup.seed, setup.n, setup.queries, |key| {
-            positives += u64::from(contains(filter, key));
-            Ok(())
-        })?;
-    on_keys(setup.queries);
+    let queried = (setup.seed, setup.n, setup.queries);
+    each_batch(keying.query_keys(), "query_keys", queried, |batch| {
+        on_keys(batch.len() as u64);
+        positives += batch.count(filter)?;
+        Ok(())
+    })?;
     let (distinct, duplicates) = distinct_keys(setup)?;
     let mut trial = Trial::of(filter, distinct, positives);
     trial.duplicate_keys = duplicates;

@@ -1,7 +1,8 @@
 //! `exec:COMMAND`: any program speaking the exec protocol (`docs/PROTOCOL.md`, version 1),
 //! run through `sh -c COMMAND`, as a structure like the others. bloomlab sends the header
-//! (n, seed, `key_form`, and `m`, `k` by shape or `fpr` by target rate), then integer keys as
-//! decimal text in batches of at most [`EXEC_BATCH`], and reads one reply per request.
+//! (n, seed, `key_form`, and `m`, `k` by shape or `fpr` by target rate), then keys in batches
+//! of at most [`EXEC_BATCH`] (integer keys as decimal text, string keys in `text` form as
+//! their own bytes, [`lines`]), and reads one reply per request.
 //!
 //! Every failure of the program (exit, closed output, a reply of the wrong form, silence past
 //! the timeout) is an [`Error::Exec`] naming the command line, the request and what came back;
@@ -17,15 +18,18 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
+mod lines;
 pub mod memory;
 mod reply;
 mod session;
 pub mod sizing;
 mod timeout;
 
+pub use lines::check_text_keys;
 pub use reply::read_reply;
 pub use session::take_late_failure;
 pub use timeout::{MAX_EXEC_TIMEOUT, exec_timeout};
+use lines::Lines;
 use reply::object;
 use session::Session;
 
@@ -290,17 +294,67 @@ impl Membership for ExecFilter {
     fn insert_many(&mut self, keys: &[u64]) -> Result<()> {
         let session = self.session.get_mut().unwrap_or_else(|p| p.into_inner());
         keys.chunks(EXEC_BATCH)
-            .try_for_each(|batch| session.insert(batch))
+            .try_for_each(|batch| session.insert(Lines::Ints(batch)))
     }
 
     /// Asks `stats` first after inserts, so that the memory reported is the filled one.
     fn contains_many(&self, keys: &[u64], answers: &mut [bool]) -> Result<()> {
         super::interface::check_answers(keys, answers)?;
+        self.query_lines(keys.chunks(EXEC_BATCH).map(Lines::Ints), answers)
+    }
+
+    /// One key as a batch of one, as [`Membership::insert`].
+    fn insert_bytes(&mut self, key: &[u8]) {
+        let _ = self.insert_bytes_many(&[key]);
+    }
+
+    /// One key as a batch of one, as [`Membership::contains`].
+    fn contains_bytes(&self, key: &[u8]) -> bool {
+        let mut answer = [false];
+        self.contains_bytes_many(&[key], &mut answer).is_ok() && answer[0]
+    }
+
+    /// String keys reach the program as text lines in `text` form; in `int` and `bytes`
+    /// form, whose lines are integers, as their xxh3 pre-hash (which the row's hash names).
+    fn hashes_bytes(&self) -> bool {
+        self.key_form == KeyForm::Text
+    }
+
+    /// The keys as text lines, in batches of at most [`EXEC_BATCH`] (see
+    /// [`Membership::hashes_bytes`] for the other forms).
+    fn insert_bytes_many(&mut self, keys: &[&[u8]]) -> Result<()> {
+        if self.key_form != KeyForm::Text {
+            let keys: Vec<u64> = keys.iter().map(|key| crate::hash::prehash(key)).collect();
+            return self.insert_many(&keys);
+        }
+        let session = self.session.get_mut().unwrap_or_else(|p| p.into_inner());
+        keys.chunks(EXEC_BATCH)
+            .try_for_each(|batch| session.insert(Lines::Text(batch)))
+    }
+
+    fn contains_bytes_many(&self, keys: &[&[u8]], answers: &mut [bool]) -> Result<()> {
+        super::interface::check_answers(keys, answers)?;
+        if self.key_form != KeyForm::Text {
+            let keys: Vec<u64> = keys.iter().map(|key| crate::hash::prehash(key)).collect();
+            return self.contains_many(&keys, answers);
+        }
+        self.query_lines(keys.chunks(EXEC_BATCH).map(Lines::Text), answers)
+    }
+}
+
+impl ExecFilter {
+    /// Queries the batches in turn, their answers in `answers`; `stats` first after inserts,
+    /// so that the memory reported is the filled one.
+    fn query_lines<'a>(
+        &self,
+        batches: impl Iterator<Item = Lines<'a>>,
+        answers: &mut [bool],
+    ) -> Result<()> {
         if lock(&self.session).stale_stats {
             self.stats()?;
         }
         self.with_session(|session| {
-            keys.chunks(EXEC_BATCH)
+            batches
                 .zip(answers.chunks_mut(EXEC_BATCH))
                 .try_for_each(|(batch, answers)| session.query(batch, answers))
         })

@@ -34,6 +34,20 @@ pub trait Membership {
     fn hashes_bytes(&self) -> bool {
         false
     }
+    /// Inserts the byte keys in order, as [`Membership::insert_bytes`] one at a time does; a
+    /// structure that crosses a boundary per call (a process) sends them as one batch.
+    fn insert_bytes_many(&mut self, keys: &[&[u8]]) -> Result<()> {
+        keys.iter().for_each(|key| self.insert_bytes(key));
+        Ok(())
+    }
+    /// `answers[i] = contains_bytes(keys[i])`, one batch; refuses slices of different lengths.
+    fn contains_bytes_many(&self, keys: &[&[u8]], answers: &mut [bool]) -> Result<()> {
+        check_answers(keys, answers)?;
+        for (answer, key) in answers.iter_mut().zip(keys) {
+            *answer = self.contains_bytes(key);
+        }
+        Ok(())
+    }
     /// Inserts the keys in order: the same filter as inserting them one at a time. A
     /// structure that crosses a boundary per call (a process, a device) answers per batch.
     fn insert_many(&mut self, keys: &[u64]) -> Result<()> {
@@ -113,7 +127,7 @@ where
 }
 
 /// Refuses an `answers` slice not as long as `keys` (every `contains_many` checks it).
-pub fn check_answers(keys: &[u64], answers: &[bool]) -> Result<()> {
+pub fn check_answers<K>(keys: &[K], answers: &[bool]) -> Result<()> {
     if keys.len() != answers.len() {
         return Err(Error::invalid(
             "answers",

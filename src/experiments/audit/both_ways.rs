@@ -14,6 +14,7 @@
 //!   [`crate::stats::below_p_value`]: a filter whose rate is at least the bound is flagged
 //!   with probability at most 2.5% per row.
 
+use super::keys::{AuditKeys, Shown};
 use super::{AuditRow, notes::label};
 use crate::error::{Error, Result};
 use crate::experiments::Verdict;
@@ -32,11 +33,11 @@ const SAMPLE_DOMAIN: u64 = 0x696e_7365_7274_6564;
 
 /// What asking inserted keys found: how many were asked, how many answered absent, and the
 /// first of those (its key and its place in the insertion order, from 1).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Default)]
 pub struct Asked {
     pub asked: u64,
     pub lost: u64,
-    pub first_lost: Option<(u64, u64)>,
+    pub first_lost: Option<(Shown, u64)>,
 }
 
 /// The counters of the inserted keys asked when `inserted` are in: all of them up to
@@ -50,10 +51,10 @@ fn sampled_counter(seed: u64, inserted: u64, i: u64) -> u64 {
     ((u128::from(draw) * u128::from(inserted)) >> 64) as u64
 }
 
-/// Asks `filter` for the sample of the `inserted` keys `key_of(0..inserted)`.
+/// Asks `filter` for the sample of the `inserted` keys of counters `0..inserted`.
 pub fn ask_inserted(
     filter: &dyn Filter,
-    key_of: impl Fn(u64) -> u64,
+    keys: &AuditKeys,
     inserted: u64,
     seed: u64,
 ) -> Result<Asked> {
@@ -65,21 +66,19 @@ pub fn ask_inserted(
     };
     let mut answers = vec![false; BATCH];
     let mut start = 0;
-    for_each_batch(
-        0..asked,
-        |i| key_of(counter(i)),
-        |batch| {
-            let answers = &mut answers[..batch.len()];
-            filter.contains_many(batch, answers)?;
-            for (i, _) in answers.iter().enumerate().filter(|(_, present)| !**present) {
-                found.lost += 1;
-                let number = counter(start + i as u64) + 1;
-                found.first_lost.get_or_insert((batch[i], number));
-            }
-            start += batch.len() as u64;
-            Ok(())
-        },
-    )?;
+    for_each_batch(0..asked, counter, |batch| {
+        let answers = &mut answers[..batch.len()];
+        keys.ask_inserted(filter, batch, answers)?;
+        for (i, _) in answers.iter().enumerate().filter(|(_, present)| !**present) {
+            found.lost += 1;
+            let number = counter(start + i as u64) + 1;
+            found
+                .first_lost
+                .get_or_insert_with(|| (keys.shown(batch[i]), number));
+        }
+        start += batch.len() as u64;
+        Ok(())
+    })?;
     Ok(found)
 }
 
@@ -87,8 +86,13 @@ pub fn ask_inserted(
 pub fn mark(row: &mut AuditRow, asked: Asked) {
     row.inserted_asked = asked.asked;
     row.false_negatives = asked.lost;
-    row.false_negative_key = asked.first_lost.map(|(key, _)| key);
-    row.false_negative_number = asked.first_lost.map(|(_, number)| number);
+    if let Some((key, number)) = asked.first_lost {
+        match key {
+            Shown::Int(key) => row.false_negative_key = Some(key),
+            Shown::Text(text) => row.false_negative_text = Some(text),
+        }
+        row.false_negative_number = Some(number);
+    }
     let m = &row.measurement;
     let far_below = below_p_value(m.false_positives, m.queries, FAR_BELOW * row.fpr_configured);
     row.far_below = far_below < GUARD_ALPHA || below_fill(row).is_some();
@@ -166,7 +170,9 @@ pub fn verdicts(rows: &[AuditRow], fail_below: Option<f64>) -> Vec<Verdict> {
 /// `rbloom (text keys) at 1.00n: 5000 of 10000 inserted keys answered absent, the first key
 /// 123 (inserted as number 2)`.
 fn lost_keys(r: &AuditRow) -> String {
-    let first = match (r.false_negative_key, r.false_negative_number) {
+    let key =
+        (r.false_negative_key.map(|key| key.to_string())).or_else(|| r.false_negative_text.clone());
+    let first = match (key, r.false_negative_number) {
         (Some(key), Some(number)) => format!(", the first key {key} (inserted as number {number})"),
         _ => String::new(),
     };

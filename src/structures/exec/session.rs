@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value};
 
-use super::reply::{REFUSED, object, push_key, read_reply, shown};
+use super::lines::{Lines, shown_key};
+use super::reply::{REFUSED, object, read_reply, shown};
 use super::{MAX_REPLY_BYTES, lock};
 use crate::error::{Error, Result};
 
@@ -163,20 +164,27 @@ impl Session {
         }
     }
 
-    /// A request of `keys`, its reply checked by `check`.
+    /// A request of `keys`, its reply checked by `check`; a key a line cannot carry is
+    /// refused before anything is written.
     fn batch(
         &mut self,
         verb: &str,
-        keys: &[u64],
+        keys: Lines<'_>,
         check: impl FnOnce(&[u8]) -> std::result::Result<(), String>,
     ) -> Result<()> {
+        if let (Some((i, why)), Lines::Text(text)) = (keys.uncarried(), keys) {
+            return Err(Error::invalid(
+                "keys",
+                shown_key(text[i]),
+                format!("the key {why}"),
+                "keys an exec program can read as text lines: no LF byte, valid UTF-8",
+            ));
+        }
         let request = format!("{verb} {}", keys.len());
         self.buffer.clear();
         self.buffer.extend_from_slice(request.as_bytes());
         self.buffer.push(b'\n');
-        for &key in keys {
-            push_key(&mut self.buffer, key);
-        }
+        keys.write(&mut self.buffer);
         let reply = self.exchange();
         reply
             .and_then(|line| match line.first() {
@@ -188,7 +196,7 @@ impl Session {
             .map_err(|message| self.fail(&request, message))
     }
 
-    pub(super) fn insert(&mut self, keys: &[u64]) -> Result<()> {
+    pub(super) fn insert(&mut self, keys: Lines<'_>) -> Result<()> {
         self.stale_stats = true;
         self.batch("insert", keys, |line| match line {
             b"ok" => Ok(()),
@@ -196,7 +204,7 @@ impl Session {
         })
     }
 
-    pub(super) fn query(&mut self, keys: &[u64], answers: &mut [bool]) -> Result<()> {
+    pub(super) fn query(&mut self, keys: Lines<'_>, answers: &mut [bool]) -> Result<()> {
         self.batch("query", keys, |line| {
             if line.len() != keys.len() {
                 return Err(format!(
