@@ -113,10 +113,51 @@ fn block_paths(c: &mut Criterion) {
             group.bench_function(id("query absent batched"), |b| {
                 b.iter(|| count_present(&*filter, &absent).unwrap())
             });
+            group.bench_function(id("insert"), |b| {
+                b.iter(|| {
+                    inserted
+                        .iter()
+                        .for_each(|&key| filter.insert(black_box(key)))
+                })
+            });
             group.bench_function(id("insert batched"), |b| {
                 b.iter(|| filter.insert_many(black_box(&inserted)).unwrap())
             });
         }
+    }
+    group.finish();
+}
+
+/// The classic filter (k = 7, m = 40,000, multiply-shift) on every vector path this CPU
+/// runs: inserts key by key and batched (the k products in vector lanes), present queries
+/// batched.
+fn classic_paths(c: &mut Criterion) {
+    use bloomlab::hash::Simd;
+    use bloomlab::structures::Membership;
+    let keys = KeySource::new(1);
+    let n = 4_000u64;
+    let inserted: Vec<u64> = keys.inserted(n).collect();
+    let mut group = c.benchmark_group("classic paths m=40000 k=7");
+    group.throughput(Throughput::Elements(n));
+    for simd in Simd::available() {
+        let mut filter = BloomFilter::new(40_000, 7, HashScheme::MultiplyShift, 2)
+            .unwrap()
+            .on(simd)
+            .unwrap();
+        filter.insert_many(&inserted).unwrap();
+        group.bench_function(BenchmarkId::new("insert", simd), |b| {
+            b.iter(|| {
+                inserted
+                    .iter()
+                    .for_each(|&key| filter.insert(black_box(key)))
+            })
+        });
+        group.bench_function(BenchmarkId::new("insert batched", simd), |b| {
+            b.iter(|| filter.insert_many(black_box(&inserted)).unwrap())
+        });
+        group.bench_function(BenchmarkId::new("query present batched", simd), |b| {
+            b.iter(|| count_present(&filter, black_box(&inserted)).unwrap())
+        });
     }
     group.finish();
 }
@@ -136,5 +177,12 @@ fn exact_rate(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, filter_ops, structures, block_paths, exact_rate);
+criterion_group!(
+    benches,
+    filter_ops,
+    structures,
+    block_paths,
+    classic_paths,
+    exact_rate
+);
 criterion_main!(benches);

@@ -2,13 +2,13 @@
 //! B bits, chosen by a further hash. [`descriptor`] registers one for any block size.
 
 use super::block_simd::{Design, Kernel};
-use super::blocks::{Blocks, Index, poisson_mixture, smallest_size, whole_blocks};
+use super::blocks::{Blocks, Index, poisson_mixture, smallest_size, vector_paths, whole_blocks};
 use super::interface::{
     CACHE_LINE_BITS, Filter, FilterKind, Family, Membership, Origin, Shape, Structure, check_answers,
 };
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::structures::bloom::popcount;
-use crate::hash::{AppliedHash, HashFamily, Simd, with_index};
+use crate::hash::{AppliedHash, HashFamily, with_index};
 use crate::theory;
 
 /// Bits in a blocked filter's block: one 512-bit cache line.
@@ -93,40 +93,9 @@ impl BlockedFilter {
             kernel,
         })
     }
-
-    /// The same filter computing its probes on another vector path; refused when this CPU
-    /// lacks it or the filter has no kernel (another hash, or another block size).
-    pub fn on(mut self, simd: Simd) -> Result<Self> {
-        self.kernel = Some(on_path(self.kernel.as_ref(), simd)?);
-        Ok(self)
-    }
-
-    /// The vector path of the probes, if the filter has a kernel.
-    pub fn simd(&self) -> Option<Simd> {
-        self.kernel.as_ref().map(Kernel::simd)
-    }
-
-    /// The bit array, block after block.
-    pub fn words(&self) -> &[u64] {
-        &self.blocks.words
-    }
 }
 
-/// `kernel` on path `simd`, or why not.
-pub(super) fn on_path(kernel: Option<&Kernel>, simd: Simd) -> Result<Kernel> {
-    let kernel = kernel.ok_or_else(|| {
-        Error::invalid(
-            "simd",
-            simd,
-            "no vector kernel for this hash or block",
-            "a 512-bit blocked or a split-block filter on multiply-shift or double-hashing",
-        )
-    })?;
-    kernel.on(simd).ok_or_else(|| {
-        let available: Vec<&str> = Simd::available().iter().map(|s| s.name()).collect();
-        Error::invalid("simd", simd, "this CPU lacks it", available.join(", "))
-    })
-}
+vector_paths!(BlockedFilter);
 
 /// Probe i of a blocked filter: bit `h_i(x)` of the block.
 #[inline(always)]

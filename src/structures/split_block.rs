@@ -2,11 +2,10 @@
 //! each word, so k is always 8.
 
 use super::block_simd::{Design, Kernel};
-use super::blocked::on_path;
-use super::blocks::{Blocks, Index, poisson_mixture, smallest_size, whole_blocks};
+use super::blocks::{Blocks, Index, poisson_mixture, smallest_size, vector_paths, whole_blocks};
 use super::interface::{Filter, FilterKind, Family, Membership, Origin, Structure, check_answers};
 use crate::error::{Error, Result};
-use crate::hash::{AppliedHash, HashFamily, HashScheme, Simd, with_index};
+use crate::hash::{AppliedHash, HashFamily, HashScheme, with_index};
 
 /// Bits in a split-block filter's block: eight 32-bit words.
 pub const SPLIT_BLOCK_BITS: u64 = 256;
@@ -98,24 +97,9 @@ impl SplitBlockFilter {
             in_word,
         })
     }
-
-    /// The same filter computing its probes on another vector path; refused when this CPU
-    /// lacks it or the filter has no kernel (a byte hash).
-    pub fn on(mut self, simd: Simd) -> Result<Self> {
-        self.kernel = Some(on_path(self.kernel.as_ref(), simd)?);
-        Ok(self)
-    }
-
-    /// The vector path of the probes, if the filter has a kernel.
-    pub fn simd(&self) -> Option<Simd> {
-        self.kernel.as_ref().map(Kernel::simd)
-    }
-
-    /// The bit array, block after block.
-    pub fn words(&self) -> &[u64] {
-        &self.blocks.words
-    }
 }
+
+vector_paths!(SplitBlockFilter);
 
 /// Probe j of a split block: bit `h_j(x)` of 32-bit word j, word j being half `j & 1` of
 /// u64 word `j / 2` of the block.
