@@ -70,7 +70,7 @@ fn the_cost_interval_covers_the_true_cost() {
 /// Each bad flag is refused with exit 2, naming the flag and its range, before any work.
 #[test]
 fn bad_flags_are_refused_naming_the_flag() {
-    let cases: [(&[&str], &str); 7] = [
+    let cases: [(&[&str], &str); 8] = [
         (&["--negative-share", "1.5"], "--negative-share"),
         (
             &["--work-ns", "fast"],
@@ -80,6 +80,7 @@ fn bad_flags_are_refused_naming_the_flag() {
         (&["--needs", "fly"], "insert, delete, grow, static-ok"),
         (&["--n", "10"], "1000..=100000000"),
         (&["--max-fpr", "0"], "(0, 1)"),
+        (&["--target-seconds", "5"], "10..=3600"),
         (&["--memory", "1000", "--max-fpr", "0.001"], "at least"),
     ];
     for (flags, says) in cases {

@@ -66,6 +66,8 @@ pub struct AdvisePlan {
     pub contenders: usize,
     /// Every configuration is measured, none pruned by the time model.
     pub measure_all: bool,
+    /// Wall seconds the run aims at (`--target-seconds`).
+    pub target_seconds: u64,
     pub seed: u64,
     pub hash_seed: u64,
     /// Every configuration within the needs and the limits, with its closed forms.
@@ -109,6 +111,12 @@ fn budget(params: &AdviseParams, n: u64) -> Result<(Option<u64>, &'static str)> 
     }
 }
 
+/// `--target-seconds`: the run's wall time target, 10 s to an hour, a minute by default.
+fn target_seconds(params: &AdviseParams) -> Result<u64> {
+    let given = params.target_seconds.map_or(60, |c| c.0);
+    check_count("target-seconds", given, 10, 3600)
+}
+
 /// Checks every flag, then sizes the space and cuts it by the needs and the limits.
 pub fn plan(params: &AdviseParams) -> Result<AdvisePlan> {
     let n = check_count("n", params.n.map_or(1_000_000, |c| c.0), 1000, 100_000_000)?;
@@ -141,6 +149,7 @@ pub fn plan(params: &AdviseParams) -> Result<AdvisePlan> {
         100_000_000,
     )?;
     let contenders = check_count("contenders", params.contenders.map_or(24, |c| c.0), 1, 500)?;
+    let target_seconds = target_seconds(params)?;
     let (memory_bytes, flag) = budget(params, n)?;
     let limits = Limits {
         memory_bytes,
@@ -160,6 +169,7 @@ pub fn plan(params: &AdviseParams) -> Result<AdvisePlan> {
         queries,
         contenders: contenders as usize,
         measure_all: params.measure_all,
+        target_seconds,
         seed: params.seeds.seed(),
         hash_seed: params.seeds.hash_seed(),
         configs,

@@ -5,42 +5,39 @@
 
 use super::cost::{Bounded, INPUT_CONFIDENCE, median_interval};
 use crate::error::Result;
-use crate::hash::HashScheme;
 use crate::keys::{IntKeys, KeySpec};
 use crate::pipeline::keying::Keying;
 use crate::pipeline::measurement::{Measurement, Setup};
 use crate::pipeline::timing::{LineBuffer, Operation, PassKeys, time_operation, time_passes};
 use crate::pipeline::{fill, measure_counted};
-use crate::structures::{Filter, FilterKind};
+use crate::structures::{Filter, Shape};
 
 pub use crate::pipeline::timing::thread_ns;
 
-/// What fixes a configuration's filter and keys.
+/// What fixes a configuration's filter and keys: the filter's own shape, and the seed and
+/// source of the keys it holds and is asked.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Shape {
-    pub kind: FilterKind,
-    pub n: u64,
-    pub m: u64,
-    pub k: u32,
+pub struct Keyed {
+    pub shape: Shape,
     pub seed: u64,
-    pub hash_seed: u64,
     pub keys: KeySpec,
 }
 
 /// The rate of the shape: n keys inserted, `queries` absent ones asked, with its interval
 /// and every prediction. `on_keys` counts keys for progress.
-pub fn rate(shape: &Shape, queries: u64, on_keys: &(dyn Fn(u64) + Sync)) -> Result<Measurement> {
+pub fn rate(keyed: &Keyed, queries: u64, on_keys: &(dyn Fn(u64) + Sync)) -> Result<Measurement> {
+    let shape = &keyed.shape;
     let setup = Setup {
         n: shape.n,
         m: shape.m,
         k: shape.k,
         queries,
-        seed: shape.seed,
+        seed: keyed.seed,
         hash_seed: shape.hash_seed,
-        hash: HashScheme::MultiplyShift,
+        hash: shape.hash,
         filter: shape.kind.clone(),
         keying: Keying {
-            keys: shape.keys.clone(),
+            keys: keyed.keys.clone(),
             ..Keying::default()
         },
     };
@@ -49,25 +46,28 @@ pub fn rate(shape: &Shape, queries: u64, on_keys: &(dyn Fn(u64) + Sync)) -> Resu
 
 /// The integer keys the timings and the workload use: the source's own where it makes
 /// integers, random keys otherwise (byte keys reach every structure as their u64 prehash).
-pub fn int_keys(shape: &Shape) -> IntKeys {
-    shape.keys.ints(shape.seed).unwrap_or_else(|| {
+pub fn int_keys(keyed: &Keyed) -> IntKeys {
+    keyed.keys.ints(keyed.seed).unwrap_or_else(|| {
         KeySpec::default()
-            .ints(shape.seed)
+            .ints(keyed.seed)
             .expect("random keys are integers")
     })
 }
 
 /// The filter of the shape holding its n keys.
-pub fn filled(shape: &Shape) -> Result<Box<dyn Filter>> {
-    let mut filter = shape.kind.build(
-        shape.n,
-        shape.m,
-        shape.k,
-        HashScheme::MultiplyShift,
-        shape.hash_seed,
-    )?;
-    let keys = int_keys(shape);
-    fill(&mut *filter, 0..shape.n, |c| keys.key(c), true, &|_| {})?;
+pub fn filled(keyed: &Keyed) -> Result<Box<dyn Filter>> {
+    let Shape {
+        kind,
+        n,
+        m,
+        k,
+        hash,
+        math,
+        hash_seed,
+    } = &keyed.shape;
+    let mut filter = kind.build_with_math(*n, *m, *k, *hash, *math, *hash_seed)?;
+    let keys = int_keys(keyed);
+    fill(&mut *filter, 0..*n, |c| keys.key(c), true, &|_| {})?;
     Ok(filter)
 }
 
@@ -85,17 +85,16 @@ pub struct Lookups {
 /// [`median_interval`].
 pub fn lookups(
     filter: &mut dyn Filter,
-    shape: &Shape,
+    keyed: &Keyed,
     batched: bool,
     count: u64,
     passes: u32,
 ) -> Result<Lookups> {
-    let ints = int_keys(shape);
+    let ints = int_keys(keyed);
+    let n = keyed.shape.n;
     let pass_keys = PassKeys {
-        inserted: (0..count).map(|i| ints.key(i % shape.n)).collect(),
-        absent: (0..count)
-            .map(|i| ints.key(shape.n + (1 << 40) + i))
-            .collect(),
+        inserted: (0..count).map(|i| ints.key(i % n)).collect(),
+        absent: (0..count).map(|i| ints.key(n + (1 << 40) + i)).collect(),
     };
     let (mut absent, mut present) = (Vec::new(), Vec::new());
     for _ in 0..passes {

@@ -79,6 +79,10 @@ pub struct AdviseParams {
     #[arg(long)]
     #[serde(default)]
     pub measure_all: bool,
+    /// Wall seconds the run aims at; half of them go to measuring the contenders, an equal
+    /// share each [10..=3600, default 60]
+    #[arg(long, allow_hyphen_values = true)]
+    pub target_seconds: Option<Count>,
     #[command(flatten)]
     #[serde(flatten)]
     pub seeds: SeedParams,

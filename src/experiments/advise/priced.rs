@@ -98,6 +98,12 @@ impl Priced {
         cost_at(sigma, eps, time(self.absent), time(self.present), t_w)
     }
 
+    /// The cost per query at σ and `t_w` with lookups of `lookup_ns` per query (`σ·t_a + (1 -
+    /// σ)·t_p` timed elsewhere) and the measured rate.
+    pub fn cost_with_lookups(&self, sigma: f64, t_w: f64, lookup_ns: f64) -> f64 {
+        self.cost_at_work(sigma, t_w) - self.lookup_ns(sigma) + lookup_ns
+    }
+
     /// ns per query of lookups alone: `σ·t_a + (1 - σ)·t_p`.
     pub fn lookup_ns(&self, sigma: f64) -> f64 {
         match (self.absent, self.present) {

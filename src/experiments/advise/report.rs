@@ -7,9 +7,9 @@ use super::candidates::Config;
 use super::cost::speedup;
 use super::flags::AdvisePlan;
 use super::priced::{PLOT_WORK_NS, Priced, Resolved};
+use super::validate::Checked;
 use crate::error::Result;
 use crate::experiments::Outcome;
-use crate::pipeline::timing::Passes;
 use crate::plot::{Axis, Colour, Mark, Panel, Plate, Scale, Series, Ticks};
 use crate::report::{Cell, Column, Record, Table, col};
 
@@ -196,7 +196,7 @@ pub fn outcome(
     priced: Vec<Priced>,
     chosen: usize,
     runner_up: Option<usize>,
-    checked: Vec<(usize, Passes)>,
+    checked: Vec<(usize, Checked)>,
     mut notes: Vec<String>,
 ) -> Result<Outcome> {
     let t_w = resolved.t_work.value;
@@ -206,7 +206,7 @@ pub fn outcome(
         rows[r].runner_up = true;
     }
     for (i, passes) in &checked {
-        rows[*i].ns_end_to_end = Some(passes.median);
+        rows[*i].ns_end_to_end = Some(passes.workload.median);
     }
     notes.extend(super::report_checks::lines(
         plan, &priced, chosen, runner_up, &checked, t_w,

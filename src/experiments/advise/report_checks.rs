@@ -4,7 +4,7 @@
 
 use super::flags::AdvisePlan;
 use super::priced::Priced;
-use crate::pipeline::timing::Passes;
+use super::validate::Checked;
 
 /// `(measured - predicted) / predicted`, in per cent.
 fn off(measured: f64, predicted: f64) -> f64 {
@@ -17,14 +17,14 @@ pub fn lines(
     priced: &[Priced],
     chosen: usize,
     runner_up: Option<usize>,
-    checked: &[(usize, Passes)],
+    checked: &[(usize, Checked)],
     t_w: f64,
 ) -> Vec<String> {
     let none = priced.len() - 1;
     let Some(baseline) = checked
         .iter()
         .find(|(i, _)| *i == none)
-        .map(|(_, p)| p.median)
+        .map(|(_, c)| c.workload.median)
     else {
         return Vec::new();
     };
@@ -35,22 +35,16 @@ pub fn lines(
         if plan.batched { ", batched" } else { "" },
         off(baseline, t_w)
     )];
-    for (i, p) in checked.iter().filter(|(i, _)| *i != none) {
+    for (i, c) in checked.iter().filter(|(i, _)| *i != none) {
         let role = if *i == chosen { "chosen" } else { "runner-up" };
-        // The work as it ran: t_w is what no filter measured, the lookups as timed.
-        let predicted = priced[*i].cost_at_work(plan.negative_share, baseline);
-        let (saving, saving_predicted) = (baseline - p.median, baseline - predicted);
-        lines.push(format!(
-            "end to end, {role} {}: measured {:.1} ns per query [{:.1}, {:.1}], predicted {predicted:.1} at the t_w no filter measured ({:+.0}%); saving over no filter measured {saving:.1}, predicted {saving_predicted:.1} ({:+.0}%)",
-            priced[*i].family(),
-            p.median,
-            p.min,
-            p.max,
-            off(p.median, predicted),
-            off(saving, saving_predicted)
-        ));
+        lines.push(contender_line(plan, &priced[*i], role, c, baseline));
     }
-    let measured = |i: usize| checked.iter().find(|(j, _)| *j == i).map(|(_, p)| p.median);
+    let measured = |i: usize| {
+        checked
+            .iter()
+            .find(|(j, _)| *j == i)
+            .map(|(_, c)| c.workload.median)
+    };
     if let (Some(r), Some(mine)) = (runner_up, measured(chosen))
         && let Some(theirs) = measured(r)
     {
@@ -70,4 +64,33 @@ pub fn lines(
         ));
     }
     lines
+}
+
+/// The workload of one filter measured beside its prediction: `t_w` as no filter measured it
+/// (`baseline`) and the lookups as the ranking timed them; then the prediction from the
+/// lookups timed again beside the workload, in the same rounds.
+fn contender_line(
+    plan: &AdvisePlan,
+    priced: &Priced,
+    role: &str,
+    c: &Checked,
+    baseline: f64,
+) -> String {
+    let sigma = plan.negative_share;
+    let predicted = priced.cost_at_work(sigma, baseline);
+    let beside = c.lookups.map_or(predicted, |l| {
+        priced.cost_with_lookups(sigma, baseline, l.median)
+    });
+    let p = c.workload;
+    let (saving, saving_predicted) = (baseline - p.median, baseline - predicted);
+    format!(
+        "end to end, {role} {}: measured {:.1} ns per query [{:.1}, {:.1}], predicted {predicted:.1} at the t_w no filter measured ({:+.0}%; {beside:.1} from lookups timed beside it, {:+.0}%); saving over no filter measured {saving:.1}, predicted {saving_predicted:.1} ({:+.0}%)",
+        priced.family(),
+        p.median,
+        p.min,
+        p.max,
+        off(p.median, predicted),
+        off(p.median, beside),
+        off(saving, saving_predicted)
+    )
 }

@@ -9,18 +9,19 @@ use rayon::prelude::*;
 use super::candidates::Config;
 use super::cost::{Bounded, CostInputs, INPUT_CONFIDENCE, TIMED_PASSES, cost};
 use super::flags::{AdvisePlan, WorkCost};
-use super::measure::{self, Shape};
+use super::measure::{self, Keyed};
 use super::model::{self, Reference, TimeModel};
 use super::priced::{self, Contender, PLOT_WORK_NS, Priced, Resolved};
 use super::report;
 use super::skyline::{self, Point};
 use super::steps::Steps;
-use super::validate::{self, Work};
+use super::validate::{self, Checked, MODEL_FIRST, Work};
 use crate::error::Result;
 use crate::experiments::Outcome;
+use crate::hash::HashScheme;
 use crate::pipeline::measurement::Measurement;
-use crate::pipeline::timing::Passes;
 use crate::stats::clopper_pearson;
+use crate::structures::Shape;
 
 /// Bytes of the buffer a cache miss reads in: four times the 32 MiB last-level cache here.
 pub const MISS_BYTES: u64 = 1 << 27;
@@ -39,9 +40,16 @@ const VALIDATION_BUDGET_NS: f64 = 2e8;
 /// Validation rounds: each contender runs once per round, in turn.
 const VALIDATION_ROUNDS: u32 = 5;
 
-/// Wall time the contenders' measurements may take together (of the minute a run at n =
-/// 10^6 should take), in ns; each contender gets an equal share.
-const MEASURING_BUDGET_NS: f64 = 30e9;
+/// Share of the run's time target (`--target-seconds`, a minute by default, which a run at
+/// n = 10^6 should keep) that the contenders' measurements may take together, each an
+/// equal part; the rest is the time model's references, the work's calibration and the
+/// workload end to end.
+const MEASURING_SHARE: f64 = 0.5;
+
+/// ns the contenders' measurements may take together.
+pub fn measuring_budget_ns(plan: &AdvisePlan) -> f64 {
+    plan.target_seconds as f64 * 1e9 * MEASURING_SHARE
+}
 
 /// Measures a cache miss, or calibrates a busy loop to the nominal cost.
 fn resolve_work(plan: &AdvisePlan) -> Result<Resolved> {
@@ -81,14 +89,19 @@ fn resolve_work(plan: &AdvisePlan) -> Result<Resolved> {
     }
 }
 
-fn shape(plan: &AdvisePlan, c: &Config) -> Shape {
-    Shape {
-        kind: c.kind.clone(),
-        n: plan.n,
-        m: c.m,
-        k: c.k,
+/// The configuration's filter at the plan's n, holding the plan's keys.
+fn shape(plan: &AdvisePlan, c: &Config) -> Keyed {
+    Keyed {
+        shape: Shape {
+            kind: c.kind.clone(),
+            n: plan.n,
+            m: c.m,
+            k: c.k,
+            hash: HashScheme::MultiplyShift,
+            math: None,
+            hash_seed: plan.hash_seed,
+        },
         seed: plan.seed,
-        hash_seed: plan.hash_seed,
         keys: plan.keys.clone(),
     }
 }
@@ -138,7 +151,7 @@ fn lookups_measured(plan: &AdvisePlan) -> u64 {
 
 /// The configurations to measure: all with `--measure-all` (no time model, no cap), else
 /// the time model's contenders at `t_w` and at the plot's ends, less those whose predicted
-/// measurement ([`TimeModel::measuring_ns`]) exceeds their share of [`MEASURING_BUDGET_NS`],
+/// measurement ([`TimeModel::measuring_ns`]) exceeds their share of [`measuring_budget_ns`],
 /// each named in a note.
 fn pick(
     plan: &AdvisePlan,
@@ -153,18 +166,19 @@ fn pick(
     let ends = [t_w, PLOT_WORK_NS.0, PLOT_WORK_NS.1];
     let sigma = plan.negative_share;
     let picked = model::contenders(&plan.configs, &model, sigma, &ends, plan.contenders);
-    let share = MEASURING_BUDGET_NS / picked.len().max(1) as f64;
+    let share = measuring_budget_ns(plan) / picked.len().max(1) as f64;
     let (kept, dear): (Vec<Config>, Vec<Config>) = picked
         .into_iter()
         .partition(|c| model.measuring_ns(c, plan.n, lookups_measured(plan)) <= share);
     for c in dear {
         notes.push(format!(
-            "not measured: {} (m = {}, k = {}): predicted {:.1} s to build and time ({:.0} ns per insert), over its share of the minute ({:.1} s)",
+            "not measured: {} (m = {}, k = {}): predicted {:.1} s to build and time ({:.0} ns per insert), over its share of the run's {} s target ({:.1} s)",
             c.kind,
             c.m,
             c.k,
             model.measuring_ns(&c, plan.n, lookups_measured(plan)) / 1e9,
             model.insert_ns(&c),
+            plan.target_seconds,
             share / 1e9
         ));
     }
@@ -301,13 +315,13 @@ pub fn run(plan: &AdvisePlan, progress: &ProgressBar) -> Result<Outcome> {
 }
 
 /// The end-to-end run: for each of `which` (indexes into `priced`) and for no filter, ns per
-/// query, median and spread.
+/// query, median and spread, and each filter's lookups timed beside it.
 fn validate_choice(
     plan: &AdvisePlan,
     priced: &[Priced],
     which: &[Option<usize>],
     work: &mut Work,
-) -> Result<Vec<(usize, Passes)>> {
+) -> Result<Vec<(usize, Checked)>> {
     let none = priced.len() - 1;
     let mut indexes: Vec<usize> = which
         .iter()
@@ -328,8 +342,20 @@ fn validate_choice(
     let Some(any) = any else {
         return Ok(Vec::new());
     };
-    let count = validate::query_count(priced[none].cost.value, VALIDATION_BUDGET_NS);
-    let queries = validate::queries(&shape(plan, &any), plan.negative_share, count, plan.seed);
-    let passes = validate::run(&runs, &queries, plan.batched, work, VALIDATION_ROUNDS)?;
+    let (s, t_w, sigma) = (
+        shape(plan, &any),
+        priced[none].cost.value,
+        plan.negative_share,
+    );
+    let count = validate::query_count(t_w, VALIDATION_BUDGET_NS);
+    let queries = validate::queries(&s, sigma, count, plan.seed, 0);
+    let model = validate::queries(&s, sigma, workload_keys(t_w), s.seed ^ 0x5EED, MODEL_FIRST);
+    let passes = validate::run(
+        &runs,
+        (&queries, &model),
+        plan.batched,
+        work,
+        VALIDATION_ROUNDS,
+    )?;
     Ok(indexes.into_iter().zip(passes).collect())
 }
