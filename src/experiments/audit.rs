@@ -485,17 +485,20 @@ pub fn run_audit(plan: &AuditPlan, progress: &ProgressBar) -> Result<AuditRun> {
         .collect();
     let audit_one = |&(fpr, entry): &(f64, &Entry)| -> Result<EntryAudit> {
         let mut audited = EntryAudit::default();
-        if let Err(error) = audit_entry(plan, entry, fpr, &mut audited, progress) {
-            let Error::Exec {
+        let refused = match audit_entry(plan, entry, fpr, &mut audited, progress) {
+            Ok(full) => full,
+            Err(Error::Exec {
                 refused: true,
                 message,
                 ..
-            } = error
-            else {
-                return Err(error);
-            };
-            let counted = audited.counted.load(Ordering::Relaxed);
-            progress.inc(keys_per_entry(fpr)?.saturating_sub(counted));
+            })
+            | Err(Error::Refused { message, .. }) => Some(message),
+            Err(error) => return Err(error),
+        };
+        // The keys a refusal or a static structure's skipped loads left unsent.
+        let counted = audited.counted.load(Ordering::Relaxed);
+        progress.inc(keys_per_entry(fpr)?.saturating_sub(counted));
+        if let Some(message) = refused {
             audited.refusal = Some(Refusal {
                 label: entry.label(),
                 fpr,
@@ -538,14 +541,16 @@ fn count(counted: &AtomicU64, progress: &ProgressBar, keys: u64) {
 }
 
 /// One filter at one rate, filled load by load; its rows and the keys it counted go into
-/// `audited`.
+/// `audited`. A structure that refuses inserts once full (a quotient filter) has no row from
+/// the load where it refused one: the refusal is returned, in words. A static one is
+/// audited at load 1 only: it is built from its keys, not filled past them.
 fn audit_entry(
     plan: &AuditPlan,
     entry: &Entry,
     fpr: f64,
     audited: &mut EntryAudit,
     progress: &ProgressBar,
-) -> Result<()> {
+) -> Result<Option<String>> {
     let seeds = &plan.seeds;
     let keys = KeySource::new(seeds.seed());
     let absent = ABSENT_FROM;
@@ -562,7 +567,8 @@ fn audit_entry(
         memory: readings,
     } = entry.build(plan.n, fpr, seeds.hash_seed())?;
     let mut inserted = 0;
-    for &load in &plan.loads {
+    let static_beyond = |load: f64| entry.kind.is_static() && load > 1.0;
+    for &load in plan.loads.iter().filter(|&&load| !static_beyond(load)) {
         let target = ((plan.n as f64 * load).round() as u64).max(inserted);
         let on_keys = |sent| count(&audited.counted, progress, sent);
         fill(
@@ -573,6 +579,11 @@ fn audit_entry(
             &on_keys,
         )?;
         inserted = target;
+        if let Some(failed) = filter.failed_inserts().filter(|&failed| failed > 0) {
+            return Ok(Some(format!(
+                "{failed} of the first {inserted} inserts refused: the filter is full"
+            )));
+        }
         let false_positives = count_parallel(
             &*filter,
             absent..absent + queries,
@@ -615,7 +626,7 @@ fn audit_entry(
         memory::mark(&mut row, readings.as_ref().filter(|_| plan.measure_memory));
         audited.rows.push(row);
     }
-    Ok(())
+    Ok(None)
 }
 
 /// The row of one measurement against its configured rate.
