@@ -62,6 +62,13 @@ pub enum Error {
         message: String,
         refused: bool,
     },
+    /// A library behind a structure that refused its keys (a static filter whose
+    /// construction failed): a finding about the library, which audit records as a refusal.
+    #[error("the {filter} filter refused: {message}")]
+    Refused {
+        filter: &'static str,
+        message: String,
+    },
     /// An output format or backend that cannot encode what was asked.
     #[error("{0}")]
     Output(String),

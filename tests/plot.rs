@@ -42,7 +42,7 @@ fn each_plate_has_one_point_per_measured_row() {
         let name = experiment.name();
         let params = match name {
             "audit" => "n = 2000\nfpr = 0.05\nqueries = 4000\naudited = \"crates\"",
-            "compare" => "n = 2000\nqueries = 4000",
+            "compare" => "n = 2000\nfpr = [0.05, 0.01, 0.002]\nqueries = 4000",
             "advise" => {
                 "n = 10000\nqueries = 4000\nwork_ns = \"20\"\nbits_per_key = 10\nmax_fpr = 0.05"
             }
@@ -158,7 +158,10 @@ fn the_legend_stands_beside_the_data_never_over_it() {
 
 #[test]
 fn compare_puts_the_counting_filter_on_a_panel_of_its_own() {
-    let outcome = run("compare", "n = 2000\nqueries = 4000");
+    let outcome = run(
+        "compare",
+        "n = 2000\nfpr = [0.05, 0.01, 0.002]\nqueries = 4000",
+    );
     let labels = |panel: &Panel| -> Vec<String> {
         panel
             .series

@@ -68,6 +68,9 @@ registry! {
     peer bloomfilter;
     peer growable;
     peer sbbf;
+    peer qfilter;
+    peer cuckoofilter;
+    peer ribbon_filter;
 }
 
 /// Refused names and arguments say what is allowed.

@@ -99,6 +99,12 @@ fn designed(kind: FilterKind, n: u64, fpr: f64) -> Option<(u64, u32)> {
     let (m, k) = crate::theory::classic_design(n, fpr);
     let (m, k) = match kind.structure().design {
         Some(design) if !table_ignores_k(kind.clone()) => design(n, fpr).ok()?,
+        // Without a sizing of its own, a table shaped by k that does not grow (a peer crate's
+        // fingerprints) or one built from its keys cannot take the classic m: it would be
+        // sized over full.
+        None if kind.is_static() || !(table_ignores_k(kind.clone()) || grows(kind.clone())) => {
+            return None;
+        }
         _ => (m, k),
     };
     Some((kind.layout(m, k).ok()?, k))

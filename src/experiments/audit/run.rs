@@ -59,17 +59,20 @@ pub fn run_audit(plan: &AuditPlan, progress: &ProgressBar) -> Result<AuditRun> {
         .collect();
     let audit_one = |&(fpr, entry): &(f64, &Entry)| -> Result<EntryAudit> {
         let mut audited = EntryAudit::default();
-        if let Err(error) = audit_entry(plan, entry, fpr, &mut audited, progress) {
-            let Error::Exec {
+        let refused = match audit_entry(plan, entry, fpr, &mut audited, progress) {
+            Ok(full) => full,
+            Err(Error::Exec {
                 refused: true,
                 message,
                 ..
-            } = error
-            else {
-                return Err(error);
-            };
-            let counted = audited.counted.load(Ordering::Relaxed);
-            progress.inc(keys_per_entry(fpr)?.saturating_sub(counted));
+            })
+            | Err(Error::Refused { message, .. }) => Some(message),
+            Err(error) => return Err(error),
+        };
+        // The keys a refusal or a static structure's skipped loads left unsent.
+        let counted = audited.counted.load(Ordering::Relaxed);
+        progress.inc(keys_per_entry(fpr)?.saturating_sub(counted));
+        if let Some(message) = refused {
             audited.refusal = Some(Refusal {
                 label: entry.label(),
                 fpr,
@@ -112,14 +115,16 @@ fn count(counted: &AtomicU64, progress: &ProgressBar, keys: u64) {
 }
 
 /// One filter at one rate, filled load by load; its rows and the keys it counted go into
-/// `audited`.
+/// `audited`. A structure that refuses inserts once full (a quotient filter) has no row from
+/// the load where it refused one: the refusal is returned, in words. A static one is
+/// audited at load 1 only: it is built from its keys, not filled past them.
 fn audit_entry(
     plan: &AuditPlan,
     entry: &Entry,
     fpr: f64,
     audited: &mut EntryAudit,
     progress: &ProgressBar,
-) -> Result<()> {
+) -> Result<Option<String>> {
     let seeds = &plan.seeds;
     let queries = queries_for(plan.queries, fpr)?;
     let mut keys = AuditKeys::new(&plan.keys, seeds.seed(), plan.top(), queries)?;
@@ -137,11 +142,17 @@ fn audit_entry(
         memory: readings,
     } = entry.build(plan.n, fpr, seeds.hash_seed())?;
     let (mut inserted, mut overlap) = (0, 0);
-    for &load in &plan.loads {
+    let static_beyond = |load: f64| entry.kind.is_static() && load > 1.0;
+    for &load in plan.loads.iter().filter(|&&load| !static_beyond(load)) {
         let target = ((plan.n as f64 * load).round() as u64).max(inserted);
         let on_keys = |sent| count(&audited.counted, progress, sent);
         overlap += keys.fill(&mut *filter, inserted..target, &on_keys)?;
         inserted = target;
+        if let Some(failed) = filter.failed_inserts().filter(|&failed| failed > 0) {
+            return Ok(Some(format!(
+                "{failed} of the first {inserted} inserts refused: the filter is full"
+            )));
+        }
         let present = keys.count(&*filter, keys.queries(queries), &on_keys)?;
         let ns_query = plan.timed.then(|| {
             let ns = best_ns(3, timed_keys.len() as u64, || {
@@ -187,5 +198,5 @@ fn audit_entry(
         memory::mark(&mut row, readings.as_ref().filter(|_| plan.measure_memory));
         audited.rows.push(row);
     }
-    Ok(())
+    Ok(None)
 }

@@ -23,7 +23,7 @@ pub struct CompareParams {
     /// Keys [1..=10^8, default 20000]
     #[arg(long, allow_hyphen_values = true)]
     pub n: Option<Count>,
-    /// Target false-positive rates: a fraction in (0, 1), or a list [default 0.05,0.01,0.002]
+    /// Target false-positive rates: a fraction in (0, 1), or a list [default 0.05,0.01,0.002,0.0001,0.000001]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub fpr: Option<ValueList>,
     /// Least number of absent queries; more are used where 100 false positives need them,

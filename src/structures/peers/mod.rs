@@ -9,10 +9,13 @@
 use crate::structures::interface::Origin;
 
 pub mod bloomfilter;
+pub mod cuckoofilter;
 pub mod fastbloom;
 pub mod growable;
 #[cfg(feature = "peers")]
 mod inspector;
+pub mod qfilter;
+pub mod ribbon_filter;
 pub mod sbbf;
 
 #[cfg(feature = "peers")]
