@@ -92,7 +92,8 @@ fn bad_flags_are_refused_naming_the_flag() {
             .code(2)
             .stderr(predicates::str::contains(says));
     }
-    // The budget with a bound no structure meets names the smallest budget that would do.
+    // The budget with a bound no structure meets names the smallest budget that would do,
+    // and quotes the budget as it was given (it quoted the bytes it became).
     bloomlab()
         .args([
             "advise",
@@ -105,7 +106,7 @@ fn bad_flags_are_refused_naming_the_flag() {
         ])
         .assert()
         .code(2)
-        .stderr(predicates::str::contains("--bits-per-key"))
+        .stderr(predicates::str::contains("--bits-per-key 4:"))
         .stderr(predicates::str::contains("the smallest that does is"));
 }
 

@@ -211,7 +211,7 @@ fn no_file_over_the_limit_but_the_listed() {
         .filter(|(_, text)| text.lines().count() > FILE_LINES)
         .map(|(path, _)| path)
         .collect();
-    let listed = listed("Files over 600 lines:");
+    let listed = listed("Files over 600 lines");
     let unlisted: Vec<_> = long.difference(&listed).collect();
     let stale: Vec<_> = listed.difference(&long).collect();
     assert!(

@@ -15,6 +15,7 @@ use indicatif::ProgressBar;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::round2;
 use crate::error::Result;
 use crate::hash::{HashFamily, HashScheme};
 use crate::keys::KeySource;
@@ -469,10 +470,6 @@ fn time_workload(
         });
     }
     Ok(rows)
-}
-
-fn round2(x: f64) -> f64 {
-    (x * 100.0).round() / 100.0
 }
 
 /// Every workload: both mixes on one filter of each size, then the working set (the 95%

@@ -182,6 +182,9 @@ fn config(kind: FilterKind, n: u64, m: u64, k: u32) -> Option<Config> {
     })
 }
 
+/// The flag that set a run's memory budget and the value it was given.
+pub type Budget = (&'static str, String);
+
 /// The budget and bound of a run.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Limits {
@@ -203,13 +206,8 @@ impl Limits {
 
 /// The configurations within the limits; refuses limits no configuration meets, naming the
 /// smallest budget that would do (or, when the rate bound alone is out of reach, the lowest
-/// rate the space reaches). `flag` names the budget's flag.
-pub fn within(
-    space: Vec<Config>,
-    n: u64,
-    limits: &Limits,
-    flag: &'static str,
-) -> Result<Vec<Config>> {
+/// rate the space reaches). `budget` names the budget's flag and the value it was given.
+pub fn within(space: Vec<Config>, n: u64, limits: &Limits, budget: &Budget) -> Result<Vec<Config>> {
     let kept: Vec<Config> = space
         .iter()
         .filter(|c| limits.rate_ok(c) && limits.memory_ok(c))
@@ -229,8 +227,8 @@ pub fn within(
         Some(c) => {
             let bits = c.memory_bytes as f64 * 8.0 / n as f64;
             Err(Error::invalid(
-                flag,
-                limits.memory_bytes.unwrap_or(0),
+                budget.0,
+                &budget.1,
                 format!(
                     "no structure holds {n} keys{bound} within this budget; the smallest that does is {} (k = {}) with {} bytes",
                     c.kind, c.k, c.memory_bytes

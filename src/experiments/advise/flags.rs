@@ -1,7 +1,7 @@
 //! advise's flags checked, every refusal before any work: each names its flag and range.
 
 use super::AdviseParams;
-use super::candidates::{self, Config, Limits, Needs};
+use super::candidates::{self, Budget, Config, Limits, Needs};
 use crate::error::{Error, Result};
 use crate::keys::KeySpec;
 use crate::params::check_count;
@@ -93,8 +93,9 @@ fn fraction(flag: &'static str, value: f64, open: bool) -> Result<f64> {
     }
 }
 
-/// The budget in bytes from `--memory` or `--bits-per-key`, with the flag that set it.
-fn budget(params: &AdviseParams, n: u64) -> Result<(Option<u64>, &'static str)> {
+/// The budget in bytes from `--memory` or `--bits-per-key`, with the flag that set it and
+/// the value it was given.
+fn budget(params: &AdviseParams, n: u64) -> Result<(Option<u64>, Budget)> {
     match (params.memory, params.bits_per_key) {
         (Some(_), Some(_)) => Err(Error::invalid(
             "memory",
@@ -102,12 +103,16 @@ fn budget(params: &AdviseParams, n: u64) -> Result<(Option<u64>, &'static str)> 
             "give one budget",
             "--memory BYTES or --bits-per-key B",
         )),
-        (Some(bytes), None) => Ok((Some(check_count("memory", bytes.0, 1, 1 << 36)?), "memory")),
+        (Some(bytes), None) => {
+            let bytes = check_count("memory", bytes.0, 1, 1 << 36)?;
+            Ok((Some(bytes), ("memory", bytes.to_string())))
+        }
         (None, Some(bits)) => {
             let bits = crate::experiments::size::check_bits_per_key(bits)?;
-            Ok((Some((bits * n as f64 / 8.0).floor() as u64), "bits-per-key"))
+            let bytes = (bits * n as f64 / 8.0).floor() as u64;
+            Ok((Some(bytes), ("bits-per-key", bits.to_string())))
         }
-        (None, None) => Ok((None, "memory")),
+        (None, None) => Ok((None, ("memory", String::new()))),
     }
 }
 
@@ -157,7 +162,7 @@ pub fn plan(params: &AdviseParams) -> Result<AdvisePlan> {
     };
     let space = candidates::space(n, needs);
     let size = space.len();
-    let configs = candidates::within(space, n, &limits, flag)?;
+    let configs = candidates::within(space, n, &limits, &flag)?;
     Ok(AdvisePlan {
         n,
         negative_share,
