@@ -111,6 +111,23 @@ impl KeySources {
         Ok(lines.transpose()?.flatten())
     }
 
+    /// [`KeySources::query_lines`], refusing (before work) a query file shorter than the
+    /// `queries` asked of it.
+    pub fn query_lines_for(&self, queries: u64) -> Result<Option<u64>> {
+        let lines = self.query_lines()?;
+        if let Some(lines) = lines
+            && lines < queries
+        {
+            return Err(Error::invalid(
+                "queries",
+                queries,
+                format!("the query file has {lines} lines"),
+                format!("1..={lines}"),
+            ));
+        }
+        Ok(lines)
+    }
+
     /// The query source: `--query-keys`, else the inserted one's default
     /// ([`KeySpec::default_queries`]).
     pub fn query_keys(&self) -> KeySpec {
@@ -175,16 +192,7 @@ impl KeyParams {
     ) -> Result<(u64, Keying)> {
         self.n_or(Some(n), n)?;
         let query_keys = self.query_keys.clone();
-        if let Some(lines) = self.query_lines()?
-            && lines < queries
-        {
-            return Err(Error::invalid(
-                "queries",
-                queries,
-                format!("the query file has {lines} lines"),
-                format!("1..={lines}"),
-            ));
-        }
+        self.query_lines_for(queries)?;
         self.check_for(filter.clone(), crate::structures::exec::key_form())?;
         let math = self.math(hash)?;
         if math.is_some() && !filter.takes_math() {

@@ -138,7 +138,7 @@ impl AuditKeys {
     /// Refuses, before work, a key file shorter than the `top` keys inserted or a query file
     /// shorter than the `queries`; returns the query file's lines.
     pub fn check(sources: &KeySources, top: u64, queries: u64) -> Result<Option<u64>> {
-        let (inserted, queried) = (sources.keys(), sources.query_keys());
+        let inserted = sources.keys();
         if let Some(lines) = inserted.available("keys")?
             && lines < top
         {
@@ -151,18 +151,7 @@ impl AuditKeys {
                 format!("--n and --loads whose largest n x load is at most {lines}"),
             ));
         }
-        let file_queries = queried.available("query_keys")?;
-        if let Some(lines) = file_queries
-            && lines < queries
-        {
-            return Err(Error::invalid(
-                "queries",
-                queries,
-                format!("the query file has {lines} lines"),
-                format!("1..={lines}"),
-            ));
-        }
-        Ok(file_queries)
+        sources.query_lines_for(queries)
     }
 
     /// Whether the inserted keys are strings (the row's hash then names a pre-hash when the
