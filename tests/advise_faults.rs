@@ -1,5 +1,6 @@
-//! advise's faults, each reproduced by a real process: a contender sized over full, and a
-//! run that showed no progress when stderr is not a terminal.
+//! advise's faults, each reproduced by a real process: a contender sized over full, a run
+//! that showed no progress when stderr is not a terminal, and a run too large for the `--yes`
+//! estimate that planned before it was refused.
 
 use assert_cmd::Command;
 
@@ -76,4 +77,21 @@ fn progress_shows_as_lines_when_stderr_is_not_a_terminal() {
         assert!(shown.contains(phase), "{phase} missing from {shown}");
     }
     assert!(!run(true).contains("advise: "));
+}
+
+/// `advise --n 1e8` went on to plan (an empty filter of every configuration built at n to
+/// read its memory: 10 minutes here under load) before the `--yes` estimate refused it. The
+/// estimate from the sizing flags alone now comes first: exit 2 naming `--yes`, before any
+/// filter is built. The timeout is a hang guard (the refusal takes milliseconds; the
+/// planning it replaces, over a minute on an idle machine), not a speed target.
+#[test]
+fn a_run_estimated_past_the_limit_is_refused_before_planning() {
+    let output = bloomlab()
+        .args(["advise", "--n", "1e8", "--work-ns", "20"])
+        .timeout(std::time::Duration::from_secs(30))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{text}");
+    assert!(text.contains("--yes"), "{text}");
 }

@@ -75,6 +75,7 @@ fn run_experiment(experiment: &dyn Registered, matches: &ArgMatches) -> Result<E
         RunArgs::from_arg_matches(matches).map_err(|e| bloomlab::Error::Output(e.to_string()))?;
     exec_filter::set_key_form(args.key_form);
     exec_filter::sizing::set_params(args.params.clone());
+    experiment.planning_cost(matches)?.check(args.yes)?;
     let prepared = experiment.prepare_matches(matches)?;
     if let Some(path) = &args.output.out {
         preflight::check_output("out", path)?;

@@ -77,6 +77,12 @@ pub trait Experiment: Sync + 'static {
     fn run(plan: &Self::Plan, progress: &ProgressBar) -> Result<Outcome>;
     /// What running the plan is expected to spend, checked before it runs.
     fn cost(plan: &Self::Plan) -> Cost;
+    /// A lower bound of [`Experiment::cost`] from the flags alone, checked before
+    /// [`Experiment::plan`], for an experiment whose planning itself works at the run's size;
+    /// nothing by default.
+    fn planning_cost(_params: &Self::Params) -> Result<Cost> {
+        Ok(Cost::default())
+    }
 }
 
 /// A validated experiment, ready to run.
@@ -93,6 +99,8 @@ pub trait Registered: Sync {
     fn command(&self) -> clap::Command;
     /// Validates parsed flags.
     fn prepare_matches(&self, matches: &ArgMatches) -> Result<Box<dyn Prepared>>;
+    /// [`Experiment::planning_cost`] of parsed flags.
+    fn planning_cost(&self, matches: &ArgMatches) -> Result<Cost>;
     /// Validates an experiment file's `[params]` table; errors name the key.
     fn prepare_table(&self, table: &toml::Table) -> Result<Box<dyn Prepared>>;
     /// The file keys this experiment accepts.
@@ -110,6 +118,10 @@ impl<E: Experiment> Prepared for Ready<E> {
     fn cost(&self) -> Cost {
         E::cost(&self.plan)
     }
+}
+
+fn params_of<E: Experiment>(matches: &ArgMatches) -> Result<E::Params> {
+    E::Params::from_arg_matches(matches).map_err(|e| Error::Output(format!("{}: {e}", E::NAME)))
 }
 
 fn prepare<E: Experiment>(params: &E::Params) -> Result<Box<dyn Prepared>> {
@@ -152,9 +164,11 @@ impl<E: Experiment> Registered for E {
     }
 
     fn prepare_matches(&self, matches: &ArgMatches) -> Result<Box<dyn Prepared>> {
-        let params = E::Params::from_arg_matches(matches)
-            .map_err(|e| Error::Output(format!("{}: {e}", E::NAME)))?;
-        prepare::<E>(&params)
+        prepare::<E>(&params_of::<E>(matches)?)
+    }
+
+    fn planning_cost(&self, matches: &ArgMatches) -> Result<Cost> {
+        E::planning_cost(&params_of::<E>(matches)?)
     }
 
     fn prepare_table(&self, table: &toml::Table) -> Result<Box<dyn Prepared>> {

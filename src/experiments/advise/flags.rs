@@ -124,7 +124,11 @@ fn target_seconds(params: &AdviseParams) -> Result<u64> {
 
 /// Checks every flag, then sizes the space and cuts it by the needs and the limits.
 pub fn plan(params: &AdviseParams) -> Result<AdvisePlan> {
-    let n = check_count("n", params.n.map_or(1_000_000, |c| c.0), 1000, 100_000_000)?;
+    let Sizes {
+        n,
+        queries,
+        contenders,
+    } = sizes(params)?;
     let negative_share = fraction(
         "negative-share",
         params.negative_share.unwrap_or(0.9),
@@ -147,13 +151,6 @@ pub fn plan(params: &AdviseParams) -> Result<AdvisePlan> {
             format!("a source of at least {n} keys, or --n {available}"),
         ));
     }
-    let queries = check_count(
-        "queries",
-        params.queries.map_or(1_000_000, |c| c.0),
-        1000,
-        100_000_000,
-    )?;
-    let contenders = check_count("contenders", params.contenders.map_or(24, |c| c.0), 1, 500)?;
     let target_seconds = target_seconds(params)?;
     let (memory_bytes, flag) = budget(params, n)?;
     let limits = Limits {
@@ -172,7 +169,7 @@ pub fn plan(params: &AdviseParams) -> Result<AdvisePlan> {
         batched: params.batched,
         keys,
         queries,
-        contenders: contenders as usize,
+        contenders,
         measure_all: params.measure_all,
         target_seconds,
         seed: params.seeds.seed(),
@@ -182,24 +179,57 @@ pub fn plan(params: &AdviseParams) -> Result<AdvisePlan> {
     })
 }
 
+/// The flags that size a run, validated.
+struct Sizes {
+    n: u64,
+    queries: u64,
+    contenders: usize,
+}
+
+fn sizes(params: &AdviseParams) -> Result<Sizes> {
+    Ok(Sizes {
+        n: check_count("n", params.n.map_or(1_000_000, |c| c.0), 1000, 100_000_000)?,
+        queries: check_count(
+            "queries",
+            params.queries.map_or(1_000_000, |c| c.0),
+            1000,
+            100_000_000,
+        )?,
+        contenders: check_count("contenders", params.contenders.map_or(24, |c| c.0), 1, 500)?
+            as usize,
+    })
+}
+
+/// Keys inserted and queried: per structure a reference, per contender its rate, its timing
+/// fill and passes; three more fills for the workload. The largest table at once is a
+/// contender's of `largest` bytes (rates are measured two at a time) beside the cache-miss
+/// buffer.
+fn run_cost(sizes: &Sizes, largest: u64) -> Cost {
+    let n = sizes.n as f64;
+    let contenders = sizes.contenders as f64 + 2.0 * super::candidates::structures().len() as f64;
+    let per = 2.0 * n + sizes.queries as f64 + 2e6;
+    Cost {
+        key_operations: contenders * per + 3.0 * n,
+        peak_bytes: 2.0 * largest as f64 + (1u64 << 27) as f64,
+    }
+}
+
+/// The run's cost from its sizing flags alone, checked before [`plan`]: planning builds an
+/// empty filter of every configuration at n to read its memory, itself minutes of work at
+/// n = 10^8. [`run_cost`] with no table counted, a lower bound of [`AdvisePlan::cost`].
+pub fn planning_cost(params: &AdviseParams) -> Result<Cost> {
+    Ok(run_cost(&sizes(params)?, 0))
+}
+
 impl AdvisePlan {
-    /// Keys inserted and queried: per structure a reference, per contender its rate, its
-    /// timing fill and passes; three more fills for the workload. The largest table at once
-    /// is a contender's (rates are measured two at a time) beside the cache-miss buffer.
+    /// [`run_cost`] with the largest configuration's table.
     pub fn cost(&self) -> Cost {
-        let n = self.n as f64;
-        let contenders =
-            self.contenders as f64 + 2.0 * super::candidates::structures().len() as f64;
-        let per = 2.0 * n + self.queries as f64 + 2e6;
-        let largest = self
-            .configs
-            .iter()
-            .map(|c| c.memory_bytes)
-            .max()
-            .unwrap_or(0) as f64;
-        Cost {
-            key_operations: contenders * per + 3.0 * n,
-            peak_bytes: 2.0 * largest + (1u64 << 27) as f64,
-        }
+        let largest = self.configs.iter().map(|c| c.memory_bytes).max();
+        let sizes = Sizes {
+            n: self.n,
+            queries: self.queries,
+            contenders: self.contenders,
+        };
+        run_cost(&sizes, largest.unwrap_or(0))
     }
 }

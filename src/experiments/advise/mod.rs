@@ -120,4 +120,8 @@ Examples:
     fn cost(plan: &AdvisePlan) -> Cost {
         plan.cost()
     }
+
+    fn planning_cost(params: &AdviseParams) -> Result<Cost> {
+        flags::planning_cost(params)
+    }
 }
