@@ -2,7 +2,8 @@
 //! B bits, chosen by a further hash. [`descriptor`] registers one for any block size.
 
 use super::block_simd::{Design, Kernel};
-use super::blocks::{Blocks, Index, poisson_mixture, smallest_size, vector_paths, whole_blocks};
+use super::block_paths::vector_paths;
+use super::blocks::{Blocks, Index, poisson_mixture, smallest_size, whole_blocks};
 use super::interface::{
     CACHE_LINE_BITS, Filter, FilterKind, Family, Membership, Origin, Shape, Structure, check_answers,
 };

@@ -1,8 +1,7 @@
 //! What the blocked structures share: bits in blocks, and the Poisson mixture over block loads.
 
-use super::block_simd::Kernel;
 use crate::error::{Error, Result};
-use crate::hash::{HashFamily, HashScheme, Simd, with_index};
+use crate::hash::{HashFamily, HashScheme, with_index};
 use crate::structures::bloom::{MAX_BITS, popcount};
 use crate::structures::probe_groups::every_group;
 use crate::theory;
@@ -212,49 +211,6 @@ impl Blocks {
         blocks.map(rate).sum::<f64>() / count
     }
 }
-
-/// `kernel` on path `simd`, or why not.
-pub(super) fn on_path(kernel: Option<&Kernel>, simd: Simd) -> Result<Kernel> {
-    let kernel = kernel.ok_or_else(|| {
-        Error::invalid(
-            "simd",
-            simd,
-            "no vector kernel for this hash or block",
-            "a 512-bit blocked or a split-block filter on multiply-shift or double-hashing",
-        )
-    })?;
-    kernel.on(simd).ok_or_else(|| {
-        let available: Vec<&str> = Simd::available().iter().map(|s| s.name()).collect();
-        Error::invalid("simd", simd, "this CPU lacks it", available.join(", "))
-    })
-}
-
-/// The accessors every filter over [`Blocks`] with an optional vector [`Kernel`] (fields
-/// `blocks` and `kernel`) carries: its path, the same filter on another path, its words.
-macro_rules! vector_paths {
-    ($filter:ty) => {
-        impl $filter {
-            /// The same filter computing its probes on another vector path; refused when
-            /// this CPU lacks it or the filter has no kernel (a byte hash, or a block size
-            /// without one).
-            pub fn on(mut self, simd: $crate::hash::Simd) -> $crate::error::Result<Self> {
-                self.kernel = Some(super::blocks::on_path(self.kernel.as_ref(), simd)?);
-                Ok(self)
-            }
-
-            /// The vector path of the probes, if the filter has a kernel.
-            pub fn simd(&self) -> Option<$crate::hash::Simd> {
-                self.kernel.as_ref().map(super::block_simd::Kernel::simd)
-            }
-
-            /// The bit array, block after block.
-            pub fn words(&self) -> &[u64] {
-                &self.blocks.words
-            }
-        }
-    };
-}
-pub(super) use vector_paths;
 
 /// Keys per stage of [`pipelined`]: their blocks' lines are in flight while the stage
 /// before is tested. Small, so that the prefetches spread out over the testing instead of

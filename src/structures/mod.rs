@@ -8,6 +8,7 @@
 
 use crate::error::{Error, Result};
 
+mod block_paths;
 mod block_simd;
 mod blocks;
 pub mod bloom;

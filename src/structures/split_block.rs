@@ -2,7 +2,8 @@
 //! each word, so k is always 8.
 
 use super::block_simd::{Design, Kernel};
-use super::blocks::{Blocks, Index, poisson_mixture, smallest_size, vector_paths, whole_blocks};
+use super::block_paths::vector_paths;
+use super::blocks::{Blocks, Index, poisson_mixture, smallest_size, whole_blocks};
 use super::interface::{Filter, FilterKind, Family, Membership, Origin, Structure, check_answers};
 use crate::error::{Error, Result};
 use crate::hash::{AppliedHash, HashFamily, HashScheme, with_index};
