@@ -1,5 +1,5 @@
 //! The house rules of docs/ARCHITECTURE.md that the compiler does not check: no import
-//! circle between the top-level modules of `src/`, no file over 600 lines, no function over
+//! circle between the top-level modules of `src/` or between the files of a folder, no file over 600 lines, no function over
 //! 60 lines, except the ones docs/ARCHITECTURE.md lists with their reason. A listed exception
 //! that has come back under its limit fails too, so the lists cannot go stale.
 
@@ -90,6 +90,12 @@ fn top_module(path: &str) -> String {
 
 /// The top-level modules a file's code names through `crate::`, doc comments left out.
 fn imports(text: &str) -> BTreeSet<String> {
+    names_after(text, "crate::")
+}
+
+/// The first names a file's code takes after each `prefix` (`crate::`, `super::`), groups
+/// `{a::X, b}` read, doc comments and the test module left out.
+fn names_after(text: &str, prefix: &str) -> BTreeSet<String> {
     let code: String = without_tests(text)
         .lines()
         .filter(|l| !l.trim_start().starts_with("//"))
@@ -97,8 +103,8 @@ fn imports(text: &str) -> BTreeSet<String> {
         .join("\n");
     let mut found = BTreeSet::new();
     let mut rest = code.as_str();
-    while let Some(at) = rest.find("crate::") {
-        rest = &rest[at + "crate::".len()..];
+    while let Some(at) = rest.find(prefix) {
+        rest = &rest[at + prefix.len()..];
         if let Some(group) = rest.strip_prefix('{') {
             let mut depth = 1;
             let mut item = String::new();
@@ -183,6 +189,54 @@ fn no_import_circle_between_top_level_modules() {
         .keys()
         .filter_map(|m| circle_from(&graph, m))
         .map(|c| c.join(" -> "))
+        .collect();
+    assert!(circles.is_empty(), "import circles: {circles:#?}");
+}
+
+/// The import graph between the files of each folder module (`src/structures/blocks.rs`
+/// -> `block_simd`), by the names a file takes through `super::` or its folder's
+/// `crate::FOLDER::` path; a folder's `mod.rs` (its registry) left out.
+fn file_graphs() -> BTreeMap<String, BTreeMap<String, BTreeSet<String>>> {
+    let mut folders: BTreeMap<String, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
+    let sources = sources();
+    let stem = |path: &str| -> Option<(String, String)> {
+        let (folder, file) = path.rsplit_once('/')?;
+        let name = file.strip_suffix(".rs")?;
+        (folder != "src" && name != "mod").then(|| (folder.to_string(), name.to_string()))
+    };
+    for (path, text) in &sources {
+        let Some((folder, name)) = stem(path) else {
+            continue;
+        };
+        let inside = format!(
+            "crate::{}::",
+            folder.trim_start_matches("src/").replace('/', "::")
+        );
+        let named: BTreeSet<String> = names_after(text, "super::")
+            .into_iter()
+            .chain(names_after(text, &inside))
+            .collect();
+        folders.entry(folder).or_default().insert(name, named);
+    }
+    for files in folders.values_mut() {
+        let siblings: BTreeSet<String> = files.keys().cloned().collect();
+        for (name, named) in files.iter_mut() {
+            named.retain(|n| n != name && siblings.contains(n));
+        }
+    }
+    folders
+}
+
+#[test]
+fn no_import_circle_between_the_files_of_a_folder() {
+    let circles: Vec<String> = file_graphs()
+        .iter()
+        .flat_map(|(folder, graph)| {
+            graph
+                .keys()
+                .filter_map(|f| circle_from(graph, f))
+                .map(move |c| format!("{folder}: {}", c.join(" -> ")))
+        })
         .collect();
     assert!(circles.is_empty(), "import circles: {circles:#?}");
 }
