@@ -1,8 +1,8 @@
 //! The house rules of docs/ARCHITECTURE.md that the compiler does not check: no import
-//! circle between the top-level modules of `src/` or between the files of a folder, no file over 600 lines, no function over
-//! 60 lines, except the ones docs/ARCHITECTURE.md lists with their reason. A listed exception
-//! that has come back under its limit fails too, so the lists cannot go stale.
-
+//! circle between the top-level modules of `src/` or between the files of a folder, no file
+//! over 600 lines, no function over 60 lines, except the ones docs/ARCHITECTURE.md lists
+//! with their reason. A listed exception that has come back under its limit fails too, so
+//! the lists cannot go stale.
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
