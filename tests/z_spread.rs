@@ -117,3 +117,20 @@ fn the_cuckoo_rate_at_2_and_8_slots() {
     designed("cuckoo-2", 5000, 0.01);
     designed("cuckoo-8", 5000, 0.01);
 }
+
+/// The peers' exact rates, stated by their adapters: qfilter's `1-(1-2^-(q+r))^s` at n in a
+/// table of 2^q slots, and cuckoofilter's 4-slot buckets of one-byte fingerprints (with the
+/// crate's move of fingerprint 100 to 101). Neither takes a hash seed, so the filters differ
+/// by their keys only.
+#[test]
+fn the_quotient_and_cuckoo_crates_rates() {
+    let n = 5000;
+    assert_standard(
+        "qfilter at 12 bits per key",
+        &z_scores("qfilter", n, 12 * n, 7, 70_000),
+    );
+    assert_standard(
+        "cuckoofilter at 10 bits per key",
+        &z_scores("cuckoofilter", n, 10 * n, 8, 9_000),
+    );
+}
