@@ -7,8 +7,7 @@ use clap::Args;
 use bloomlab::Result;
 use bloomlab::console;
 use bloomlab::experiments::size as sizing;
-use bloomlab::params::{Count, MAX_COUNT, check_count};
-use bloomlab::structures::exec::{self as exec_filter, KeyForm};
+use bloomlab::params::{Count, MAX_COUNT, ProgramParams, check_count};
 
 use super::command::Fixed;
 
@@ -44,9 +43,8 @@ pub(super) struct ConformArgs {
     /// Seed of the keys and the hashes
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// How an exec: program hands keys to its library: text, int or bytes (docs/PROTOCOL.md)
-    #[arg(long, default_value = "text")]
-    key_form: KeyForm,
+    #[command(flatten)]
+    program: ProgramParams,
     /// Run even when the estimate says the run exceeds 10 minutes or the memory available
     #[arg(long)]
     yes: bool,
@@ -54,17 +52,17 @@ pub(super) struct ConformArgs {
 
 fn run_conform(args: &ConformArgs) -> Result<ExitCode> {
     use bloomlab::experiments::conform::{ConformRequest, Conformance, Sizing, conform};
-    exec_filter::set_key_form(args.key_form);
+    let filter = args.program.attach(args.filter.clone());
     let n = check_count("n", args.n.0, 1, MAX_COUNT)?;
     let queries = check_count("queries", args.queries.0, 1, MAX_COUNT)?;
     let by_shape = args.bits_per_key.is_some() || args.k.is_some();
-    let sizing = match args.filter.structure().for_rate {
+    let sizing = match filter.structure().for_rate {
         Some(_) if !by_shape => Sizing::Rate(sizing::check_fpr(args.fpr)?),
         _ => Sizing::Shape {
             bits_per_key: sizing::check_bits_per_key(args.bits_per_key.unwrap_or(10.0))?,
             k: args
                 .k
-                .unwrap_or_else(|| fixed_k(args.filter.clone(), n, args.fpr).unwrap_or(7)),
+                .unwrap_or_else(|| fixed_k(filter.clone(), n, args.fpr).unwrap_or(7)),
         },
     };
     // Two filters of n keys, each asked the queries twice (batched and one by one).
@@ -76,7 +74,7 @@ fn run_conform(args: &ConformArgs) -> Result<ExitCode> {
     let operations = 2.0 * (n as f64 + 2.0 * queries as f64);
     bloomlab::params::preflight::Cost {
         key_operations: bloomlab::params::preflight::weighted_operations(
-            args.filter.clone(),
+            filter.clone(),
             k,
             bits,
             operations,
@@ -85,7 +83,7 @@ fn run_conform(args: &ConformArgs) -> Result<ExitCode> {
     }
     .check(args.yes)?;
     let request = ConformRequest {
-        filter: args.filter.clone(),
+        filter: filter.clone(),
         n,
         sizing,
         queries,

@@ -11,8 +11,6 @@ use bloomlab::console;
 use bloomlab::experiments::Registered;
 use bloomlab::params::preflight;
 use bloomlab::report::progress_bar;
-use bloomlab::structures::exec as exec_filter;
-use bloomlab::structures::exec::KeyForm;
 
 use super::command::Command;
 use super::output::{OutputArgs, emit, parse_plot_path};
@@ -37,13 +35,6 @@ struct RunArgs {
     /// Run even when the estimate says the run exceeds 10 minutes or the memory available
     #[arg(long)]
     yes: bool,
-    /// How an exec: program hands keys to its library: text, int or bytes (docs/PROTOCOL.md)
-    #[arg(long, default_value = "text")]
-    key_form: KeyForm,
-    /// An option for an exec: program's constructor, sent in its header (any KEY but the
-    /// protocol's own fields; VALUE read as JSON, else as text); may be repeated
-    #[arg(long = "param", value_name = "KEY=VALUE", value_parser = exec_filter::sizing::parse_param)]
-    params: Vec<(String, serde_json::Value)>,
     #[command(flatten)]
     output: OutputArgs,
 }
@@ -73,8 +64,6 @@ impl Command for &'static dyn Registered {
 fn run_experiment(experiment: &dyn Registered, matches: &ArgMatches) -> Result<ExitCode> {
     let args =
         RunArgs::from_arg_matches(matches).map_err(|e| bloomlab::Error::Output(e.to_string()))?;
-    exec_filter::set_key_form(args.key_form);
-    exec_filter::sizing::set_params(args.params.clone());
     experiment.planning_cost(matches)?.check(args.yes)?;
     let prepared = experiment.prepare_matches(matches)?;
     if let Some(path) = &args.output.out {
@@ -91,9 +80,6 @@ fn run_experiment(experiment: &dyn Registered, matches: &ArgMatches) -> Result<E
     bar.set_message(experiment.name());
     let outcome = prepared.run(&bar)?;
     bar.finish_and_clear();
-    if let Some(error) = exec_filter::take_late_failure() {
-        return Err(error);
-    }
     emit(&outcome.table, &args.output)?;
     if let Some(path) = &args.plot {
         bloomlab::plot::write_plot(&outcome.plate, path)?;

@@ -55,11 +55,7 @@ pub fn run(matches: &ArgMatches) -> Result<ExitCode> {
         .into_iter()
         .find(|c| c.name() == name)
         .ok_or_else(|| bloomlab::Error::Output(format!("no command `{name}`")))?;
-    let code = command.run(sub)?;
-    match exec_filter::take_late_failure() {
-        Some(error) => Err(error),
-        None => Ok(code),
-    }
+    command.run(sub)
 }
 
 /// Every subcommand, in the order `--help` lists them: the fixed commands, then the

@@ -32,7 +32,9 @@ use serde::Deserialize;
 use super::{Experiment, Outcome};
 use crate::error::{Error, Result};
 use crate::params::preflight::{self, Cost};
-use crate::params::{Count, KeySources, SeedParams, ValueList, check_count, positive_list, rates};
+use crate::params::{
+    Count, KeySources, ProgramParams, SeedParams, ValueList, check_count, positive_list, rates,
+};
 use crate::stats::queries_to_detect;
 use crate::structures::FilterKind;
 use crate::structures::exec::KeyForm;
@@ -104,6 +106,9 @@ pub struct AuditParams {
     /// Key forms sent to exec programs, a list of text, int, bytes [default --key-form]
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub key_forms: Option<Vec<KeyForm>>,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub program: ProgramParams,
     /// Exit 1 when a row at a load of at most 1 has a 95% lower bound above RATIO times the
     /// configured rate [1..=10^6]
     #[arg(long, value_name = "RATIO", allow_hyphen_values = true)]

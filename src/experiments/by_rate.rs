@@ -55,7 +55,7 @@ pub fn sizes_itself(filter: FilterKind) -> Result<Option<String>> {
     }
     let (n, m, k) = PROBE;
     let refusal = match filter.build(n, m, k, Default::default(), 0) {
-        Ok(_) => return Ok(None),
+        Ok(mut built) => return built.finish().map(|()| None),
         Err(Error::Exec {
             refused: true,
             message,
@@ -64,7 +64,8 @@ pub fn sizes_itself(filter: FilterKind) -> Result<Option<String>> {
         Err(other) => return Err(other),
     };
     match filter.for_rate(n, 0.01, 0) {
-        Ok(_) => {
+        Ok(mut built) => {
+            built.finish()?;
             let reason = refusal
                 .split_once("refused: ")
                 .map_or(&*refusal, |(_, r)| r);

@@ -88,6 +88,8 @@ pub fn conform(request: &ConformRequest) -> Result<Conformance> {
              within the capacity of {n} it was built for"
         )));
     }
+    first.finish()?;
+    second.finish()?;
     Ok(Conformance::Conforms(format!(
         "{filter} ({}) conforms: {n} inserted keys all present, {} absent keys answered alike \
          by two filters of seed {} ({false_positives} false positives, not far above the \

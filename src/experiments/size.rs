@@ -445,6 +445,7 @@ fn size_one(
     let bits_per_key = memory_bits as f64 / n as f64;
     let floor = theory::information_floor(fpr);
     let fpr_design = filter.fpr_exact(n);
+    filter.finish()?;
     let sized_by = if kind.structure().design.is_some() {
         "design"
     } else {

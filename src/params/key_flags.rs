@@ -193,7 +193,7 @@ impl KeyParams {
         self.n_or(Some(n), n)?;
         let query_keys = self.query_keys.clone();
         self.query_lines_for(queries)?;
-        self.check_for(filter.clone(), crate::structures::exec::key_form())?;
+        self.check_for(filter.clone(), filter.program().key_form)?;
         let math = self.math(hash)?;
         if math.is_some() && !filter.takes_math() {
             let takers = FilterKind::names_where(|s| s.takes_math);

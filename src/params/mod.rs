@@ -4,6 +4,7 @@
 
 mod key_flags;
 pub mod preflight;
+mod program;
 
 use std::str::FromStr;
 
@@ -16,6 +17,7 @@ use crate::pipeline::measurement::Setup;
 use crate::structures::FilterKind;
 use crate::structures::bloom::MAX_BITS;
 pub use key_flags::{KeyParams, KeySources, MRound};
+pub use program::ProgramParams;
 
 /// Largest number of keys or queries accepted.
 pub const MAX_COUNT: u64 = 10_000_000_000;
@@ -339,6 +341,9 @@ pub struct MeasureParams {
     #[command(flatten)]
     #[serde(flatten)]
     pub keying: KeyParams,
+    #[command(flatten)]
+    #[serde(flatten)]
+    pub program: ProgramParams,
 }
 
 impl MeasureParams {
@@ -358,9 +363,9 @@ impl MeasureParams {
         self.hash.unwrap_or(HashScheme::MultiplyShift)
     }
 
-    /// The structure, classic unless asked.
+    /// The structure, classic unless asked; a program with its `--key-form` and `--param`.
     pub fn filter(&self) -> FilterKind {
-        self.filter.clone().unwrap_or_default()
+        self.program.attach(self.filter.clone().unwrap_or_default())
     }
 
     /// Independent trials per setup, each with its own hash seed `hash_seed + t`, 1..=1000;

@@ -80,6 +80,7 @@ pub(crate) fn run_int_trial(
         }
         trial.uniformity_p = sample.uniformity_p(bits);
     }
+    filter.finish()?;
     Ok(trial)
 }
 
@@ -234,6 +235,7 @@ fn byte_trial(setup: &Setup, on_keys: &OnKeys<'_>) -> Result<Trial> {
             })?;
         trial.uniformity_p = sample.uniformity_p(bits);
     }
+    filter.finish()?;
     Ok(trial)
 }
 

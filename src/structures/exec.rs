@@ -11,11 +11,8 @@
 //! `fpr_from_bits` and `fpr_exact` are NaN (the bits check reads n/a), and its set bits are
 //! unknown unless `stats` reports `set_bits` (the fill column is then blank, not 0).
 
-use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 mod lines;
@@ -27,12 +24,12 @@ mod timeout;
 
 pub use lines::check_text_keys;
 pub use reply::read_reply;
-pub use session::take_late_failure;
 pub use timeout::{MAX_EXEC_TIMEOUT, exec_timeout};
 use lines::Lines;
 use reply::object;
 use session::Session;
 
+pub use super::program::{KeyForm, ProgramOptions};
 use super::interface::{
     Argument, Filter, FilterKind, Membership, Origin, Shape, Structure, Target,
 };
@@ -73,58 +70,16 @@ pub const EXEC_TIMEOUT_VAR: &str = "BLOOMLAB_EXEC_TIMEOUT";
 /// JSON reply (hello, stats, error) at most this; a longer line is a failure, not memory.
 pub const MAX_REPLY_BYTES: usize = 1 << 20;
 
-/// How the program hands a key line to its library (the header's `key_form`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum KeyForm {
-    /// The line as the language's string.
-    #[default]
-    Text,
-    /// The line parsed to the language's native integer.
-    Int,
-    /// The parsed integer as 8 little-endian bytes.
-    Bytes,
-}
-
-impl KeyForm {
-    pub const ALL: [KeyForm; 3] = [KeyForm::Text, KeyForm::Int, KeyForm::Bytes];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            KeyForm::Text => "text",
-            KeyForm::Int => "int",
-            KeyForm::Bytes => "bytes",
-        }
-    }
-}
-
-named_enum!(KeyForm, "key form");
-
-/// The key form of exec filters built through the registry (`--key-form`), as its index in
-/// [`KeyForm::ALL`].
-static KEY_FORM: AtomicU8 = AtomicU8::new(0);
-
-/// Sets the key form every exec filter built afterwards through the registry sends
-/// (`--key-form`); the audit chooses its own per row ([`for_rate_with`]).
-pub fn set_key_form(form: KeyForm) {
-    let index = KeyForm::ALL.iter().position(|&f| f == form).unwrap_or(0);
-    KEY_FORM.store(index as u8, Ordering::Relaxed);
-}
-
-/// The key form of [`set_key_form`], `text` unless set.
-pub fn key_form() -> KeyForm {
-    KeyForm::ALL[usize::from(KEY_FORM.load(Ordering::Relaxed)) % KeyForm::ALL.len()]
-}
-
 fn build(shape: &Shape) -> Result<Box<dyn Filter>> {
     let header = sizing::shape_fields(shape);
-    let mut filter = ExecFilter::start(shape.kind.clone(), shape.n, shape.hash_seed, header, key_form())?;
+    let key_form = shape.kind.program().key_form;
+    let mut filter = ExecFilter::start(shape.kind.clone(), shape.n, shape.hash_seed, header, key_form)?;
     filter.k.get_or_insert(shape.k);
     Ok(Box::new(filter))
 }
 
 fn for_rate(target: &Target) -> Result<Box<dyn Filter>> {
-    Ok(Box::new(for_rate_with(target, key_form())?))
+    Ok(Box::new(for_rate_with(target, target.kind.program().key_form)?))
 }
 
 /// The program sized by `fpr`, sent keys in `key_form`.
@@ -171,7 +126,7 @@ impl ExecFilter {
         let mut header =
             json!({"protocol": 1, "n": n, "seed": seed, "key_form": key_form.name()});
         if let (Some(header), Some(fields)) = (header.as_object_mut(), fields.as_object()) {
-            sizing::add_params(header);
+            sizing::add_params(header, &kind.program().params);
             header.extend(fields.clone());
         }
         let request = header.to_string();
@@ -362,6 +317,19 @@ impl ExecFilter {
 }
 
 impl Filter for ExecFilter {
+    /// Ends the program ([`Session::end`]): one that lingers past the timeout or writes after
+    /// `end` has failed, and the run with it.
+    fn finish(&mut self) -> Result<()> {
+        let command = self.kind.arg().unwrap_or_default().to_string();
+        match lock(&self.session).end() {
+            Some(message) => Err(Error::Exec {
+                command,
+                message,
+                refused: false,
+            }),
+            None => Ok(()),
+        }
+    }
     /// The program's last reported `set_bits`; 0 when it reports none ([`Filter::knows_set_bits`]).
     fn set_bits(&self) -> u64 {
         lock(&self.set_bits).unwrap_or(0)

@@ -11,6 +11,7 @@ use serde::{Serialize, Serializer};
 use crate::error::{Error, Result};
 use crate::hash::{AppliedHash, HashScheme, IndexMath};
 use crate::structures::bloom::BloomFilter;
+use crate::structures::program::ProgramOptions;
 use crate::theory;
 
 /// Insert and query: all that timing needs, and all a peer crate offers.
@@ -174,6 +175,12 @@ pub fn for_each_batch(
 
 /// What an experiment needs of a filter.
 pub trait Filter: Membership + Send + Sync {
+    /// Ends the filter's use, reporting a failure that only shows at the end (a program
+    /// behind `exec:` that does not exit, or writes after its last reply). Every run calls it
+    /// on each filter it measured; nothing to do for a filter in this process.
+    fn finish(&mut self) -> Result<()> {
+        Ok(())
+    }
     /// Number of set bits.
     fn set_bits(&self) -> u64;
     /// False for a structure whose set bits are unknown (a program behind `exec:` that
@@ -370,7 +377,9 @@ pub struct FilterKind {
 #[derive(Debug)]
 struct KindArgument {
     text: Box<str>,
-    seconds_per_key: OnceLock<f64>,
+    /// Shared with the kinds [`FilterKind::with_program`] makes of this one: the same program.
+    seconds_per_key: Arc<OnceLock<f64>>,
+    program: ProgramOptions,
 }
 
 impl FilterKind {
@@ -389,7 +398,8 @@ impl FilterKind {
             arg: arg.map(|text| {
                 Arc::new(KindArgument {
                     text: text.into(),
-                    seconds_per_key: OnceLock::new(),
+                    seconds_per_key: Arc::default(),
+                    program: ProgramOptions::default(),
                 })
             }),
         }
@@ -409,8 +419,34 @@ impl FilterKind {
         self.arg.as_ref().map(|arg| &*arg.text)
     }
 
+    /// The kind with the options its program is started with; a kind without an argument
+    /// (bloomlab's structures, the peer crates) takes none and is returned as it is.
+    pub fn with_program(self, program: ProgramOptions) -> Self {
+        match &self.arg {
+            Some(arg) if arg.program != program => FilterKind {
+                structure: self.structure,
+                arg: Some(Arc::new(KindArgument {
+                    text: arg.text.clone(),
+                    seconds_per_key: Arc::clone(&arg.seconds_per_key),
+                    program,
+                })),
+            },
+            _ => self,
+        }
+    }
+
+    /// The options the program this kind names is started with ([`Self::with_program`]);
+    /// the defaults for any other kind.
+    pub fn program(&self) -> ProgramOptions {
+        self.arg
+            .as_ref()
+            .map(|arg| arg.program.clone())
+            .unwrap_or_default()
+    }
+
     /// Seconds per key of the filter this kind names, measured by `measure` the first time
-    /// it is asked of this kind or a clone of it (parsing a flag again measures again).
+    /// it is asked of this kind, a clone of it or a kind made from it with other program
+    /// options (parsing a flag again measures again).
     pub fn seconds_per_key(&self, measure: impl FnOnce() -> f64) -> f64 {
         match &self.arg {
             Some(arg) => *arg.seconds_per_key.get_or_init(measure),

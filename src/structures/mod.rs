@@ -18,6 +18,7 @@ pub mod interface;
 mod packed;
 pub mod peers;
 mod probe_groups;
+pub mod program;
 mod static_keys;
 
 pub use binary_fuse::{BINARY_FUSE_BITS, BinaryFuseFilter};

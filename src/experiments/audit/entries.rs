@@ -78,8 +78,9 @@ pub(super) fn entries(params: &AuditParams) -> Result<(Vec<Entry>, Vec<Missing>)
     let forms = params
         .key_forms
         .clone()
-        .unwrap_or_else(|| vec![exec::key_form()]);
+        .unwrap_or_else(|| vec![params.program.key_form()]);
     let program = |kind: FilterKind, adapter: Option<String>| {
+        let kind = params.program.attach(kind);
         forms.iter().map(move |&form| Entry {
             kind: kind.clone(),
             key_form: Some(form),

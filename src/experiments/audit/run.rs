@@ -198,5 +198,6 @@ fn audit_entry(
         memory::mark(&mut row, readings.as_ref().filter(|_| plan.measure_memory));
         audited.rows.push(row);
     }
+    filter.finish()?;
     Ok(None)
 }

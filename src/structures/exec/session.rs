@@ -1,5 +1,6 @@
 //! One running program: spawned in its own process group, written a request and read its one
-//! reply (silence times out), killed on a failure, and sent `end` when it is dropped.
+//! reply (silence times out), killed on a failure, and sent `end` when it is finished
+//! ([`Session::end`]) or dropped.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -18,24 +19,6 @@ use crate::error::{Error, Result};
 
 /// Lines of the program's standard error kept for failure messages.
 const STDERR_TAIL: usize = 5;
-
-/// Failures found when a session ended (output after `end`, no exit after it), which no
-/// request could return: the run takes them with [`take_late_failure`].
-/// Each is the command line and what went wrong.
-static LATE_FAILURES: Mutex<Vec<(String, String)>> = Mutex::new(Vec::new());
-
-/// The failures of sessions that have ended since the last call, as one error naming the
-/// first program.
-pub fn take_late_failure() -> Option<Error> {
-    let failures = std::mem::take(&mut *lock(&LATE_FAILURES));
-    let command = failures.first()?.0.clone();
-    let messages: Vec<String> = failures.into_iter().map(|(_, message)| message).collect();
-    Some(Error::Exec {
-        command,
-        message: messages.join("; "),
-        refused: false,
-    })
-}
 
 /// Kills the program's process group (the program, its shell and anything they started).
 fn kill_group(child: &Child) {
@@ -271,36 +254,38 @@ fn keep_tail(errors: impl Read, tail: &Mutex<VecDeque<String>>) {
     }
 }
 
-impl Drop for Session {
+impl Session {
     /// Sends `end`, closes the input and waits for the exit, then kills the program's process
     /// group (whatever it left running). A program still running after the timeout, or one
-    /// that wrote anything after its last reply, is a late failure ([`take_late_failure`]).
-    fn drop(&mut self) {
-        let Some(mut input) = self.input.take() else {
-            kill_group(&self.child);
-            crate::structures::child_groups::unregister(self.child.id() as i32);
-            return;
-        };
+    /// that wrote anything after its last reply, has failed late: what it did is returned.
+    /// Ending an ended session does nothing.
+    pub fn end(&mut self) -> Option<String> {
+        // A failed or ended session has already been killed and waited for.
+        let mut input = self.input.take()?;
         let _ = input.write_all(b"end\n").and_then(|()| input.flush());
         drop(input);
         let exited = self.wait_for_exit(self.timeout).is_some();
         kill_group(&self.child);
         let _ = self.child.wait();
         crate::structures::child_groups::unregister(self.child.id() as i32);
-        let late = if !exited {
-            Some(format!(
+        if !exited {
+            return Some(format!(
                 "still running {} s after `end` (BLOOMLAB_EXEC_TIMEOUT)",
                 self.timeout.as_secs_f64()
-            ))
-        } else {
-            match self.lines.recv_timeout(Duration::from_secs(1)) {
-                Ok(Ok(line)) => Some(format!("wrote {} after `end`", shown(&line))),
-                Ok(Err(e)) => Some(format!("its output after `end`: {e}")),
-                Err(_) => None,
-            }
-        };
-        if let Some(late) = late {
-            lock(&LATE_FAILURES).push((self.command.to_string(), late));
+            ));
         }
+        match self.lines.recv_timeout(Duration::from_secs(1)) {
+            Ok(Ok(line)) => Some(format!("wrote {} after `end`", shown(&line))),
+            Ok(Err(e)) => Some(format!("its output after `end`: {e}")),
+            Err(_) => None,
+        }
+    }
+}
+
+impl Drop for Session {
+    /// Ends a session nobody ended ([`Session::end`]): the run it belonged to has already
+    /// failed, or it was a probe, so a late failure has nobody to go to.
+    fn drop(&mut self) {
+        self.end();
     }
 }

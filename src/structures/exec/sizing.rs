@@ -4,14 +4,11 @@
 //! takes part; and the constructor options of `--param KEY=VALUE`.
 //!
 //! The rate is a field of the setup a program is built for
-//! ([`crate::pipeline::measurement::Keying::rate`]); the options are set once from the
-//! command line, as `--key-form` is.
-
-use std::sync::Mutex;
+//! ([`crate::pipeline::measurement::Keying::rate`]); the options travel on the filter's kind
+//! ([`crate::structures::program::ProgramOptions`]), as `--key-form` does.
 
 use serde_json::{Map, Value, json};
 
-use super::lock;
 use crate::structures::Shape;
 
 /// An experiment's target rate: the program sizes itself for `design_n` keys (the shape's n
@@ -21,8 +18,6 @@ pub struct Rate {
     pub fpr: f64,
     pub design_n: Option<u64>,
 }
-
-static PARAMS: Mutex<Vec<(String, Value)>> = Mutex::new(Vec::new());
 
 /// The header's size fields for `shape`: its `m` and `k` (a rate goes through the
 /// structure's `for_rate`).
@@ -49,14 +44,9 @@ pub fn parse_param(text: &str) -> Result<(String, Value), String> {
     Ok((key.to_string(), value))
 }
 
-/// Sets the options every program's header carries from now on (`--param`).
-pub fn set_params(params: Vec<(String, Value)>) {
-    *lock(&PARAMS) = params;
-}
-
-/// Adds the `--param` options to a header.
-pub fn add_params(header: &mut Map<String, Value>) {
-    for (key, value) in lock(&PARAMS).iter() {
+/// Adds a program's `--param` options to its header.
+pub fn add_params(header: &mut Map<String, Value>, params: &[(String, Value)]) {
+    for (key, value) in params {
         header.insert(key.clone(), value.clone());
     }
 }

@@ -1,0 +1,87 @@
+//! The flags and file keys of a program behind `exec:`: how it hands keys to its library and
+//! its constructor options. They are attached to the filter's kind where the experiment's
+//! flags are read ([`ProgramParams::attach`]), and travel with it to the program's header.
+
+use clap::Args;
+use serde::{Deserialize, Deserializer};
+use serde_json::Value;
+
+use crate::structures::FilterKind;
+use crate::structures::exec::sizing::parse_param;
+use crate::structures::program::{KeyForm, ProgramOptions};
+
+/// `--key-form` and `--param`, for an experiment that may measure a program.
+#[derive(Args, Clone, Debug, Default, PartialEq, Deserialize)]
+pub struct ProgramParams {
+    /// How an exec: program hands keys to its library: text, int or bytes (docs/PROTOCOL.md)
+    /// [default text]
+    #[arg(long)]
+    pub key_form: Option<KeyForm>,
+    /// An option for an exec: program's constructor, sent in its header (any KEY but the
+    /// protocol's own fields; VALUE read as JSON, else as text); may be repeated. In a file:
+    /// a list of "KEY=VALUE"
+    #[arg(long = "param", value_name = "KEY=VALUE", value_parser = parse_param)]
+    #[serde(default, deserialize_with = "params_from_file")]
+    pub params: Vec<(String, Value)>,
+}
+
+impl ProgramParams {
+    /// The key form, text unless asked.
+    pub fn key_form(&self) -> KeyForm {
+        self.key_form.unwrap_or_default()
+    }
+
+    /// `kind` with these options, for a program; any other kind as it is.
+    pub fn attach(&self, kind: FilterKind) -> FilterKind {
+        kind.with_program(ProgramOptions {
+            key_form: self.key_form(),
+            params: self.params.clone(),
+        })
+    }
+}
+
+/// `params = ["KEY=VALUE", ...]` in an experiment file, each checked as `--param` is.
+fn params_from_file<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> std::result::Result<Vec<(String, Value)>, D::Error> {
+    let texts = Vec::<String>::deserialize(deserializer)?;
+    texts
+        .iter()
+        .map(|text| parse_param(text).map_err(serde::de::Error::custom))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::structures::program::KeyForm;
+
+    #[test]
+    fn a_file_names_its_options_as_the_flag_does() {
+        let table: ProgramParams =
+            toml::from_str("key_form = \"int\"\nparams = [\"scale=0.5\", \"mode=fast\"]").unwrap();
+        assert_eq!(table.key_form(), KeyForm::Int);
+        assert_eq!(
+            table.params,
+            vec![
+                ("scale".to_string(), serde_json::json!(0.5)),
+                ("mode".to_string(), serde_json::json!("fast")),
+            ]
+        );
+        let refused = toml::from_str::<ProgramParams>("params = [\"fpr=0.5\"]");
+        assert!(refused.unwrap_err().to_string().contains("fpr"));
+    }
+
+    #[test]
+    fn the_options_travel_on_a_program_and_leave_a_structure_alone() {
+        let flags = ProgramParams {
+            key_form: Some(KeyForm::Bytes),
+            params: vec![("scale".into(), serde_json::json!(2))],
+        };
+        let program = flags.attach("exec:true".parse().unwrap());
+        assert_eq!(program.program().key_form, KeyForm::Bytes);
+        assert_eq!(program.program().params, flags.params);
+        let classic = flags.attach(FilterKind::default());
+        assert_eq!(classic.program(), ProgramOptions::default());
+    }
+}
