@@ -94,6 +94,42 @@ fn a_program_still_running_after_end_fails_the_run() {
     );
 }
 
+/// A command that runs a program outside the experiments' pipeline ends it and hears its
+/// late failure too: audit, which sizes it by target rate. (The speaker answers every key
+/// absent, which conform reports as a violation before it ends the programs.)
+#[test]
+fn a_program_still_running_after_end_fails_the_audit() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("speaker.sh");
+    fs::write(&script, SPEAKER).unwrap();
+    let filter = format!("exec:bash {} linger", script.display());
+    let runs: [&[&str]; 1] = [&[
+        "audit",
+        "--n",
+        "200",
+        "--loads",
+        "1",
+        "--queries",
+        "1000",
+        "--quiet",
+    ]];
+    for args in runs {
+        let out = Command::new(BIN)
+            .args(&args[..1])
+            .args(["--filter", &filter])
+            .args(&args[1..])
+            .env("BLOOMLAB_EXEC_TIMEOUT", "0.5")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("still running 0.5 s after `end`"),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
 #[test]
 fn an_extra_reply_line_is_an_error_not_a_shift() {
     let dir = tempfile::tempdir().unwrap();
