@@ -166,3 +166,20 @@ fn the_timeout_variable_is_refused_like_a_flag() {
         assert!(!stderr.contains("panicked"), "{value}: {stderr}");
     }
 }
+
+/// A failure only a key-by-key call met (it returns nothing) is not lost: ending the filter
+/// returns it. The program answers the header, then exits at the first insert.
+#[test]
+fn a_failure_met_key_by_key_is_returned_when_the_filter_ends() {
+    use bloomlab::hash::HashScheme;
+    use bloomlab::structures::FilterKind;
+    let kind: FilterKind = "exec:read -r h; echo '{\"name\":\"quitter\"}'; read -r cmd; exit 3"
+        .parse()
+        .unwrap();
+    let mut filter = kind
+        .build(10, 100, 3, HashScheme::MultiplyShift, 1)
+        .unwrap();
+    filter.insert(7);
+    let error = filter.finish().unwrap_err().to_string();
+    assert!(error.contains("an earlier request failed"), "{error}");
+}

@@ -318,10 +318,13 @@ impl ExecFilter {
 
 impl Filter for ExecFilter {
     /// Ends the program ([`Session::end`]): one that lingers past the timeout or writes after
-    /// `end` has failed, and the run with it.
+    /// `end` has failed, and the run with it; so has one whose failure only a key-by-key call
+    /// met, which could not return it.
     fn finish(&mut self) -> Result<()> {
         let command = self.kind.arg().unwrap_or_default().to_string();
-        match lock(&self.session).end() {
+        let session = self.session.get_mut().unwrap_or_else(|p| p.into_inner());
+        let kept = session.failure().map(|f| format!("an earlier request failed: {f}"));
+        match kept.or_else(|| session.end()) {
             Some(message) => Err(Error::Exec {
                 command,
                 message,

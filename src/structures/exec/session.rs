@@ -255,6 +255,14 @@ fn keep_tail(errors: impl Read, tail: &Mutex<VecDeque<String>>) {
 }
 
 impl Session {
+    /// The first failure of this session, kept after it was returned (a key-by-key call,
+    /// which returns nothing, leaves it for the next batched call or [`Filter::finish`]).
+    ///
+    /// [`Filter::finish`]: crate::structures::Filter::finish
+    pub fn failure(&self) -> Option<&str> {
+        self.failure.as_deref()
+    }
+
     /// Sends `end`, closes the input and waits for the exit, then kills the program's process
     /// group (whatever it left running). A program still running after the timeout, or one
     /// that wrote anything after its last reply, has failed late: what it did is returned.
