@@ -258,3 +258,25 @@ fn lang_cache_sectorized(m: u64, n: u64, k: u32, block: u64, sector: u64, zones:
     }
     rate
 }
+
+/// The register-blocked filter is refused at 10^-6 with its reason by design and the best
+/// rate it reaches, which is above the target (so the refusal is not a sizing slip).
+#[test]
+fn register_blocked_says_why_it_stops_short_of_one_in_a_million() {
+    let Err(refusal) = named("reg-blocked").design(1_000_000, 1e-6) else {
+        panic!("reg-blocked was sized for 1e-6");
+    };
+    let text = refusal.to_string();
+    assert!(
+        text.contains("Po(nB/m)") && text.contains("64-bit"),
+        "{text}"
+    );
+    let reached: f64 = text
+        .split("reaches ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|rate| rate.parse().ok())
+        .unwrap_or_else(|| panic!("no rate reached in: {text}"));
+    assert!(reached > 1e-6 && reached < 1e-3, "{text}");
+    assert!(named("reg-blocked").design(1_000_000, 1e-4).is_ok());
+}
