@@ -12,7 +12,7 @@ use bloomlab::params::{Count, SeedParams, ValueList};
 use bloomlab::pipeline::measure;
 use bloomlab::pipeline::measurement::Setup;
 use bloomlab::structures::peers::{Growable, SubFilter};
-use bloomlab::structures::{Filter, FilterKind, Membership};
+use bloomlab::structures::{Family, Filter, FilterKind, Membership};
 use indicatif::ProgressBar;
 use proptest::prelude::*;
 
@@ -231,4 +231,40 @@ fn too_few_queries_and_zero_counts_are_said_not_hidden() {
             .any(|n| n.starts_with("unresolved:"))
     );
     assert!(outcome.table.notes.iter().any(|n| n.contains("not 0")));
+}
+
+/// Every peer is paired with bloomlab's own structure of its design, the one `bench` times it
+/// beside ([`FilterKind::of_family`]): the pairs below are read off each adapter's crate
+/// (its README's design), so a peer registered with the wrong family, or a new peer nobody
+/// paired, fails here; a peer of no shared design pairs with nothing.
+#[test]
+fn every_peer_is_paired_with_the_own_structure_of_its_design() {
+    let designs = [
+        ("fastbloom", Some("classic")),
+        ("bloomfilter", Some("classic")),
+        ("growable-bloom-filter", Some("scalable")),
+        ("sbbf", Some("split-block")),
+        ("qfilter", Some("quotient")),
+        ("cuckoofilter", Some("cuckoo")),
+        ("ribbon-filter", Some("ribbon")),
+    ];
+    assert!(FilterKind::of_family(Family::Alone).is_none());
+    let peers = FilterKind::peers();
+    assert_eq!(peers.len(), designs.len(), "a peer without a stated design");
+    for peer in peers {
+        let (_, own) = designs
+            .iter()
+            .find(|(name, _)| *name == peer.name())
+            .unwrap_or_else(|| panic!("{} has no stated design", peer.name()));
+        let paired = FilterKind::of_family(peer.family());
+        assert_eq!(
+            paired.as_ref().map(FilterKind::name),
+            *own,
+            "{}",
+            peer.name()
+        );
+        if let Some(paired) = paired {
+            assert!(!paired.is_peer() && paired.family() == peer.family());
+        }
+    }
 }

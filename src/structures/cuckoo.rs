@@ -40,7 +40,7 @@ pub const fn descriptor<const B: u64>(name: &'static str, help: &'static str) ->
         lines_per_query: Some(|_| 2),
         ks: &[],
         takes_math: false,
-        family: Family::Alone,
+        family: Family::Cuckoo,
         fpr_exact: fpr_exact::<B>,
     }
 }

@@ -331,6 +331,19 @@ pub enum Family {
     SplitBlock,
     /// A growing chain of sub-filters (Almeida et al. 2007).
     Scalable,
+    /// A quotient filter: each key's hash split into a quotient (its slot) and a stored
+    /// remainder (Bender et al., "Don't thrash: how to cache your hash on flash", PVLDB 2012;
+    /// the rank-and-select layout of Pandey et al., "A General-Purpose Counting Filter",
+    /// SIGMOD 2017).
+    Quotient,
+    /// A cuckoo filter: fingerprints in one of two buckets by partial-key cuckoo hashing (Fan,
+    /// Andersen, Kaminsky and Mitzenmacher, "Cuckoo Filter: Practically Better Than Bloom",
+    /// CoNEXT 2014).
+    Cuckoo,
+    /// A standard Ribbon filter: a banded linear system over GF(2) solved for r result bits a
+    /// slot (Dillinger and Walzer, "Ribbon filter: practically smaller than Bloom and Xor",
+    /// 2021).
+    Ribbon,
     /// A design no other registered structure shares.
     Alone,
 }

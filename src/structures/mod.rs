@@ -105,8 +105,13 @@ impl FilterKind {
         Self::all().into_iter().filter(|k| k.is_peer()).collect()
     }
 
-    /// bloomlab's own structure of a design shared with peers, if it has one.
+    /// bloomlab's own structure of a design shared with peers, the first the registry lists
+    /// (`cuckoo` before `cuckoo-2`, `ribbon` before `ribbon-64`), if it has one; none for
+    /// [`Family::Alone`], a design no two structures share.
     pub fn of_family(family: Family) -> Option<FilterKind> {
+        if family == Family::Alone {
+            return None;
+        }
         Self::own().into_iter().find(|k| k.family() == family)
     }
 

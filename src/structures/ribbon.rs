@@ -44,7 +44,7 @@ pub const fn descriptor<const W: u32>(name: &'static str, help: &'static str) ->
         lines_per_query: Some(lines_per_query::<W>),
         ks: &[],
         takes_math: false,
-        family: Family::Alone,
+        family: Family::Ribbon,
         // `2^-r`: f(y) of an absent key is uniform and independent of c(y), s(y) and Z.
         fpr_exact: |_, _, r| 0.5f64.powi(r as i32),
     }

@@ -89,25 +89,38 @@ fn best_k<const B: u64, const Z: u32>(n: u64, m: u64) -> (u32, f64) {
 }
 
 /// The fewest whole blocks whose exact rate (at the best k, as Lang et al. choose it) meets
-/// ε. Refused when even three times the classic filter's bits cannot: a 64-bit block caps
-/// how low the rate of its busiest words can go.
+/// ε. Refused, with the best rate it reaches ([`CAPPED`]), when even three times the classic
+/// filter's bits cannot.
 fn design<const B: u64, const Z: u32>(n: u64, fpr: f64) -> Result<(u64, u32)> {
     let rate = |m: u64| whole_blocks(m, B).map_or(1.0, |m| best_k::<B, Z>(n, m).1);
     let m = whole_blocks(smallest_size(n, fpr, rate), B)?;
     let (k, reached) = best_k::<B, Z>(n, m);
     if reached > fpr {
+        let filter = if B == SECTOR_BITS {
+            "reg-blocked"
+        } else {
+            "cache-sector"
+        };
         return Err(Error::Unsupported {
-            filter: if B == SECTOR_BITS {
-                "reg-blocked"
-            } else {
-                "cache-sector"
-            },
-            operation: "reach this rate within three times the classic filter's bits (its block's fullest words cap it)",
-            supported: "a higher target rate".into(),
+            filter,
+            operation: CAPPED,
+            supported: format!(
+                "the others sized here; {filter} reaches {reached:.1e} at best, at {:.1} bits per key with k = {k}",
+                m as f64 / n.max(1) as f64
+            ),
         });
     }
     Ok((m, k))
 }
+
+/// Why a sectorized filter stops short of low rates, by design: every key's bits go to one
+/// block, so a block that i ~ Po(nB/m) keys share has up to ik/Z bits set in each chosen
+/// 64-bit sector, and the rate is the mixture [`fpr_exact`] `Σ_i Po(i; nB/m) · f(i)^Z`. For
+/// a 64-bit block (register-blocked) f(i) = E[(X_i/64)^k] is about `(ik/64)^k`, which no k
+/// makes small once i ≥ 3 (its least, at k = 64/(ie), is `e^{-64/(ie)}`: 4·10^-4 at i = 3),
+/// so the rate falls with m only as fast as the crowded words thin out (Po(i ≥ 3) ~
+/// (64n/m)^3/6): at 10^-6 that takes more than three times the classic filter's bits.
+pub const CAPPED: &str = "reach this rate within three times the classic filter's bits: the i ~ Po(nB/m) keys sharing a key's block set up to ik bits of its 64-bit sectors, and its rate Σ_i Po(i)·E[(X_i/64)^(k/z)]^z falls with m only as fast as the blocks that 3 or more keys crowd thin out";
 
 /// The blocked-Bloom Poisson mixture (Lang et al. 2019, section 4; Putze et al. 2007):
 /// `Σ_i Po(i; nB/m) · f(i)^Z`, a block holding i keys. In each group of `q = B/(64Z)` sectors

@@ -27,7 +27,7 @@ pub static STRUCTURE: Structure = Structure {
     lines_per_query: Some(|_| 2),
     ks: &[FINGERPRINT_BITS],
     takes_math: false,
-    family: Family::Alone,
+    family: Family::Cuckoo,
     fpr_exact,
 };
 

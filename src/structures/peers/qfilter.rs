@@ -26,7 +26,7 @@ pub static STRUCTURE: Structure = Structure {
     lines_per_query: Some(|_| 2),
     ks: &[],
     takes_math: false,
-    family: Family::Alone,
+    family: Family::Quotient,
     fpr_exact: adapter::fpr_exact,
 };
 

@@ -34,7 +34,7 @@ pub static STRUCTURE: Structure = Structure {
     lines_per_query: Some(|_| 3),
     ks: &[],
     takes_math: false,
-    family: Family::Alone,
+    family: Family::Ribbon,
     // A solved system's answer for an absent key is uniform over the 2^r results.
     fpr_exact: |_, _, k| 0.5f64.powi(k as i32),
 };
