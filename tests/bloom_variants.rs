@@ -170,6 +170,73 @@ fn the_scalable_compound_rate_stays_under_its_bound_as_keys_keep_arriving() {
     assert!(plain > 10.0 * bound, "{plain}");
 }
 
+/// `scalable:S,R` builds with its own s and r: its rate matches the prediction of that
+/// schedule (|z| <= 4, as [`assert_matches`]), which differs from the registered 2,0.85 one,
+/// and a kind-level prediction reads the argument too.
+#[test]
+fn scalable_takes_its_growth_and_tightening_from_its_argument() {
+    use bloomlab::structures::scalable::{Growth, Schedule};
+    for (arg, growth, tightening) in [("4,0.5", 4, 0.5), ("2,0.6", 2, 0.6), ("8,0.7", 8, 0.7)] {
+        let kind = named(&format!("scalable:{arg}"));
+        let schedule = Schedule::new(40_000, 7, growth, tightening).unwrap();
+        for n in [4_000, 32_000] {
+            assert_matches(kind.clone(), n, 40_000, 7, 60_000);
+            assert_eq!(kind.fpr_exact(n, 40_000, 7), schedule.fpr_exact(n));
+        }
+        assert_ne!(
+            kind.fpr_exact(32_000, 40_000, 7),
+            named("scalable").fpr_exact(32_000, 40_000, 7)
+        );
+        assert_eq!(
+            Growth::parse(arg).unwrap().schedule(40_000, 7).unwrap(),
+            schedule
+        );
+    }
+    for bad in ["1,0.5", "17,0.5", "2,1", "2,0", "2", "x,0.5", "2,NaN"] {
+        let refused = FilterKind::named(&format!("scalable:{bad}")).unwrap_err();
+        assert!(
+            refused.contains("2..=16") && refused.contains("(0, 1)"),
+            "{bad}: {refused}"
+        );
+    }
+}
+
+/// On the command line: a bad `scalable:S,R` exits 2 before any work, naming the flag and the
+/// ranges; a good one changes the overfill table.
+#[test]
+fn scalable_arguments_are_refused_or_measured_by_the_command_line() {
+    let run = |filter: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_bloomlab"))
+            .args(["overfill", "--filter", filter, "--design-n", "2000"])
+            .args([
+                "--factors",
+                "1,16",
+                "--queries",
+                "20000",
+                "--format",
+                "csv",
+                "--quiet",
+            ])
+            .output()
+            .unwrap()
+    };
+    let refused = run("scalable:3,1.5");
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--filter") && stderr.contains("(0, 1)"),
+        "{stderr}"
+    );
+    let (plain, tight) = (run("scalable"), run("scalable:4,0.5"));
+    assert!(plain.status.success() && tight.status.success());
+    let (plain, tight) = (
+        String::from_utf8_lossy(&plain.stdout),
+        String::from_utf8_lossy(&tight.stdout),
+    );
+    assert!(tight.contains("\"scalable:4,0.5\""), "{tight}");
+    assert_ne!(plain.lines().nth(2), tight.lines().nth(2));
+}
+
 #[test]
 fn scalable_design_is_the_authors_sizing() {
     // P0 = ε(1 - r) = 0.0015 at ε = 1%: k0 = ceil(log2(1/P0)) = 10 slices of n/ln 2 bits,

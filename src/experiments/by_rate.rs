@@ -50,7 +50,7 @@ const PROBE: (u64, u64, u32) = (1_000, 10_000, 7);
 /// work by two sessions of [`PROBE`]'s size. None for bloomlab's structures and for a
 /// program that takes m and k (or refuses both: the run then reports its refusal).
 pub fn sizes_itself(filter: FilterKind) -> Result<Option<String>> {
-    if filter.arg().is_none() {
+    if !filter.is_program() {
         return Ok(None);
     }
     let (n, m, k) = PROBE;

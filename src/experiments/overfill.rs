@@ -194,9 +194,9 @@ impl Experiment for Overfill {
                     design_n,
                 );
                 let k = measurement.k;
-                let fpr_design = match (plan.rate, measurement.filter.arg()) {
+                let fpr_design = match (plan.rate, measurement.filter.is_program()) {
                     // A program sized itself by the rate: the rate is its design.
-                    (Some(rate), Some(_)) => rate.fpr,
+                    (Some(rate), true) => rate.fpr,
                     _ => measurement.filter.fpr_exact(design_n, measurement.m, k),
                 };
                 let cost = averaged_ratio_to_constant(
@@ -248,7 +248,7 @@ fn shown_m(
     rate: Option<crate::structures::exec::sizing::Rate>,
     measurements: &[Measurement],
 ) -> String {
-    let Some(rate) = rate.filter(|_| measurements.iter().any(|r| r.filter.arg().is_some())) else {
+    let Some(rate) = rate.filter(|_| measurements.iter().any(|r| r.filter.is_program())) else {
         return format!("m = {classic}");
     };
     match measurements.first().map(|r| r.m) {
@@ -269,9 +269,9 @@ fn shown_ks(
     rate: Option<crate::structures::exec::sizing::Rate>,
     measurements: &[Measurement],
 ) -> Vec<u32> {
-    let programs = measurements.iter().filter(|r| r.filter.arg().is_some());
+    let programs = measurements.iter().filter(|r| r.filter.is_program());
     match rate {
-        Some(_) if measurements.iter().any(|r| r.filter.arg().is_some()) => {
+        Some(_) if measurements.iter().any(|r| r.filter.is_program()) => {
             programs.fold(Vec::new(), |mut ks, r| {
                 if !ks.contains(&r.k) {
                     ks.push(r.k);

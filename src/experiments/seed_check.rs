@@ -190,7 +190,7 @@ Exit status 1 when either check fails.";
             title: measured.caption.clone(),
             shape: (n, m, k),
             sized_by_program: rate
-                .filter(|_| base.filter.arg().is_some())
+                .filter(|_| base.filter.is_program())
                 .map(|rate| rate.fpr),
             scales: scales.len(),
             measured,

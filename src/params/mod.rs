@@ -468,6 +468,9 @@ fn filter_help() -> String {
         "Structure measured (classic by default):".to_string(),
         |text, structure| {
             let name = match structure.argument {
+                Some(argument) if argument.optional => {
+                    format!("{}[:{}]", structure.name, argument.name)
+                }
                 Some(argument) => format!("{}:{}", structure.name, argument.name),
                 None => structure.name.to_string(),
             };

@@ -248,7 +248,7 @@ impl Measurement {
         // The predictions are for the distinct keys (the trial's own are already).
         let distinct = n - trial.duplicate_keys.unwrap_or(0);
         let queries = setup.queries - trial.query_overlap;
-        let sized_itself = setup.keying.rate.is_some() && setup.filter.arg().is_some();
+        let sized_itself = setup.keying.rate.is_some() && setup.filter.is_program();
         let m = if setup.filter.is_static() {
             trial.memory_bits - trial.perfect_hash_bits.unwrap_or(0)
         } else if sized_itself && trial.addressable_bits > 0 {

@@ -94,7 +94,7 @@ fn distinct_keys(setup: &Setup) -> Result<(u64, Option<u64>)> {
 /// The filter of a setup, any structure, with the setup's index arithmetic for a structure
 /// that takes it; a program sized by the setup's rate when it has one.
 pub fn build(setup: &Setup) -> Result<Box<dyn Filter>> {
-    if let (Some(rate), Some(_)) = (setup.keying.rate, setup.filter.arg()) {
+    if let (Some(rate), true) = (setup.keying.rate, setup.filter.is_program()) {
         let n = rate.design_n.unwrap_or(setup.n);
         return setup.filter.for_rate(n, rate.fpr, setup.hash_seed);
     }

@@ -47,6 +47,9 @@ pub static STRUCTURE: Structure = Structure {
     argument: Some(Argument {
         name: "COMMAND",
         help: "the program's command line, run through sh -c",
+        optional: false,
+        check: |_| Ok(()),
+        fpr_exact: None,
     }),
     layout: |m, k| check_shape(m, k).map(|()| m),
     build,

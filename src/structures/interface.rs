@@ -11,6 +11,7 @@ use serde::{Serialize, Serializer};
 use crate::error::{Error, Result};
 use crate::hash::{AppliedHash, HashScheme, IndexMath};
 use crate::structures::bloom::BloomFilter;
+pub use crate::structures::descriptor::{Argument, Family, Origin, RateOfArgument};
 use crate::structures::program::ProgramOptions;
 use crate::theory;
 
@@ -247,28 +248,6 @@ pub trait Filter: Membership + Send + Sync {
     }
 }
 
-/// Where a structure comes from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Origin {
-    /// One of bloomlab's own.
-    Own,
-    /// A crate people ship, behind an adapter compiled only with `feature`; `built` says
-    /// whether this build has it. Its descriptor exists in every build, so that asking for it
-    /// without the feature is refused by name ([`Error::NotBuilt`]).
-    Peer { feature: &'static str, built: bool },
-    /// A separate program behind the exec protocol, which hashes keys its own way.
-    Program,
-}
-
-/// The argument a structure takes after its name, as in `NAME:ARG`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Argument {
-    /// What the argument is, in capitals as usage lines show it: `COMMAND`.
-    pub name: &'static str,
-    /// One line on what it does.
-    pub help: &'static str,
-}
-
 /// Builds a filter for n keys at a target rate.
 pub type ForRate = fn(&Target) -> Result<Box<dyn Filter>>;
 /// Sizes a structure for n keys at rate ε: `(m, k)`.
@@ -318,34 +297,6 @@ pub struct Structure {
     /// The design it implements, shared by bloomlab's structure and the peer crates of that
     /// design, so that each can be paired with the others ([`FilterKind::of_family`]).
     pub family: Family,
-}
-
-/// A filter design, as bloomlab's own structures and the peer crates implement it: what
-/// pairs a design with its peers. Only the designs two implementations share are named;
-/// every other structure is its own.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Family {
-    /// k probes anywhere in one bit array (Bloom 1970).
-    Classic,
-    /// One bit in each 32-bit word of a 256-bit block (Parquet's split-block design).
-    SplitBlock,
-    /// A growing chain of sub-filters (Almeida et al. 2007).
-    Scalable,
-    /// A quotient filter: each key's hash split into a quotient (its slot) and a stored
-    /// remainder (Bender et al., "Don't thrash: how to cache your hash on flash", PVLDB 2012;
-    /// the rank-and-select layout of Pandey et al., "A General-Purpose Counting Filter",
-    /// SIGMOD 2017).
-    Quotient,
-    /// A cuckoo filter: fingerprints in one of two buckets by partial-key cuckoo hashing (Fan,
-    /// Andersen, Kaminsky and Mitzenmacher, "Cuckoo Filter: Practically Better Than Bloom",
-    /// CoNEXT 2014).
-    Cuckoo,
-    /// A standard Ribbon filter: a banded linear system over GF(2) solved for r result bits a
-    /// slot (Dillinger and Walzer, "Ribbon filter: practically smaller than Bloom and Xor",
-    /// 2021).
-    Ribbon,
-    /// A design no other registered structure shares.
-    Alone,
 }
 
 /// Bits of a cache line: 64 bytes.
@@ -501,6 +452,11 @@ impl FilterKind {
         matches!(self.structure.origin, Origin::Peer { .. })
     }
 
+    /// A program behind the exec protocol (`exec:COMMAND`), sized and keyed by the program.
+    pub fn is_program(&self) -> bool {
+        matches!(self.structure.origin, Origin::Program)
+    }
+
     /// True for a structure that hashes keys with its own function (a peer crate, a program
     /// behind `exec:`): bloomlab's `--hash` cannot reach it.
     pub fn hashes_keys_itself(&self) -> bool {
@@ -572,9 +528,11 @@ impl FilterKind {
     /// The exact expected rate for n keys in m bits with k hashes (NaN for a peer this build
     /// leaves out). Each structure states its formula on its descriptor's function.
     pub fn fpr_exact(&self, n: u64, m: u64, k: u32) -> f64 {
-        match self.require_built() {
-            Ok(()) => (self.structure.fpr_exact)(n, m, k),
-            Err(_) => f64::NAN,
+        let by_argument = self.structure.argument.and_then(|a| a.fpr_exact);
+        match (self.require_built(), by_argument, self.arg()) {
+            (Err(_), _, _) => f64::NAN,
+            (Ok(()), Some(fpr_exact), Some(arg)) => fpr_exact(arg, n, m, k),
+            (Ok(()), _, _) => (self.structure.fpr_exact)(n, m, k),
         }
     }
 }

@@ -14,6 +14,7 @@ mod blocks;
 pub mod bloom;
 mod bloom_simd;
 pub mod child_groups;
+mod descriptor;
 pub mod interface;
 mod packed;
 pub mod peers;
@@ -86,11 +87,12 @@ impl FilterKind {
     pub const CLASSIC: FilterKind = FilterKind::of(&classic::STRUCTURE);
 
     /// Every registered structure that needs no argument (not `exec:COMMAND`), in registry
-    /// order: those a list of rows can build by name alone.
+    /// order: those a list of rows can build by name alone (with their registered
+    /// parameters, where the argument is optional).
     pub fn all() -> Vec<FilterKind> {
         REGISTRY
             .iter()
-            .filter(|s| s.argument.is_none())
+            .filter(|s| s.argument.is_none_or(|a| a.optional))
             .map(|&s| FilterKind::of(s))
             .collect()
     }
@@ -138,7 +140,9 @@ impl FilterKind {
             .ok_or_else(|| unknown(text))?;
         match (structure.argument, arg) {
             (None, None) => Ok(FilterKind::of(structure)),
-            (Some(_), Some(arg)) if !arg.is_empty() => {
+            (Some(argument), None) if argument.optional => Ok(FilterKind::of(structure)),
+            (Some(argument), Some(arg)) if !arg.is_empty() => {
+                (argument.check)(arg).map_err(|why| format!("filter '{text}': {why}"))?;
                 Ok(FilterKind::with_arg(structure, Some(arg)))
             }
             (Some(argument), _) => Err(format!(

@@ -4,26 +4,41 @@
 //! times the bits per slice (growth factor s) and a rate tightened by r (tightening ratio r),
 //! so the compound rate stays under `P0/(1 - r)` however many keys arrive.
 
-use super::interface::{Filter, FilterKind, Family, Membership, Origin, Shape, Structure};
+use super::interface::{
+    Argument, Family, Filter, FilterKind, Membership, Origin, Shape, Structure,
+};
 use super::partitioned::{self, PartitionedFilter, slice_fill};
 use crate::error::{Error, Result};
 use crate::hash::{AppliedHash, HashScheme};
 
 pub static STRUCTURE: Structure = Structure {
     name: "scalable",
-    help: "partitioned sub-filters added as it fills, each s = 2 times larger at r = 0.85 times the rate (Almeida et al. 2007)",
+    help: "partitioned sub-filters added as it fills, each s = 2 times larger at r = 0.85 times the rate (Almeida et al. 2007); scalable:S,R sets s and r",
     origin: Origin::Own,
     supports_delete: false,
     is_static: false,
     accepts_seed: true,
-    argument: None,
+    argument: Some(Argument {
+        name: "S,R",
+        help: "growth factor s in 2..=16 and tightening ratio r in (0, 1); scalable alone is 2,0.85",
+        optional: true,
+        check: |arg| Growth::parse(arg).map(|_| ()),
+        fpr_exact: Some(|arg, n, m, k| {
+            Growth::parse(arg)
+                .ok()
+                .and_then(|g| g.schedule(m, k).ok())
+                .map_or(f64::NAN, |s| s.fpr_exact(n))
+        }),
+    }),
     layout: partitioned::layout,
     build: |shape: &Shape| {
-        Ok(Box::new(ScalableFilter::new(
-            Schedule::of(shape.m, shape.k)?,
-            shape.hash,
-            shape.hash_seed,
-        )))
+        let growth = match shape.kind.arg() {
+            Some(arg) => Growth::parse(arg).map_err(|why| Error::invalid("filter", arg, why, Growth::RANGES))?,
+            None => Growth::REGISTERED,
+        };
+        let mut filter = ScalableFilter::new(growth.schedule(shape.m, shape.k)?, shape.hash, shape.hash_seed);
+        filter.kind = shape.kind.clone();
+        Ok(Box::new(filter))
     },
     for_rate: None,
     design: Some(design),
@@ -41,7 +56,52 @@ pub const SCALABLE_GROWTH: u64 = 2;
 /// authors' recommended 0.8 to 0.9 (section 5).
 pub const SCALABLE_TIGHTENING: f64 = 0.85;
 
-/// Separates sub-filter j's hash seed from the others'.
+/// The growth factor s and tightening ratio r of a scalable filter: `scalable:S,R`, or the
+/// registered 2 and 0.85 for `scalable` alone.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Growth {
+    pub growth: u64,
+    pub tightening: f64,
+}
+
+impl Growth {
+    /// [`SCALABLE_GROWTH`] and [`SCALABLE_TIGHTENING`].
+    pub const REGISTERED: Growth = Growth {
+        growth: SCALABLE_GROWTH,
+        tightening: SCALABLE_TIGHTENING,
+    };
+    /// The ranges [`Growth::parse`] accepts, as the refusals state them.
+    pub const RANGES: &str = "S,R with S a whole number in 2..=16 and R in (0, 1), e.g. scalable:4,0.9";
+
+    /// `S,R`: s a whole number in 2..=16 (the authors' s = 2 or 4 and beyond), r strictly
+    /// between 0 and 1 (the compound bound `P0/(1 - r)` needs r < 1).
+    pub fn parse(text: &str) -> std::result::Result<Growth, String> {
+        let refuse = |what: String| format!("{what} (allowed: {})", Growth::RANGES);
+        let (s, r) = text
+            .split_once(',')
+            .ok_or_else(|| refuse(format!("{text:?} is not S,R")))?;
+        let growth: u64 = s
+            .trim()
+            .parse()
+            .ok()
+            .filter(|s| (2..=16).contains(s))
+            .ok_or_else(|| refuse(format!("growth factor s = {s:?} is not a whole number in 2..=16")))?;
+        let tightening: f64 = r
+            .trim()
+            .parse()
+            .ok()
+            .filter(|r: &f64| *r > 0.0 && *r < 1.0)
+            .ok_or_else(|| refuse(format!("tightening ratio r = {r:?} is not in (0, 1)")))?;
+        Ok(Growth { growth, tightening })
+    }
+
+    /// The schedule of a first sub-filter of m bits and k slices ([`Schedule::new`]).
+    pub fn schedule(self, m: u64, k: u32) -> Result<Schedule> {
+        Schedule::new(m, k, self.growth, self.tightening)
+    }
+}
+
+/// Separates sub-filter j's hash seed from the others'
 const SUB_SEED: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// How a scalable filter grows: sub-filter j has `k_j = ceil(k_0 + j·log2(1/r))` slices
@@ -156,6 +216,8 @@ pub struct ScalableFilter {
     newest: u64,
     scheme: HashScheme,
     hash_seed: u64,
+    /// `scalable`, or `scalable:S,R` as it was asked for.
+    kind: FilterKind,
 }
 
 impl ScalableFilter {
@@ -167,6 +229,7 @@ impl ScalableFilter {
             newest: 0,
             scheme,
             hash_seed,
+            kind: FilterKind::of(&STRUCTURE),
         };
         filter.grow();
         filter
@@ -242,7 +305,7 @@ impl Filter for ScalableFilter {
         self.subs.iter().map(|s| s.hashes()).sum()
     }
     fn kind(&self) -> FilterKind {
-        FilterKind::of(&STRUCTURE)
+        self.kind.clone()
     }
     fn hash_name(&self) -> AppliedHash {
         self.scheme.into()
