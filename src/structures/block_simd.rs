@@ -238,20 +238,42 @@ macro_rules! entries {
             let (lanes, k) = (&kernel.lanes, kernel.k);
             let in_cache = !prefetch_pays(&blocks.words);
             match (kernel.design, in_cache) {
-                (Design::Blocked512, true) => for (answer, &key) in answers.iter_mut().zip(keys) {
-                    let block = kernel.block::<8>(&blocks.words, key);
-                    *answer = unsafe { test512(lanes, k, key, block) };
-                },
-                (Design::Split256, true) => for (answer, &key) in answers.iter_mut().zip(keys) {
-                    let block = kernel.block::<4>(&blocks.words, key);
-                    *answer = unsafe { test256(lanes, k, key, block) };
-                },
+                (Design::Blocked512, true) => test_cached::<8>(kernel, &blocks.words, keys, answers),
+                (Design::Split256, true) => test_cached::<4>(kernel, &blocks.words, keys, answers),
                 (Design::Blocked512, false) => {
                     blocks.all_set_many_with(keys, answers, |x, b| unsafe { test512(lanes, k, x, b) })
                 }
                 (Design::Split256, false) => {
                     blocks.all_set_many_with(keys, answers, |x, b| unsafe { test256(lanes, k, x, b) })
                 }
+            }
+        }
+
+        /// Key by key in one loop, for a block of `W` words: a function of its own, so that
+        /// the loop's values stay in registers.
+        $(#[$attr])*
+        #[inline(never)]
+        #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
+        fn test_cached<const W: usize>(kernel: &Kernel, words: &[u64], keys: &[u64], answers: &mut [bool]) {
+            let (lanes, k) = (&kernel.lanes, kernel.k);
+            for (answer, &key) in answers.iter_mut().zip(keys) {
+                let block = kernel.block::<W>(words, key);
+                *answer = match W {
+                    8 => unsafe { test512(lanes, k, key, block) },
+                    _ => unsafe { test256(lanes, k, key, block) },
+                };
+            }
+        }
+
+        /// Split blocks key by key in one loop, a function of its own as [`test_cached`].
+        $(#[$attr])*
+        #[inline(never)]
+        #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
+        fn set_cached256(kernel: &Kernel, words: &mut [u64], keys: &[u64]) {
+            let (lanes, k) = (&kernel.lanes, kernel.k);
+            for &key in keys {
+                let block = kernel.block_mut::<4>(words, key);
+                unsafe { set256(lanes, k, key, block) };
             }
         }
 
@@ -265,10 +287,7 @@ macro_rules! entries {
                 (Design::Blocked512, true) => for &key in keys {
                     set_one512(kernel, blocks, key)
                 },
-                (Design::Split256, true) => for &key in keys {
-                    let block = kernel.block_mut::<4>(&mut blocks.words, key);
-                    unsafe { set256(lanes, k, key, block) };
-                },
+                (Design::Split256, true) => set_cached256(kernel, &mut blocks.words, keys),
                 (Design::Blocked512, false) => {
                     blocks.set_many_with(keys, |x, b| unsafe { set512(lanes, k, x, b) })
                 }
