@@ -39,8 +39,36 @@ pub(super) struct Kernel {
     /// The block chooser's `[a_0, b_0]`: block `((a_0·x + b_0) · blocks) >> 64`, as
     /// [`Blocks::base`] picks it.
     chooser: [u64; 2],
-    blocks: u64,
-    words_per_block: usize,
+    /// One key's entries for `simd` and `design`, chosen once: a call jumps straight to
+    /// its kernel, as Parquet's filters do, where matching design and path cost 0.3-0.6 ns.
+    test_one: unsafe fn(&Kernel, &Blocks, u64) -> bool,
+    set_one: unsafe fn(&Kernel, &mut Blocks, u64),
+}
+
+/// The one-key entries of `design` on `simd` ([`Kernel::test_one`]).
+#[allow(
+    clippy::type_complexity,
+    reason = "the two entry points, named by their fields"
+)]
+fn one_key_entries(
+    simd: Simd,
+    design: Design,
+) -> (
+    unsafe fn(&Kernel, &Blocks, u64) -> bool,
+    unsafe fn(&Kernel, &mut Blocks, u64),
+) {
+    match (simd, design) {
+        #[cfg(target_arch = "x86_64")]
+        (Simd::Avx512, Design::Blocked512) => (avx512::test_one512, avx512::set_one512),
+        #[cfg(target_arch = "x86_64")]
+        (Simd::Avx512, Design::Split256) => (avx512::test_one256, avx512::set_one256),
+        #[cfg(target_arch = "x86_64")]
+        (Simd::Avx2, Design::Blocked512) => (avx2::test_one512, avx2::set_one512),
+        #[cfg(target_arch = "x86_64")]
+        (Simd::Avx2, Design::Split256) => (avx2::test_one256, avx2::set_one256),
+        (_, Design::Blocked512) => (scalar::test_one512, scalar::set_one512),
+        (_, Design::Split256) => (scalar::test_one256, scalar::set_one256),
+    }
 }
 
 /// Calls `$body` with `$path` naming the module of `$simd`'s path.
@@ -83,29 +111,52 @@ impl Kernel {
             Design::Blocked512 => BLOCKED_SHIFT,
             Design::Split256 => SPLIT_SHIFT,
         };
-        (lanes.shift == shift).then(|| Kernel {
+        let (test_one, set_one) = one_key_entries(Simd::best(), design);
+        let per_block = match design {
+            Design::Blocked512 => 8,
+            Design::Split256 => 4,
+        };
+        (lanes.shift == shift && blocks.words_per_block == per_block).then(|| Kernel {
             lanes,
             k: k as usize,
             simd: Simd::best(),
             design,
             chooser,
-            blocks: (blocks.words.len() / blocks.words_per_block) as u64,
-            words_per_block: blocks.words_per_block,
+            test_one,
+            set_one,
         })
     }
 
-    /// The first word of the key's block: [`Blocks::base`] without its dispatch.
+    /// The index of the key's block among `blocks`: [`Blocks::base`] without its dispatch.
     #[inline(always)]
-    fn base(&self, key: u64) -> usize {
+    fn pick(&self, key: u64, blocks: usize) -> usize {
         let [a, b] = self.chooser;
         let h = a.wrapping_mul(key).wrapping_add(b);
-        ((h as u128 * self.blocks as u128) >> 64) as usize * self.words_per_block
+        ((h as u128 * blocks as u128) >> 64) as usize
+    }
+
+    /// The key's block of `W` words (the design's), with one bounds check.
+    #[inline(always)]
+    fn block<'a, const W: usize>(&self, words: &'a [u64], key: u64) -> &'a [u64; W] {
+        let blocks = words.as_chunks::<W>().0;
+        &blocks[self.pick(key, blocks.len())]
+    }
+
+    /// [`Kernel::block`], to set bits in.
+    #[inline(always)]
+    fn block_mut<'a, const W: usize>(&self, words: &'a mut [u64], key: u64) -> &'a mut [u64; W] {
+        let blocks = words.as_chunks_mut::<W>().0;
+        let at = self.pick(key, blocks.len());
+        &mut blocks[at]
     }
 
     /// The same kernel on another path, or none when this CPU does not run it.
     pub(super) fn on(&self, simd: Simd) -> Option<Kernel> {
+        let (test_one, set_one) = one_key_entries(simd, self.design);
         simd.runs_here().then(|| Kernel {
             simd,
+            test_one,
+            set_one,
             ..self.clone()
         })
     }
@@ -117,21 +168,15 @@ impl Kernel {
     /// Whether every probe of the key is set.
     #[inline]
     pub(super) fn test(&self, blocks: &Blocks, key: u64) -> bool {
-        match self.design {
-            Design::Blocked512 => {
-                dispatch!(self.simd, path => path::test_one512(self, blocks, key))
-            }
-            Design::Split256 => dispatch!(self.simd, path => path::test_one256(self, blocks, key)),
-        }
+        // SAFETY: the entry's path runs on this CPU (the invariant).
+        unsafe { (self.test_one)(self, blocks, key) }
     }
 
     /// Sets every probe of the key.
     #[inline]
     pub(super) fn set(&self, blocks: &mut Blocks, key: u64) {
-        match self.design {
-            Design::Blocked512 => dispatch!(self.simd, path => path::set_one512(self, blocks, key)),
-            Design::Split256 => dispatch!(self.simd, path => path::set_one256(self, blocks, key)),
-        }
+        // SAFETY: as above.
+        unsafe { (self.set_one)(self, blocks, key) }
     }
 
     /// `answers[j] = test(keys[j])`, through [`Blocks::all_set_many_with`].
@@ -158,14 +203,14 @@ macro_rules! entries {
         $(#[$attr])*
         #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
         pub(super) fn test_one512(kernel: &Kernel, blocks: &Blocks, key: u64) -> bool {
-            let block = &blocks.words[kernel.base(key)..][..kernel.words_per_block];
+            let block = kernel.block::<8>(&blocks.words, key);
             unsafe { test512(&kernel.lanes, kernel.k, key, block) }
         }
 
         $(#[$attr])*
         #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
         pub(super) fn test_one256(kernel: &Kernel, blocks: &Blocks, key: u64) -> bool {
-            let block = &blocks.words[kernel.base(key)..][..kernel.words_per_block];
+            let block = kernel.block::<4>(&blocks.words, key);
             unsafe { test256(&kernel.lanes, kernel.k, key, block) }
         }
 
@@ -175,14 +220,14 @@ macro_rules! entries {
         #[inline(never)]
         #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
         pub(super) fn set_one512(kernel: &Kernel, blocks: &mut Blocks, key: u64) {
-            let block = &mut blocks.words[kernel.base(key)..][..kernel.words_per_block];
+            let block = kernel.block_mut::<8>(&mut blocks.words, key);
             unsafe { set512(&kernel.lanes, kernel.k, key, block) }
         }
 
         $(#[$attr])*
         #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
         pub(super) fn set_one256(kernel: &Kernel, blocks: &mut Blocks, key: u64) {
-            let block = &mut blocks.words[kernel.base(key)..][..kernel.words_per_block];
+            let block = kernel.block_mut::<4>(&mut blocks.words, key);
             unsafe { set256(&kernel.lanes, kernel.k, key, block) }
         }
 
@@ -190,17 +235,11 @@ macro_rules! entries {
         $(#[$attr])*
         #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
         pub(super) fn test_many(kernel: &Kernel, blocks: &Blocks, keys: &[u64], answers: &mut [bool]) {
-            let (lanes, k, per_block) = (&kernel.lanes, kernel.k, kernel.words_per_block);
+            let (lanes, k) = (&kernel.lanes, kernel.k);
             let in_cache = !prefetch_pays(&blocks.words);
             match (kernel.design, in_cache) {
-                (Design::Blocked512, true) => for (answer, &key) in answers.iter_mut().zip(keys) {
-                    let block = &blocks.words[kernel.base(key)..][..per_block];
-                    *answer = unsafe { test512(lanes, k, key, block) };
-                },
-                (Design::Split256, true) => for (answer, &key) in answers.iter_mut().zip(keys) {
-                    let block = &blocks.words[kernel.base(key)..][..per_block];
-                    *answer = unsafe { test256(lanes, k, key, block) };
-                },
+                (Design::Blocked512, true) => test_cached::<8>(kernel, &blocks.words, keys, answers),
+                (Design::Split256, true) => test_cached::<4>(kernel, &blocks.words, keys, answers),
                 (Design::Blocked512, false) => {
                     blocks.all_set_many_with(keys, answers, |x, b| unsafe { test512(lanes, k, x, b) })
                 }
@@ -210,20 +249,45 @@ macro_rules! entries {
             }
         }
 
+        /// Key by key in one loop, for a block of `W` words: a function of its own, so that
+        /// the loop's values stay in registers.
+        $(#[$attr])*
+        #[inline(never)]
+        #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
+        fn test_cached<const W: usize>(kernel: &Kernel, words: &[u64], keys: &[u64], answers: &mut [bool]) {
+            let (lanes, k) = (&kernel.lanes, kernel.k);
+            for (answer, &key) in answers.iter_mut().zip(keys) {
+                let block = kernel.block::<W>(words, key);
+                *answer = match W {
+                    8 => unsafe { test512(lanes, k, key, block) },
+                    _ => unsafe { test256(lanes, k, key, block) },
+                };
+            }
+        }
+
+        /// Split blocks key by key in one loop, a function of its own as [`test_cached`].
+        $(#[$attr])*
+        #[inline(never)]
+        #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
+        fn set_cached256(kernel: &Kernel, words: &mut [u64], keys: &[u64]) {
+            let (lanes, k) = (&kernel.lanes, kernel.k);
+            for &key in keys {
+                let block = kernel.block_mut::<4>(words, key);
+                unsafe { set256(lanes, k, key, block) };
+            }
+        }
+
         /// In cache key by key in one loop; else pipelined ([`Blocks::set_many_with`]).
         $(#[$attr])*
         #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
         pub(super) fn set_many(kernel: &Kernel, blocks: &mut Blocks, keys: &[u64]) {
-            let (lanes, k, per_block) = (&kernel.lanes, kernel.k, kernel.words_per_block);
+            let (lanes, k) = (&kernel.lanes, kernel.k);
             let in_cache = !prefetch_pays(&blocks.words);
             match (kernel.design, in_cache) {
                 (Design::Blocked512, true) => for &key in keys {
                     set_one512(kernel, blocks, key)
                 },
-                (Design::Split256, true) => for &key in keys {
-                    let block = &mut blocks.words[kernel.base(key)..][..per_block];
-                    unsafe { set256(lanes, k, key, block) };
-                },
+                (Design::Split256, true) => set_cached256(kernel, &mut blocks.words, keys),
                 (Design::Blocked512, false) => {
                     blocks.set_many_with(keys, |x, b| unsafe { set512(lanes, k, x, b) })
                 }
@@ -464,129 +528,6 @@ mod avx2 {
     }
 }
 
-/// AVX-512: eight 64-bit lanes, `vpmullq`; a 512-bit block in one register. Each function
-/// requires AVX2 and AVX-512 F, DQ, BW and VL (its callers are compiled with them).
+/// AVX-512, in a file of its own.
 #[cfg(target_arch = "x86_64")]
-mod avx512 {
-    use std::arch::x86_64::*;
-
-    use super::{BLOCKED_SHIFT, SPLIT_SHIFT};
-    use crate::hash::Lanes;
-
-    entries!(#[target_feature(enable = "avx2,avx512f,avx512dq,avx512bw,avx512vl")]);
-
-    /// The indexes of lanes `8c..8c + 8` of the key whose [`Lanes::key`] is `(y, c)`.
-    #[inline(always)]
-    unsafe fn octet<const SHIFT: u32>(lanes: &Lanes, chunk: usize, (y, c): (u64, u64)) -> __m512i {
-        let (mul, add) = (&lanes.mul[8 * chunk..][..8], &lanes.add[8 * chunk..][..8]);
-        // SAFETY: AVX-512; each slice holds eight u64, 64 bytes.
-        unsafe {
-            let mul = _mm512_loadu_si512(mul.as_ptr().cast());
-            let add = _mm512_loadu_si512(add.as_ptr().cast());
-            let g = _mm512_mullo_epi64(mul, _mm512_set1_epi64(y as i64));
-            let g = _mm512_add_epi64(_mm512_add_epi64(g, add), _mm512_set1_epi64(c as i64));
-            _mm512_srli_epi64::<SHIFT>(g)
-        }
-    }
-
-    /// Lanes `0..live` of eight.
-    #[inline(always)]
-    fn first(live: usize) -> __mmask8 {
-        ((1u16 << live.min(8)) - 1) as u8
-    }
-
-    /// Eight words.
-    #[inline(always)]
-    unsafe fn load512(block: &[u64]) -> __m512i {
-        let block = &block[..8];
-        // SAFETY: AVX-512; eight u64, 64 bytes.
-        unsafe { _mm512_loadu_si512(block.as_ptr().cast()) }
-    }
-
-    /// Whether a probe of lanes `8c..8c + 8` (those below k) is unset in `words`: `vpermq`
-    /// fetches each probe's word, and a masked test checks all eight.
-    #[inline(always)]
-    unsafe fn misses(lanes: &Lanes, k: usize, c: usize, key: (u64, u64), words: __m512i) -> bool {
-        // SAFETY: AVX-512.
-        unsafe {
-            let bits = octet::<BLOCKED_SHIFT>(lanes, c, key);
-            let one_bit = _mm512_and_si512(bits, _mm512_set1_epi64(63));
-            let mask = _mm512_sllv_epi64(_mm512_set1_epi64(1), one_bit);
-            let held = _mm512_permutexvar_epi64(_mm512_srli_epi64::<6>(bits), words);
-            let missing = _mm512_andnot_si512(held, mask);
-            _mm512_mask_test_epi64_mask(first(k - 8 * c), missing, missing) != 0
-        }
-    }
-
-    #[inline(always)]
-    pub(super) unsafe fn test512(lanes: &Lanes, k: usize, key: u64, block: &[u64]) -> bool {
-        // SAFETY: AVX-512.
-        unsafe {
-            let key = lanes.key(key);
-            !misses(lanes, k, 0, key, load512(block))
-                && (k <= 8 || test512_beyond(lanes, k, key, block))
-        }
-    }
-
-    /// Lanes 8 and beyond of [`test512`], out of line: most k are at most 8.
-    #[target_feature(enable = "avx2,avx512f,avx512dq,avx512bw,avx512vl")]
-    #[inline(never)]
-    fn test512_beyond(lanes: &Lanes, k: usize, key: (u64, u64), block: &[u64]) -> bool {
-        // SAFETY: compiled with AVX-512.
-        unsafe {
-            let words = load512(block);
-            (1..k.div_ceil(8)).all(|c| !misses(lanes, k, c, key, words))
-        }
-    }
-
-    /// The indexes in vector lanes (`vpmullq`), set one by one ([`set_octet`]).
-    #[inline(always)]
-    pub(super) unsafe fn set512(lanes: &Lanes, k: usize, key: u64, block: &mut [u64]) {
-        let key = lanes.key(key);
-        for c in 0..k.div_ceil(8) {
-            let mut bits = [0u64; 8];
-            // SAFETY: AVX-512; eight u64, 64 bytes.
-            unsafe {
-                _mm512_storeu_si512(
-                    bits.as_mut_ptr().cast(),
-                    octet::<BLOCKED_SHIFT>(lanes, c, key),
-                )
-            };
-            super::set_octet(block, &bits, k - 8 * c);
-        }
-    }
-
-    /// A split block's mask: probe j's bit in 32-bit word j.
-    #[inline(always)]
-    unsafe fn mask256(lanes: &Lanes, key: u64) -> __m256i {
-        // SAFETY: AVX-512.
-        unsafe {
-            let bits = _mm512_cvtepi64_epi32(octet::<SPLIT_SHIFT>(lanes, 0, lanes.key(key)));
-            _mm256_sllv_epi32(_mm256_set1_epi32(1), bits)
-        }
-    }
-
-    /// Four words.
-    #[inline(always)]
-    unsafe fn load256(words: &[u64]) -> __m256i {
-        let words = &words[..4];
-        // SAFETY: AVX2; four u64, 32 bytes.
-        unsafe { _mm256_loadu_si256(words.as_ptr().cast()) }
-    }
-
-    #[inline(always)]
-    pub(super) unsafe fn test256(lanes: &Lanes, _k: usize, key: u64, block: &[u64]) -> bool {
-        // SAFETY: AVX-512.
-        unsafe { _mm256_testc_si256(load256(block), mask256(lanes, key)) != 0 }
-    }
-
-    #[inline(always)]
-    pub(super) unsafe fn set256(lanes: &Lanes, _k: usize, key: u64, block: &mut [u64]) {
-        let block = &mut block[..4];
-        // SAFETY: AVX-512; four u64, 32 bytes.
-        unsafe {
-            let words = _mm256_or_si256(load256(block), mask256(lanes, key));
-            _mm256_storeu_si256(block.as_mut_ptr().cast(), words)
-        }
-    }
-}
+mod avx512;

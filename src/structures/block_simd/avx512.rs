@@ -1,0 +1,124 @@
+//! AVX-512: eight 64-bit lanes, `vpmullq`; a 512-bit block in one register. Each function
+//! requires AVX2 and AVX-512 F, DQ, BW and VL (its callers are compiled with them).
+
+use std::arch::x86_64::*;
+
+use super::{BLOCKED_SHIFT, SPLIT_SHIFT};
+use crate::hash::Lanes;
+
+entries!(#[target_feature(enable = "avx2,avx512f,avx512dq,avx512bw,avx512vl")]);
+
+/// The indexes of lanes `8c..8c + 8` of the key whose [`Lanes::key`] is `(y, c)`.
+#[inline(always)]
+unsafe fn octet<const SHIFT: u32>(lanes: &Lanes, chunk: usize, (y, c): (u64, u64)) -> __m512i {
+    let (mul, add) = (&lanes.mul[8 * chunk..][..8], &lanes.add[8 * chunk..][..8]);
+    // SAFETY: AVX-512; each slice holds eight u64, 64 bytes.
+    unsafe {
+        let mul = _mm512_loadu_si512(mul.as_ptr().cast());
+        let add = _mm512_loadu_si512(add.as_ptr().cast());
+        let g = _mm512_mullo_epi64(mul, _mm512_set1_epi64(y as i64));
+        let g = _mm512_add_epi64(_mm512_add_epi64(g, add), _mm512_set1_epi64(c as i64));
+        _mm512_srli_epi64::<SHIFT>(g)
+    }
+}
+
+/// Lanes `0..live` of eight.
+#[inline(always)]
+fn first(live: usize) -> __mmask8 {
+    ((1u16 << live.min(8)) - 1) as u8
+}
+
+/// Eight words.
+#[inline(always)]
+unsafe fn load512(block: &[u64]) -> __m512i {
+    let block = &block[..8];
+    // SAFETY: AVX-512; eight u64, 64 bytes.
+    unsafe { _mm512_loadu_si512(block.as_ptr().cast()) }
+}
+
+/// Whether a probe of lanes `8c..8c + 8` (those below k) is unset in `words`: `vpermq`
+/// fetches each probe's word, and a masked test checks all eight.
+#[inline(always)]
+unsafe fn misses(lanes: &Lanes, k: usize, c: usize, key: (u64, u64), words: __m512i) -> bool {
+    // SAFETY: AVX-512.
+    unsafe {
+        let bits = octet::<BLOCKED_SHIFT>(lanes, c, key);
+        let one_bit = _mm512_and_si512(bits, _mm512_set1_epi64(63));
+        let mask = _mm512_sllv_epi64(_mm512_set1_epi64(1), one_bit);
+        let held = _mm512_permutexvar_epi64(_mm512_srli_epi64::<6>(bits), words);
+        let missing = _mm512_andnot_si512(held, mask);
+        _mm512_mask_test_epi64_mask(first(k - 8 * c), missing, missing) != 0
+    }
+}
+
+#[inline(always)]
+pub(super) unsafe fn test512(lanes: &Lanes, k: usize, key: u64, block: &[u64]) -> bool {
+    // SAFETY: AVX-512.
+    unsafe {
+        let key = lanes.key(key);
+        !misses(lanes, k, 0, key, load512(block))
+            && (k <= 8 || test512_beyond(lanes, k, key, block))
+    }
+}
+
+/// Lanes 8 and beyond of [`test512`], out of line: most k are at most 8.
+#[target_feature(enable = "avx2,avx512f,avx512dq,avx512bw,avx512vl")]
+#[inline(never)]
+fn test512_beyond(lanes: &Lanes, k: usize, key: (u64, u64), block: &[u64]) -> bool {
+    // SAFETY: compiled with AVX-512.
+    unsafe {
+        let words = load512(block);
+        (1..k.div_ceil(8)).all(|c| !misses(lanes, k, c, key, words))
+    }
+}
+
+/// The indexes in vector lanes (`vpmullq`), set one by one ([`set_octet`]).
+#[inline(always)]
+pub(super) unsafe fn set512(lanes: &Lanes, k: usize, key: u64, block: &mut [u64]) {
+    let key = lanes.key(key);
+    for c in 0..k.div_ceil(8) {
+        let mut bits = [0u64; 8];
+        // SAFETY: AVX-512; eight u64, 64 bytes.
+        unsafe {
+            _mm512_storeu_si512(
+                bits.as_mut_ptr().cast(),
+                octet::<BLOCKED_SHIFT>(lanes, c, key),
+            )
+        };
+        super::set_octet(block, &bits, k - 8 * c);
+    }
+}
+
+/// A split block's mask: probe j's bit in 32-bit word j.
+#[inline(always)]
+unsafe fn mask256(lanes: &Lanes, key: u64) -> __m256i {
+    // SAFETY: AVX-512.
+    unsafe {
+        let bits = _mm512_cvtepi64_epi32(octet::<SPLIT_SHIFT>(lanes, 0, lanes.key(key)));
+        _mm256_sllv_epi32(_mm256_set1_epi32(1), bits)
+    }
+}
+
+/// Four words.
+#[inline(always)]
+unsafe fn load256(words: &[u64]) -> __m256i {
+    let words = &words[..4];
+    // SAFETY: AVX2; four u64, 32 bytes.
+    unsafe { _mm256_loadu_si256(words.as_ptr().cast()) }
+}
+
+#[inline(always)]
+pub(super) unsafe fn test256(lanes: &Lanes, _k: usize, key: u64, block: &[u64]) -> bool {
+    // SAFETY: AVX-512.
+    unsafe { _mm256_testc_si256(load256(block), mask256(lanes, key)) != 0 }
+}
+
+#[inline(always)]
+pub(super) unsafe fn set256(lanes: &Lanes, _k: usize, key: u64, block: &mut [u64]) {
+    let block = &mut block[..4];
+    // SAFETY: AVX-512; four u64, 32 bytes.
+    unsafe {
+        let words = _mm256_or_si256(load256(block), mask256(lanes, key));
+        _mm256_storeu_si256(block.as_mut_ptr().cast(), words)
+    }
+}
