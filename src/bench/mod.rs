@@ -13,7 +13,7 @@ use crate::hash::HashScheme;
 use crate::keys::KeySource;
 pub use crate::pipeline::timing::{BenchSize, Subject, default_sizes};
 use crate::pipeline::timing::{
-    LineBuffer, LineRate, Operation, PassKeys, Passes, fill, reinsert_is_idempotent,
+    LineBuffer, LineRate, Operation, PassKeys, Passes, fill, interleave, reinsert_is_idempotent,
     time_operation, time_pass,
 };
 use crate::report::{Cell, Column, Record, col};
@@ -301,13 +301,10 @@ impl<'c> Entrant<'c> {
         })
     }
 
-    /// One pass of each operation.
-    fn time_pass(&mut self, pass_keys: &PassKeys) -> Result<()> {
-        for (operation, batched, ns) in &mut self.passes {
-            let pass = time_operation(&mut *self.filter, *operation, *batched, pass_keys, 1)?;
-            ns.push(pass.median);
-        }
-        Ok(())
+    /// ns per key of one pass of the operation and mode of `slot`.
+    fn time_pass(&mut self, slot: usize, pass_keys: &PassKeys) -> Result<f64> {
+        let (operation, batched, _) = self.passes[slot];
+        time_operation(&mut *self.filter, operation, batched, pass_keys, 1).map(|p| p.median)
     }
 
     /// A row per operation and mode, its limit ratio left for [`set_limit`].
@@ -328,8 +325,8 @@ impl<'c> Entrant<'c> {
                     k,
                     batched: *batched,
                     ns_per_key: round2(ns.median),
-                    ns_min: round2(ns.min),
-                    ns_max: round2(ns.max),
+                    ns_min: round2(ns.low),
+                    ns_max: round2(ns.high),
                     fpr_measured: self.fpr_measured,
                     lines_per_key: lines_per_key(
                         contender.design.clone(),
@@ -362,13 +359,22 @@ fn time_design(
         .iter()
         .map(|contender| Entrant::enter(contender, k, run, config.seed))
         .collect::<Result<Vec<_>>>()?;
-    for _ in 0..config.passes.max(1) {
-        for entrant in &mut entrants {
-            entrant.time_pass(&run.pass_keys)?;
-        }
-        let reads = config.queries;
-        limit_passes[0].push(time_pass(reads, || run.lines.read_dependent(reads)));
-        limit_passes[1].push(time_pass(reads, || run.lines.read_independent(0, reads)));
+    let slots: Vec<(usize, usize)> = entrants
+        .iter()
+        .enumerate()
+        .flat_map(|(e, entrant)| (0..entrant.passes.len()).map(move |slot| (e, slot)))
+        .collect();
+    let reads = config.queries;
+    let mut ns = interleave(config.passes, slots.len() + 2, |i| match slots.get(i) {
+        Some(&(e, slot)) => entrants[e].time_pass(slot, &run.pass_keys),
+        None if i == slots.len() => Ok(time_pass(reads, || run.lines.read_dependent(reads))),
+        None => Ok(time_pass(reads, || run.lines.read_independent(0, reads))),
+    })?;
+    for (limit, ns) in limit_passes.iter_mut().zip(ns.split_off(slots.len())) {
+        limit.extend(ns);
+    }
+    for (&(e, slot), ns) in slots.iter().zip(ns) {
+        entrants[e].passes[slot].2 = ns;
     }
     Ok(entrants.iter().flat_map(|e| e.rows(run)).collect())
 }
