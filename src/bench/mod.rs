@@ -71,17 +71,16 @@ fn own(design: &'static Structure, hash: HashScheme) -> Contender {
 }
 
 /// A peer crate's implementation, paired with bloomlab's structure of the design its
-/// descriptor declares.
+/// descriptor declares and named as its descriptor names the crate.
 #[cfg(feature = "peers")]
 fn peer(
     structure: &'static Structure,
-    peer: &'static str,
     build: Build,
     out_of_cache_by_default: bool,
 ) -> Option<Contender> {
     Some(Contender {
         design: FilterKind::of_family(structure.family)?,
-        peer,
+        peer: structure.origin.about()?.name,
         maker: Maker::Peer(build),
         out_of_cache_by_default,
     })
@@ -126,21 +125,14 @@ pub fn contenders(full: bool) -> Vec<Contender> {
     #[cfg(feature = "peers")]
     {
         use crate::structures::peers::{Bloomfilter, Sbbf, bloomfilter, fastbloom, sbbf};
-        all.extend(peer(
-            &fastbloom::STRUCTURE,
-            "fastbloom",
-            fastbloom::fastest,
-            true,
-        ));
+        all.extend(peer(&fastbloom::STRUCTURE, fastbloom::fastest, true));
         all.extend(peer(
             &bloomfilter::STRUCTURE,
-            "bloomfilter",
             |m, k, seed| Ok(Box::new(Bloomfilter::by_shape(m, k, seed)?)),
             false,
         ));
         all.extend(peer(
             &sbbf::STRUCTURE,
-            "sbbf-rs",
             |m, k, seed| Ok(Box::new(Sbbf::by_shape(m, k, seed)?)),
             true,
         ));

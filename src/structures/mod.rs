@@ -27,7 +27,7 @@ pub use counting::{COUNTER_MAX, CountingFilter};
 pub use cuckoo::{CUCKOO_LOAD, CUCKOO_MAX_KICKS, CUCKOO_SLOTS, CuckooFilter};
 pub use interface::{
     ACROSS_GROUP, Argument, BATCH, CACHE_LINE_BITS, Family, Filter, FilterKind, Membership, Origin,
-    Shape, Structure, Target, contains_across, count_present, for_each_batch,
+    PeerCrate, Shape, Structure, Target, contains_across, count_present, for_each_batch,
 };
 pub use split_block::{SPLIT_BLOCK_BITS, SPLIT_WORDS, SplitBlockFilter};
 
