@@ -45,8 +45,9 @@ pub struct Contender {
     /// Whose implementation: `bloomlab`, or the crate's name.
     pub peer: &'static str,
     pub maker: Maker,
-    /// Also timed out of cache without `--full` (a slow peer only lengthens the run).
-    pub out_of_cache_by_default: bool,
+    /// Why it is timed out of cache only with `--full` (a slow peer only lengthens the
+    /// run); `None`: always.
+    pub in_cache_only: Option<&'static str>,
 }
 
 impl Contender {
@@ -66,7 +67,7 @@ fn own(design: &'static Structure, hash: HashScheme) -> Contender {
         design: design.clone(),
         peer: "bloomlab",
         maker: Maker::Own(design, hash),
-        out_of_cache_by_default: true,
+        in_cache_only: None,
     }
 }
 
@@ -76,13 +77,13 @@ fn own(design: &'static Structure, hash: HashScheme) -> Contender {
 fn peer(
     structure: &'static Structure,
     build: Build,
-    out_of_cache_by_default: bool,
+    in_cache_only: Option<&'static str>,
 ) -> Option<Contender> {
     Some(Contender {
         design: FilterKind::of_family(structure.family)?,
         peer: structure.origin.about()?.name,
         maker: Maker::Peer(build),
-        out_of_cache_by_default,
+        in_cache_only,
     })
 }
 
@@ -125,16 +126,16 @@ pub fn contenders(full: bool) -> Vec<Contender> {
     #[cfg(feature = "peers")]
     {
         use crate::structures::peers::{Bloomfilter, Sbbf, bloomfilter, fastbloom, sbbf};
-        all.extend(peer(&fastbloom::STRUCTURE, fastbloom::fastest, true));
+        all.extend(peer(&fastbloom::STRUCTURE, fastbloom::fastest, None));
         all.extend(peer(
             &bloomfilter::STRUCTURE,
             |m, k, seed| Ok(Box::new(Bloomfilter::by_shape(m, k, seed)?)),
-            false,
+            Some("SipHash only, never the fastest peer"),
         ));
         all.extend(peer(
             &sbbf::STRUCTURE,
             |m, k, seed| Ok(Box::new(Sbbf::by_shape(m, k, seed)?)),
-            true,
+            None,
         ));
     }
     all
@@ -432,7 +433,7 @@ pub fn run(config: &BenchConfig, progress: &ProgressBar) -> Result<(Vec<BenchRow
                         let fixed_k_again = c.design.k_for(k) != k && i > 0;
                         let skipped = size.label == "out-of-cache"
                             && !config.full
-                            && !c.out_of_cache_by_default;
+                            && c.in_cache_only.is_some();
                         !fixed_k_again && !skipped
                     })
                     .collect();
@@ -482,10 +483,12 @@ pub fn notes(rows: &[BenchRow], limits: &[LineRate], full: bool) -> Vec<String> 
     }
     notes.push("CPU time of the bench thread; medians of the passes, min and max beside. The machine's other load still moves them: compare rows within one run".into());
     if !full {
-        notes.push(
-            "bloomfilter (SipHash only, never the fastest peer) is timed out of cache with --full"
-                .into(),
-        );
+        for contender in contenders(false) {
+            if let Some(why) = contender.in_cache_only {
+                let peer = contender.peer;
+                notes.push(format!("{peer} ({why}) is timed out of cache with --full"));
+            }
+        }
     }
     notes
 }
