@@ -65,20 +65,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     println!(
         "independent line reads on {cores} cores: {:.2} ns per line [{:.2}, {:.2}]; limit {limit:.1} ns per key",
-        line_ns.median, line_ns.min, line_ns.max
+        line_ns.median, line_ns.low, line_ns.high
     );
     println!(
         "independent line updates (read, set a bit, write back) on {cores} cores: {:.2} ns per line [{:.2}, {:.2}]; {:.1} ns per key",
         update_ns.median,
-        update_ns.min,
-        update_ns.max,
+        update_ns.low,
+        update_ns.high,
         f64::from(K) * update_ns.median
     );
     println!(
         "insert_parallel: {:.1} ns per key [{:.1}, {:.1}], {:.2}x the read limit, {:.2}x the update limit",
         insert_ns.median,
-        insert_ns.min,
-        insert_ns.max,
+        insert_ns.low,
+        insert_ns.high,
         insert_ns.median / limit,
         insert_ns.median / (f64::from(K) * update_ns.median)
     );

@@ -81,7 +81,7 @@ impl Record for EstimateRow {
 /// `exec` (an `exec:COMMAND` structure) also. A program is probed for its speed only in a
 /// run of 600,000 key operations or more ([`crate::params::preflight::operations_seconds`]).
 pub fn shapes(keys: u64, exec: Option<FilterKind>) -> Result<Vec<(String, Setup)>> {
-    let named = |name: &str| FilterKind::named(name).map_err(crate::error::Error::Output);
+    use crate::structures::{blocked, classic, peers::fastbloom};
     let setup = |filter: FilterKind, n: u64, k: u32| Setup {
         n,
         m: 10 * n,
@@ -93,18 +93,16 @@ pub fn shapes(keys: u64, exec: Option<FilterKind>) -> Result<Vec<(String, Setup)
         filter,
         keying: Default::default(),
     };
+    let classic = FilterKind::of(&classic::STRUCTURE);
+    let blocked = FilterKind::of(&blocked::STRUCTURE);
     let mut shapes = vec![
-        ("classic k 7".to_string(), setup(named("classic")?, keys, 7)),
-        (
-            "classic k 40".to_string(),
-            setup(named("classic")?, keys, 40),
-        ),
-        ("blocked k 7".to_string(), setup(named("blocked")?, keys, 7)),
+        (format!("{classic} k 7"), setup(classic.clone(), keys, 7)),
+        (format!("{classic} k 40"), setup(classic, keys, 40)),
+        (format!("{blocked} k 7"), setup(blocked, keys, 7)),
     ];
-    if let Ok(peer) = named("fastbloom")
-        && peer.require_built().is_ok()
-    {
-        shapes.push(("peer fastbloom k 7".to_string(), setup(peer, keys, 7)));
+    let peer = FilterKind::of(&fastbloom::STRUCTURE);
+    if peer.require_built().is_ok() {
+        shapes.push((format!("peer {peer} k 7"), setup(peer, keys, 7)));
     }
     if let Some(program) = exec {
         shapes.push(("program (exec) k 7".to_string(), setup(program, keys, 7)));

@@ -13,7 +13,7 @@ use crate::hash::HashScheme;
 use crate::keys::KeySource;
 pub use crate::pipeline::timing::{BenchSize, Subject, default_sizes};
 use crate::pipeline::timing::{
-    LineBuffer, LineRate, Operation, PassKeys, Passes, fill, reinsert_is_idempotent,
+    LineBuffer, LineRate, Operation, PassKeys, Passes, fill, interleave, reinsert_is_idempotent,
     time_operation, time_pass,
 };
 use crate::report::{Cell, Column, Record, col};
@@ -45,8 +45,9 @@ pub struct Contender {
     /// Whose implementation: `bloomlab`, or the crate's name.
     pub peer: &'static str,
     pub maker: Maker,
-    /// Also timed out of cache without `--full` (a slow peer only lengthens the run).
-    pub out_of_cache_by_default: bool,
+    /// Why it is timed out of cache only with `--full` (a slow peer only lengthens the
+    /// run); `None`: always.
+    pub in_cache_only: Option<&'static str>,
 }
 
 impl Contender {
@@ -66,24 +67,23 @@ fn own(design: &'static Structure, hash: HashScheme) -> Contender {
         design: design.clone(),
         peer: "bloomlab",
         maker: Maker::Own(design, hash),
-        out_of_cache_by_default: true,
+        in_cache_only: None,
     }
 }
 
 /// A peer crate's implementation, paired with bloomlab's structure of the design its
-/// descriptor declares.
+/// descriptor declares and named as its descriptor names the crate.
 #[cfg(feature = "peers")]
 fn peer(
     structure: &'static Structure,
-    peer: &'static str,
     build: Build,
-    out_of_cache_by_default: bool,
+    in_cache_only: Option<&'static str>,
 ) -> Option<Contender> {
     Some(Contender {
         design: FilterKind::of_family(structure.family)?,
-        peer,
+        peer: structure.origin.about()?.name,
         maker: Maker::Peer(build),
-        out_of_cache_by_default,
+        in_cache_only,
     })
 }
 
@@ -126,23 +126,16 @@ pub fn contenders(full: bool) -> Vec<Contender> {
     #[cfg(feature = "peers")]
     {
         use crate::structures::peers::{Bloomfilter, Sbbf, bloomfilter, fastbloom, sbbf};
-        all.extend(peer(
-            &fastbloom::STRUCTURE,
-            "fastbloom",
-            fastbloom::fastest,
-            true,
-        ));
+        all.extend(peer(&fastbloom::STRUCTURE, fastbloom::fastest, None));
         all.extend(peer(
             &bloomfilter::STRUCTURE,
-            "bloomfilter",
             |m, k, seed| Ok(Box::new(Bloomfilter::by_shape(m, k, seed)?)),
-            false,
+            Some("SipHash only, never the fastest peer"),
         ));
         all.extend(peer(
             &sbbf::STRUCTURE,
-            "sbbf-rs",
             |m, k, seed| Ok(Box::new(Sbbf::by_shape(m, k, seed)?)),
-            true,
+            None,
         ));
     }
     all
@@ -301,13 +294,10 @@ impl<'c> Entrant<'c> {
         })
     }
 
-    /// One pass of each operation.
-    fn time_pass(&mut self, pass_keys: &PassKeys) -> Result<()> {
-        for (operation, batched, ns) in &mut self.passes {
-            let pass = time_operation(&mut *self.filter, *operation, *batched, pass_keys, 1)?;
-            ns.push(pass.median);
-        }
-        Ok(())
+    /// ns per key of one pass of the operation and mode of `slot`.
+    fn time_pass(&mut self, slot: usize, pass_keys: &PassKeys) -> Result<f64> {
+        let (operation, batched, _) = self.passes[slot];
+        time_operation(&mut *self.filter, operation, batched, pass_keys, 1).map(|p| p.median)
     }
 
     /// A row per operation and mode, its limit ratio left for [`set_limit`].
@@ -328,8 +318,8 @@ impl<'c> Entrant<'c> {
                     k,
                     batched: *batched,
                     ns_per_key: round2(ns.median),
-                    ns_min: round2(ns.min),
-                    ns_max: round2(ns.max),
+                    ns_min: round2(ns.low),
+                    ns_max: round2(ns.high),
                     fpr_measured: self.fpr_measured,
                     lines_per_key: lines_per_key(
                         contender.design.clone(),
@@ -362,13 +352,22 @@ fn time_design(
         .iter()
         .map(|contender| Entrant::enter(contender, k, run, config.seed))
         .collect::<Result<Vec<_>>>()?;
-    for _ in 0..config.passes.max(1) {
-        for entrant in &mut entrants {
-            entrant.time_pass(&run.pass_keys)?;
-        }
-        let reads = config.queries;
-        limit_passes[0].push(time_pass(reads, || run.lines.read_dependent(reads)));
-        limit_passes[1].push(time_pass(reads, || run.lines.read_independent(0, reads)));
+    let slots: Vec<(usize, usize)> = entrants
+        .iter()
+        .enumerate()
+        .flat_map(|(e, entrant)| (0..entrant.passes.len()).map(move |slot| (e, slot)))
+        .collect();
+    let reads = config.queries;
+    let mut ns = interleave(config.passes, slots.len() + 2, |i| match slots.get(i) {
+        Some(&(e, slot)) => entrants[e].time_pass(slot, &run.pass_keys),
+        None if i == slots.len() => Ok(time_pass(reads, || run.lines.read_dependent(reads))),
+        None => Ok(time_pass(reads, || run.lines.read_independent(0, reads))),
+    })?;
+    for (limit, ns) in limit_passes.iter_mut().zip(ns.split_off(slots.len())) {
+        limit.extend(ns);
+    }
+    for (&(e, slot), ns) in slots.iter().zip(ns) {
+        entrants[e].passes[slot].2 = ns;
     }
     Ok(entrants.iter().flat_map(|e| e.rows(run)).collect())
 }
@@ -434,7 +433,7 @@ pub fn run(config: &BenchConfig, progress: &ProgressBar) -> Result<(Vec<BenchRow
                         let fixed_k_again = c.design.k_for(k) != k && i > 0;
                         let skipped = size.label == "out-of-cache"
                             && !config.full
-                            && !c.out_of_cache_by_default;
+                            && c.in_cache_only.is_some();
                         !fixed_k_again && !skipped
                     })
                     .collect();
@@ -484,10 +483,12 @@ pub fn notes(rows: &[BenchRow], limits: &[LineRate], full: bool) -> Vec<String> 
     }
     notes.push("CPU time of the bench thread; medians of the passes, min and max beside. The machine's other load still moves them: compare rows within one run".into());
     if !full {
-        notes.push(
-            "bloomfilter (SipHash only, never the fastest peer) is timed out of cache with --full"
-                .into(),
-        );
+        for contender in contenders(false) {
+            if let Some(why) = contender.in_cache_only {
+                let peer = contender.peer;
+                notes.push(format!("{peer} ({why}) is timed out of cache with --full"));
+            }
+        }
     }
     notes
 }

@@ -20,7 +20,7 @@ use crate::error::Result;
 use crate::hash::{HashFamily, HashScheme};
 use crate::keys::KeySource;
 use crate::pipeline::fill;
-use crate::pipeline::timing::{BenchSize, Passes, time_passes};
+use crate::pipeline::timing::{BenchSize, Passes, interleave, try_time_pass};
 use crate::report::{Cell, Column, Record, Table, col};
 use crate::structures::{
     ACROSS_GROUP, BATCH, Family, Filter, FilterKind, blocked, classic, contains_across,
@@ -367,64 +367,85 @@ fn count(set: &FilterSet, queries: &Queries, q: u64) -> Counts {
     counts
 }
 
-/// Gross and dry passes, key by key: the dry pass draws and hashes each query only.
-fn time_single(set: &FilterSet, queries: &Queries, q: u64, passes: u32) -> (Passes, Passes) {
-    let gross = time_passes(passes, q, || {
-        let hits = (0..q)
-            .filter(|&i| {
-                let (f, key, _) = queries.query(i);
-                set.filters[f].contains(key)
-            })
-            .count();
-        black_box(hits);
-    });
-    let dry = time_passes(passes, q, || {
-        let acc = (0..q).fold(0u64, |acc, i| acc ^ set.dry_hash(queries.query(i).1));
-        black_box(acc);
-    });
-    (gross, dry)
+/// One gross pass key by key: each query drawn, hashed and asked.
+fn gross_single(set: &FilterSet, queries: &Queries, q: u64) {
+    let hits = (0..q)
+        .filter(|&i| {
+            let (f, key, _) = queries.query(i);
+            set.filters[f].contains(key)
+        })
+        .count();
+    black_box(hits);
 }
 
-/// Gross and dry passes a batch at a time, [`BATCH`] queries each: through `contains_many`
-/// for one filter, through [`contains_across`] for many; the dry pass draws the same
-/// batches and hashes them.
-fn time_batched(
+/// One dry pass key by key: each query drawn and hashed only.
+fn dry_single(set: &FilterSet, queries: &Queries, q: u64) {
+    let acc = (0..q).fold(0u64, |acc, i| acc ^ set.dry_hash(queries.query(i).1));
+    black_box(acc);
+}
+
+/// The buffers of a batch: which filter each query goes to, its key, the answer.
+struct Batch {
+    picks: Vec<u32>,
+    keys: Vec<u64>,
+    answers: Vec<bool>,
+}
+
+/// One gross pass a batch at a time, [`BATCH`] queries each: through `contains_many` for one
+/// filter, through [`contains_across`] for many.
+fn gross_batched(set: &FilterSet, queries: &Queries, q: u64, batch: &mut Batch) -> Result<()> {
+    let mut hits = 0usize;
+    for start in (0..q).step_by(BATCH) {
+        let len = queries.draw_batch(start, q, &mut batch.picks, &mut batch.keys);
+        let (keys, answers) = (&batch.keys[..len], &mut batch.answers[..len]);
+        match set.filters.as_slice() {
+            [filter] => filter.contains_many(keys, answers)?,
+            filters => contains_across(filters, &batch.picks[..len], keys, answers)?,
+        }
+        hits += answers.iter().filter(|&&a| a).count();
+    }
+    black_box(hits);
+    Ok(())
+}
+
+/// One dry pass drawing the same batches and hashing them.
+fn dry_batched(set: &FilterSet, queries: &Queries, q: u64, batch: &mut Batch) {
+    let mut acc = 0u64;
+    for start in (0..q).step_by(BATCH) {
+        let len = queries.draw_batch(start, q, &mut batch.picks, &mut batch.keys);
+        acc = batch.keys[..len]
+            .iter()
+            .fold(acc, |a, &key| a ^ set.dry_hash(key));
+    }
+    black_box(acc);
+}
+
+/// Gross and dry passes in turn ([`interleave`]), key by key or a batch at a time, so that
+/// the machine's other load moves both alike and their difference holds.
+fn time_gross_and_dry(
     set: &FilterSet,
     queries: &Queries,
     q: u64,
     passes: u32,
+    batched: bool,
 ) -> Result<(Passes, Passes)> {
-    let filters = &set.filters;
-    let (mut picks, mut keys) = (vec![0u32; BATCH], vec![0u64; BATCH]);
-    let mut answers = vec![false; BATCH];
-    let mut failed = Ok(());
-    let gross = time_passes(passes, q, || {
-        let mut hits = 0usize;
-        for start in (0..q).step_by(BATCH) {
-            let len = queries.draw_batch(start, q, &mut picks, &mut keys);
-            let (keys, answers) = (&keys[..len], &mut answers[..len]);
-            let asked = match filters.as_slice() {
-                [filter] => filter.contains_many(keys, answers),
-                _ => contains_across(filters, &picks[..len], keys, answers),
-            };
-            if let Err(e) = asked {
-                failed = Err(e);
+    let mut batch = Batch {
+        picks: vec![0; BATCH],
+        keys: vec![0; BATCH],
+        answers: vec![false; BATCH],
+    };
+    let mut ns = interleave(passes, 2, |i| {
+        try_time_pass(q, || {
+            match (i, batched) {
+                (0, false) => gross_single(set, queries, q),
+                (_, false) => dry_single(set, queries, q),
+                (0, true) => gross_batched(set, queries, q, &mut batch)?,
+                (_, true) => dry_batched(set, queries, q, &mut batch),
             }
-            hits += answers.iter().filter(|&&a| a).count();
-        }
-        black_box(hits);
-    });
-    failed?;
-    let dry = time_passes(passes, q, || {
-        let mut acc = 0u64;
-        for start in (0..q).step_by(BATCH) {
-            let len = queries.draw_batch(start, q, &mut picks, &mut keys);
-            acc = keys[..len]
-                .iter()
-                .fold(acc, |a, &key| a ^ set.dry_hash(key));
-        }
-        black_box(acc);
-    });
+            Ok::<_, crate::error::Error>(())
+        })
+    })?;
+    let [gross, dry] = [0, 1].map(|i| Passes::of(std::mem::take(&mut ns[i])));
     Ok((gross, dry))
 }
 
@@ -447,11 +468,7 @@ fn time_workload(
     let counts = count(set, queries, q);
     let mut rows = Vec::new();
     for batched in [false, true] {
-        let (gross, dry) = if batched {
-            time_batched(set, queries, q, config.passes)?
-        } else {
-            time_single(set, queries, q, config.passes)
-        };
+        let (gross, dry) = time_gross_and_dry(set, queries, q, config.passes, batched)?;
         rows.push(WorkloadRow {
             workload: label.workload.clone(),
             structure: label.structure.into(),

@@ -6,7 +6,6 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::hash::HashScheme;
 use crate::keys::KeySource;
 use crate::params::{MAX_COUNT, check_count};
 use crate::pipeline::insert_and_count;
@@ -403,23 +402,6 @@ pub fn structures(
     Ok((rows, notes))
 }
 
-/// The empty filter of `kind` for n keys at ε and how it was sized; `None` for a structure
-/// that sizes itself neither way.
-fn sized_filter(kind: FilterKind, n: u64, fpr: f64) -> Result<Option<(Box<dyn Filter>, u64)>> {
-    let structure = kind.structure();
-    if structure.design.is_some() {
-        let (m, k) = kind.design(n, fpr)?;
-        let filter = kind.build(n, m, k, HashScheme::MultiplyShift, HASH_SEED)?;
-        return Ok(Some((filter, m)));
-    }
-    if structure.for_rate.is_some() {
-        let filter = kind.for_rate(n, fpr, HASH_SEED)?;
-        let m = filter.memory_bits();
-        return Ok(Some((filter, m)));
-    }
-    Ok(None)
-}
-
 /// Hash seed of every sized filter.
 const HASH_SEED: u64 = 2;
 
@@ -429,7 +411,7 @@ fn size_one(
     fpr: f64,
     measuring: Option<Measuring>,
 ) -> Result<Option<StructureSize>> {
-    let Some((mut filter, m)) = sized_filter(kind.clone(), n, fpr)? else {
+    let Some((mut filter, m)) = kind.sized(n, fpr, HASH_SEED)? else {
         return Ok(None);
     };
     let k = filter.hashes();

@@ -120,21 +120,6 @@ fn line_cost(bytes: f64) -> (f64, f64) {
     }
 }
 
-/// How much slower a peer crate runs than bloomlab's structure of its design, per key
-/// (inserts and absent queries together, at k = 7), measured on 4 December 2026 with
-/// `bloomlab bench --k 7` (insert + absent ns, key by key against bloomlab's batches:
-/// fastbloom on foldhash 1.3x in cache and 1.45x out of cache, bloomfilter 4.2x in cache,
-/// sbbf-rs 1.3x and 2.0x) and with whole measurements, where each peer hashes as it does in
-/// every run (`bloomlab bench --estimates`: fastbloom on SipHash 1.2x to 2.8x the classic
-/// filter, from 10^6 to 3·10^7 keys; `sweep-size --filter F --n 1e6 --k 7 --queries 1e6`,
-/// CPU seconds against classic's: bloomfilter 2.8x, growable-bloom-filter 3.6x).
-const PEER_FACTORS: &[(&str, f64)] = &[
-    ("fastbloom", 1.8),
-    ("bloomfilter", 3.0),
-    ("growable-bloom-filter", 3.5),
-    ("sbbf", 1.6),
-];
-
 /// Seconds per key assumed for a program behind `exec:` too small a run to probe: a key
 /// crosses two pipes as text.
 pub const EXEC_SECONDS_PER_KEY: f64 = 1e-6;
@@ -146,7 +131,7 @@ pub const EXEC_SLOWEST_SECONDS_PER_KEY: f64 = 100e-6;
 /// are expected to take on one core: `(base + lines · per line) · peer factor`, the lines
 /// those its descriptor declares ([`crate::structures::Structure::lines_per_query`]),
 /// base and per line by where the table lives ([`line_cost`]), the factor of a peer crate
-/// from [`PEER_FACTORS`]. A program behind `exec:` has no line count: its speed is
+/// from its descriptor ([`crate::structures::PeerCrate::slowdown_percent`]). A program behind `exec:` has no line count: its speed is
 /// measured by a short timed probe ([`exec_probe`]) when the run is large enough to need it.
 pub fn operations_seconds(
     filter: crate::structures::FilterKind,
@@ -163,10 +148,8 @@ pub fn operations_seconds(
         return operations * per_key;
     };
     let (base, per_line) = line_cost(m as f64 / 8.0);
-    let factor = PEER_FACTORS
-        .iter()
-        .find(|(name, _)| *name == filter.name())
-        .map_or(1.0, |&(_, factor)| factor);
+    let factor = (filter.structure().origin.about())
+        .map_or(1.0, |peer| f64::from(peer.slowdown_percent) / 100.0);
     operations * (base + per_line * f64::from(lines(k))) * factor
 }
 

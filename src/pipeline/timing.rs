@@ -61,27 +61,69 @@ pub fn thread_ns() -> f64 {
     START.with(|start| start.elapsed().as_nanos() as f64)
 }
 
-/// ns per item over a number of passes: their median, fastest and slowest.
+/// ns per item over a number of passes: their median and an interval for it, `low <= median
+/// <= high`: the fastest and slowest pass ([`Passes::of`]), or an order-statistic interval at
+/// a confidence ([`Passes::within`]).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Passes {
     pub median: f64,
-    pub min: f64,
-    pub max: f64,
+    pub low: f64,
+    pub high: f64,
+}
+
+/// `P(X <= j)` for X ~ Binomial(passes, 1/2).
+fn half_binomial_cdf(passes: u32, j: u32) -> f64 {
+    (0..=j.min(passes))
+        .map(|i| {
+            crate::theory::ln_factorial(passes as u64)
+                - crate::theory::ln_factorial(i as u64)
+                - crate::theory::ln_factorial((passes - i) as u64)
+                - passes as f64 * std::f64::consts::LN_2
+        })
+        .map(f64::exp)
+        .sum()
+}
+
+/// The order statistic j (from 1) whose pair `[x_(j), x_(passes+1-j)]` brackets the median at
+/// `confidence`: the largest j with `P(X < j) <= (1 - confidence)/2`; 1 at confidence 1.
+fn interval_rank(passes: u32, confidence: f64) -> u32 {
+    let tail = (1.0 - confidence) / 2.0;
+    let mut j = 1;
+    while tail > 0.0 && j < passes.div_ceil(2) && half_binomial_cdf(passes, j) <= tail {
+        j += 1;
+    }
+    j
 }
 
 impl Passes {
-    /// The median (the upper one of an even count), fastest and slowest of `ns`, at least
-    /// one figure (an empty list reads as NaN).
-    pub fn of(mut ns: Vec<f64>) -> Passes {
+    /// The median (the upper one of an even count) with the fastest and slowest of `ns`
+    /// ([`Passes::within`] at confidence 1); NaN for no passes.
+    pub fn of(ns: Vec<f64>) -> Passes {
+        Passes::within(ns, 1.0)
+    }
+
+    /// The median (the upper one of an even count) with the distribution-free interval for
+    /// the median of the pass-time distribution: the j-th fastest and j-th slowest pass,
+    /// [`interval_rank`] (each pass falls below the median with probability 1/2, so the
+    /// count below is Binomial(passes, 1/2)); NaN for no passes.
+    pub fn within(mut ns: Vec<f64>, confidence: f64) -> Passes {
         if ns.is_empty() {
             ns.push(f64::NAN);
         }
         ns.sort_by(f64::total_cmp);
+        let p = ns.len() as u32;
+        let j = interval_rank(p, confidence);
         Passes {
             median: ns[ns.len() / 2],
-            min: ns[0],
-            max: ns[ns.len() - 1],
+            low: ns[(j - 1) as usize],
+            high: ns[(p - j) as usize],
         }
+    }
+
+    /// The confidence that [`Passes::within`] at `confidence` brackets the median with
+    /// `passes` passes: `1 - 2·P(X < j)`.
+    pub fn coverage(passes: u32, confidence: f64) -> f64 {
+        1.0 - 2.0 * half_binomial_cdf(passes, interval_rank(passes, confidence) - 1)
     }
 }
 
@@ -92,13 +134,46 @@ pub fn time_pass(count: u64, pass: impl FnOnce()) -> f64 {
     (thread_ns() - start) / count.max(1) as f64
 }
 
-/// Times `passes` calls of `pass`, each over `count` items, in thread CPU time.
-pub fn time_passes(passes: u32, count: u64, mut pass: impl FnMut()) -> Passes {
-    Passes::of(
-        (0..passes.max(1))
-            .map(|_| time_pass(count, &mut pass))
-            .collect(),
-    )
+/// [`time_pass`] for a pass that can fail.
+pub fn try_time_pass<E>(
+    count: u64,
+    pass: impl FnOnce() -> std::result::Result<(), E>,
+) -> std::result::Result<f64, E> {
+    let start = thread_ns();
+    pass()?;
+    Ok((thread_ns() - start) / count.max(1) as f64)
+}
+
+/// `rounds` rounds (at least one) of one pass of each of `subjects` in turn, `pass(i)` giving
+/// the ns per item of a pass of subject i: whatever else the machine does meanwhile slows
+/// them alike, so that their ratios hold. The ns of each pass, subject by subject.
+pub fn interleave<E>(
+    rounds: u32,
+    subjects: usize,
+    mut pass: impl FnMut(usize) -> std::result::Result<f64, E>,
+) -> std::result::Result<Vec<Vec<f64>>, E> {
+    let mut ns = vec![Vec::with_capacity(rounds.max(1) as usize); subjects];
+    for _ in 0..rounds.max(1) {
+        for (i, ns) in ns.iter_mut().enumerate() {
+            ns.push(pass(i)?);
+        }
+    }
+    Ok(ns)
+}
+
+/// ns per item of each of `passes` calls of `pass`, each over `count` items, in thread CPU
+/// time.
+pub fn pass_times(passes: u32, count: u64, mut pass: impl FnMut()) -> Vec<f64> {
+    let timed = interleave(passes, 1, |_| {
+        Ok::<_, std::convert::Infallible>(time_pass(count, &mut pass))
+    });
+    let Ok(mut ns) = timed;
+    ns.pop().unwrap_or_default()
+}
+
+/// The median and spread of `passes` calls of `pass` ([`pass_times`]).
+pub fn time_passes(passes: u32, count: u64, pass: impl FnMut()) -> Passes {
+    Passes::of(pass_times(passes, count, pass))
 }
 
 /// Best-of-`repeats` nanoseconds per call of `pass` over `count` items (wall time).
@@ -171,25 +246,24 @@ pub fn time_operation(
     passes: u32,
 ) -> Result<Passes> {
     let keys = keys.of(operation);
-    let mut failed = Ok(());
-    let timed = time_passes(passes, keys.len() as u64, || match (operation, batched) {
-        (Operation::Insert, false) => keys.iter().for_each(|&key| filter.insert(key)),
-        (Operation::Insert, true) => {
-            if let Err(e) = filter.insert_many(keys) {
-                failed = Err(e);
+    let count = keys.len() as u64;
+    let mut ns = interleave(passes, 1, |_| {
+        try_time_pass(count, || match (operation, batched) {
+            (Operation::Insert, false) => {
+                keys.iter().for_each(|&key| filter.insert(key));
+                Ok(())
             }
-        }
-        (_, false) => {
-            black_box(keys.iter().filter(|&&key| filter.contains(key)).count());
-        }
-        (_, true) => match count_present(&*filter, keys) {
-            Ok(count) => {
+            (Operation::Insert, true) => filter.insert_many(keys),
+            (_, false) => {
+                black_box(keys.iter().filter(|&&key| filter.contains(key)).count());
+                Ok(())
+            }
+            (_, true) => count_present(&*filter, keys).map(|count| {
                 black_box(count);
-            }
-            Err(e) => failed = Err(e),
-        },
-    });
-    failed.map(|()| timed)
+            }),
+        })
+    })?;
+    Ok(Passes::of(ns.pop().unwrap_or_default()))
 }
 
 /// The keys `0..n` of `keys` inserted into a fresh filter, a batch at a time, and its rate
@@ -232,19 +306,19 @@ fn time_fresh_inserts(
     passes: u32,
 ) -> Result<Passes> {
     let per_filter = (n as usize).clamp(1, keys.inserted.len().max(1));
-    let mut ns: Vec<f64> = Vec::new();
-    for _ in 0..passes.max(1) {
+    let mut ns = interleave(passes, 1, |_| {
         let mut spent = 0.0;
         for round in keys.inserted.chunks(per_filter) {
             let mut fresh = build()?;
-            let start = thread_ns();
-            fresh.insert_many(round)?;
-            black_box(fresh.contains(0));
-            spent += thread_ns() - start;
+            spent += try_time_pass(1, || {
+                fresh.insert_many(round)?;
+                black_box(fresh.contains(0));
+                Ok::<_, crate::error::Error>(())
+            })?;
         }
-        ns.push(spent / keys.inserted.len().max(1) as f64);
-    }
-    Ok(Passes::of(ns))
+        Ok::<_, crate::error::Error>(spent / keys.inserted.len().max(1) as f64)
+    })?;
+    Ok(Passes::of(ns.pop().unwrap_or_default()))
 }
 
 /// Fills one filter from `build` with n keys, then times `queries` inserts, present and
@@ -371,4 +445,40 @@ impl LineBuffer {
 /// A time in ns to one decimal, as the tables show it.
 pub fn round_ns(ns: f64) -> f64 {
     (ns * 10.0).round() / 10.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Subjects take one pass each a round, in turn, each keeping its own; a failed pass stops
+    /// the rounds.
+    #[test]
+    fn interleave_takes_one_pass_of_each_subject_a_round() {
+        let mut order = Vec::new();
+        let ns = interleave(3, 2, |i| {
+            order.push(i);
+            Ok::<_, ()>(order.len() as f64)
+        });
+        assert_eq!(order, [0, 1, 0, 1, 0, 1]);
+        assert_eq!(ns, Ok(vec![vec![1.0, 3.0, 5.0], vec![2.0, 4.0, 6.0]]));
+        let failed = interleave(3, 2, |i| if i == 1 { Err("failed") } else { Ok(1.0) });
+        assert_eq!(failed, Err("failed"));
+    }
+
+    /// At confidence 1 the interval is the fastest and slowest pass; over 20 passes at
+    /// 0.9875 it is the 5th fastest and 5th slowest (P(X <= 4) = 0.0059 <= 0.00625).
+    #[test]
+    fn passes_bracket_their_median() {
+        let ns: Vec<f64> = (1..=20).rev().map(f64::from).collect();
+        let within = |low, high| Passes {
+            median: 11.0,
+            low,
+            high,
+        };
+        assert_eq!(Passes::of(ns.clone()), within(1.0, 20.0));
+        assert_eq!(Passes::within(ns, 0.9875), within(5.0, 16.0));
+        assert!(Passes::coverage(20, 0.9875) >= 0.9875);
+        assert!(Passes::of(Vec::new()).median.is_nan());
+    }
 }

@@ -10,10 +10,49 @@ pub enum Origin {
     /// A crate people ship, behind an adapter compiled only with `feature`; `built` says
     /// whether this build has it. Its descriptor exists in every build, so that asking for it
     /// without the feature is refused by name ([`crate::error::Error::NotBuilt`]).
-    Peer { feature: &'static str, built: bool },
+    Peer {
+        feature: &'static str,
+        built: bool,
+        /// What bloomlab knows of the crate beyond its interface, where it says.
+        about: Option<&'static PeerCrate>,
+    },
     /// A separate program behind the exec protocol, which hashes keys its own way.
     Program,
 }
+
+impl Origin {
+    /// What bloomlab knows of a peer crate ([`PeerCrate`]); `None` for its own structures,
+    /// a program, and a peer that says nothing.
+    pub fn about(self) -> Option<&'static PeerCrate> {
+        match self {
+            Origin::Peer { about, .. } => about,
+            _ => None,
+        }
+    }
+}
+
+/// A peer crate as the bench, the cost estimate and advise name and use it.
+#[derive(Debug)]
+pub struct PeerCrate {
+    /// The crate's name, as the bench labels its rows: `sbbf-rs`.
+    pub name: &'static str,
+    /// How much slower it runs than bloomlab's structure of its design, per key (inserts and
+    /// absent queries together, at k = 7), in percent: the cost estimate's factor
+    /// (`params::preflight::operations_seconds`), each peer's figure and source beside it.
+    pub slowdown_percent: u32,
+    /// The Rust call that builds the crate's filter of m bits and k hashes as its adapter
+    /// does, for advise to print.
+    pub constructor: Option<fn(m: u64, k: u32) -> String>,
+}
+
+/// One crate is one name (a constructor, a function pointer, has no meaningful equality).
+impl PartialEq for PeerCrate {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for PeerCrate {}
 
 /// The exact expected rate of n keys in m bits with k hashes under an argument:
 /// `(argument, n, m, k) -> rate`.

@@ -11,7 +11,7 @@ use serde::{Serialize, Serializer};
 use crate::error::{Error, Result};
 use crate::hash::{AppliedHash, HashScheme, IndexMath};
 use crate::structures::bloom::BloomFilter;
-pub use crate::structures::descriptor::{Argument, Family, Origin, RateOfArgument};
+pub use crate::structures::descriptor::{Argument, Family, Origin, PeerCrate, RateOfArgument};
 use crate::structures::program::ProgramOptions;
 use crate::theory;
 
@@ -475,6 +475,7 @@ impl FilterKind {
             Origin::Peer {
                 feature,
                 built: false,
+                ..
             } => Err(Error::NotBuilt {
                 filter: self.name(),
                 feature,

@@ -9,6 +9,8 @@
 //! onto `[cost(lows), cost(highs)]`: the cost interval covers whenever every input interval
 //! does, and by Bonferroni with at least `1 - Σ αᵢ` when input i misses with at most αᵢ.
 
+use crate::pipeline::timing::Passes;
+
 /// Joint confidence of every cost interval.
 pub const COST_CONFIDENCE: f64 = 0.95;
 
@@ -96,50 +98,15 @@ pub fn speedup(t_work: f64, cost: f64) -> f64 {
 /// with [`INPUT_CONFIDENCE`] without the fastest and slowest few ([`median_interval`]).
 pub const TIMED_PASSES: u32 = 20;
 
-/// `P(X <= j)` for X ~ Binomial(passes, 1/2).
-fn half_binomial_cdf(passes: u32, j: u32) -> f64 {
-    (0..=j.min(passes))
-        .map(|i| {
-            crate::theory::ln_factorial(passes as u64)
-                - crate::theory::ln_factorial(i as u64)
-                - crate::theory::ln_factorial((passes - i) as u64)
-                - passes as f64 * std::f64::consts::LN_2
-        })
-        .map(f64::exp)
-        .sum()
-}
-
-/// The distribution-free interval for the median of the pass-time distribution: the j-th
-/// fastest and j-th slowest of the passes, j the largest with `P(X < j) <= (1 - confidence)/2`,
-/// X ~ Binomial(passes, 1/2) (each pass falls below the median with probability 1/2), so
-/// that `[x_(j), x_(P+1-j)]` holds the median with at least `confidence`. Returns the sample
-/// median (the upper one of an even count) with the interval; NaN for no passes.
-pub fn median_interval(mut ns: Vec<f64>, confidence: f64) -> Bounded {
-    if ns.is_empty() {
-        return Bounded::exact(f64::NAN);
-    }
-    ns.sort_by(f64::total_cmp);
-    let p = ns.len() as u32;
-    let tail = (1.0 - confidence) / 2.0;
-    let mut j = 1;
-    while j < p.div_ceil(2) && half_binomial_cdf(p, j) <= tail {
-        j += 1;
-    }
+/// The median of the passes `ns` with its distribution-free interval at `confidence`
+/// ([`Passes::within`]).
+pub fn median_interval(ns: Vec<f64>, confidence: f64) -> Bounded {
+    let passes = Passes::within(ns, confidence);
     Bounded {
-        value: ns[ns.len() / 2],
-        low: ns[(j - 1) as usize],
-        high: ns[(p - j) as usize],
+        value: passes.median,
+        low: passes.low,
+        high: passes.high,
     }
-}
-
-/// Coverage of [`median_interval`] with `passes` passes at `confidence`.
-pub fn median_interval_coverage(passes: u32, confidence: f64) -> f64 {
-    let tail = (1.0 - confidence) / 2.0;
-    let mut j = 1;
-    while j < passes.div_ceil(2) && half_binomial_cdf(passes, j) <= tail {
-        j += 1;
-    }
-    1.0 - 2.0 * half_binomial_cdf(passes, j - 1)
 }
 
 #[cfg(test)]
@@ -163,7 +130,7 @@ mod tests {
         let ns: Vec<f64> = (1..=20).map(f64::from).collect();
         let b = median_interval(ns, INPUT_CONFIDENCE);
         assert_eq!((b.low, b.value, b.high), (5.0, 11.0, 16.0));
-        assert!(median_interval_coverage(TIMED_PASSES, INPUT_CONFIDENCE) >= INPUT_CONFIDENCE);
+        assert!(Passes::coverage(TIMED_PASSES, INPUT_CONFIDENCE) >= INPUT_CONFIDENCE);
         // Three passes can only bracket the median by their extremes (coverage 0.75).
         let b = median_interval(vec![3.0, 1.0, 2.0], INPUT_CONFIDENCE);
         assert_eq!((b.low, b.value, b.high), (1.0, 2.0, 3.0));

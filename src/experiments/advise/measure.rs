@@ -8,11 +8,11 @@ use crate::error::Result;
 use crate::keys::{IntKeys, KeySpec};
 use crate::pipeline::keying::Keying;
 use crate::pipeline::measurement::{Measurement, Setup};
-use crate::pipeline::timing::{LineBuffer, Operation, PassKeys, time_operation, time_passes};
+use crate::pipeline::timing::{
+    LineBuffer, Operation, PassKeys, interleave, pass_times, time_operation, time_passes,
+};
 use crate::pipeline::{fill, measure_counted};
 use crate::structures::{Filter, Shape};
-
-pub use crate::pipeline::timing::thread_ns;
 
 /// What fixes a configuration's filter and keys: the filter's own shape, and the seed and
 /// source of the keys it holds and is asked.
@@ -96,16 +96,12 @@ pub fn lookups(
         inserted: (0..count).map(|i| ints.key(i % n)).collect(),
         absent: (0..count).map(|i| ints.key(n + (1 << 40) + i)).collect(),
     };
-    let (mut absent, mut present) = (Vec::new(), Vec::new());
-    for _ in 0..passes {
-        let mut once = |op| time_operation(filter, op, batched, &pass_keys, 1).map(|p| p.median);
-        absent.push(once(Operation::Absent)?);
-        present.push(once(Operation::Present)?);
-    }
-    Ok(Lookups {
-        absent: median_interval(absent, INPUT_CONFIDENCE),
-        present: median_interval(present, INPUT_CONFIDENCE),
-    })
+    let operations = [Operation::Absent, Operation::Present];
+    let ns = interleave(passes, operations.len(), |i| {
+        time_operation(filter, operations[i], batched, &pass_keys, 1).map(|p| p.median)
+    })?;
+    let [absent, present] = [0, 1].map(|i| median_interval(ns[i].clone(), INPUT_CONFIDENCE));
+    Ok(Lookups { absent, present })
 }
 
 /// A buffer of `bytes` of random cache lines (a cycle through them all).
@@ -130,8 +126,6 @@ pub fn independent_line_ns(bytes: u64, reads: u64, passes: u32) -> Result<f64> {
 /// a cache miss, the median of `passes` with its [`median_interval`].
 pub fn dependent_read_ns(buffer: &LineBuffer, reads: u64, passes: u32) -> Bounded {
     buffer.read_dependent(reads);
-    let ns = (0..passes)
-        .map(|_| time_passes(1, reads, || buffer.read_dependent(reads)).median)
-        .collect();
+    let ns = pass_times(passes, reads, || buffer.read_dependent(reads));
     median_interval(ns, INPUT_CONFIDENCE)
 }

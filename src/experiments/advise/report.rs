@@ -140,24 +140,11 @@ fn why(plan: &AdvisePlan, chosen: &Priced, other: &Priced, t_w: f64) -> String {
     }
 }
 
-/// The constructor call of a peer crate's configuration, as its adapter builds it.
+/// The constructor call of a peer crate's configuration, as its adapter builds it (its
+/// descriptor's [`PeerCrate::constructor`](crate::structures::PeerCrate)).
 fn constructor(c: &Config) -> Option<String> {
-    match c.kind.name() {
-        "fastbloom" => Some(format!(
-            "fastbloom::BloomFilter::with_num_bits({}).hashes({})",
-            c.m, c.k
-        )),
-        "sbbf" => Some(format!(
-            "sbbf_rs_safe::Filter::from_bytes(&vec![0u8; {}])",
-            c.m / 8
-        )),
-        "bloomfilter" => Some(format!(
-            "bloomfilter::Bloom::new({}, {})",
-            c.m / 8,
-            ((c.m as f64 * std::f64::consts::LN_2 / c.k as f64).round() as u64).max(1)
-        )),
-        _ => None,
-    }
+    let constructor = c.kind.structure().origin.about()?.constructor?;
+    Some(constructor(c.m, c.k))
 }
 
 /// The recommendation line.

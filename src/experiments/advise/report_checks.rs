@@ -87,8 +87,8 @@ fn contender_line(
         "end to end, {role} {}: measured {:.1} ns per query [{:.1}, {:.1}], predicted {predicted:.1} at the t_w no filter measured ({:+.0}%; {beside:.1} from lookups timed beside it, {:+.0}%); saving over no filter measured {saving:.1}, predicted {saving_predicted:.1} ({:+.0}%)",
         priced.family(),
         p.median,
-        p.min,
-        p.max,
+        p.low,
+        p.high,
         off(p.median, predicted),
         off(p.median, beside),
         off(saving, saving_predicted)

@@ -14,9 +14,9 @@ use rand::seq::SliceRandom;
 use rand_pcg::Pcg64;
 
 use super::cost::{Bounded, INPUT_CONFIDENCE, median_interval};
-use super::measure::{Keyed, Lookups, int_keys, line_buffer, thread_ns};
+use super::measure::{Keyed, Lookups, int_keys, line_buffer};
 use crate::error::Result;
-use crate::pipeline::timing::{LineBuffer, Passes};
+use crate::pipeline::timing::{LineBuffer, Passes, interleave, time_passes, try_time_pass};
 use crate::structures::{BATCH, Filter};
 
 /// The work a query that passes the filter does.
@@ -55,18 +55,13 @@ fn spin_call_ns(steps: u64) -> f64 {
         0..=20_000 => (CALIBRATION_STEPS / steps.max(1)).max(1000),
         _ => (CALIBRATION_STEPS / steps).max(1),
     };
-    let mut ns: Vec<f64> = (0..5)
-        .map(|_| {
-            let start = thread_ns();
-            let mut last = 0;
-            for c in 0..calls {
-                last = spin(steps, c ^ last);
-            }
-            (thread_ns() - start) / calls as f64
-        })
-        .collect();
-    ns.sort_by(f64::total_cmp);
-    ns[2]
+    time_passes(5, calls, || {
+        let mut last = 0;
+        for c in 0..calls {
+            last = spin(steps, c ^ last);
+        }
+    })
+    .median
 }
 
 /// Steps of [`spin`] whose call takes `work_ns`: a first guess from a long call, then two
@@ -141,28 +136,29 @@ pub fn pass(
     batched: bool,
     work: &mut Work,
 ) -> Result<f64> {
-    let start = thread_ns();
-    match (filter, batched) {
-        (None, _) => queries.iter().for_each(|&key| work.run(key)),
-        (Some(filter), false) => {
-            for &key in queries {
-                if filter.contains(key) {
-                    work.run(key);
+    try_time_pass(queries.len() as u64, || {
+        match (filter, batched) {
+            (None, _) => queries.iter().for_each(|&key| work.run(key)),
+            (Some(filter), false) => {
+                for &key in queries {
+                    if filter.contains(key) {
+                        work.run(key);
+                    }
+                }
+            }
+            (Some(filter), true) => {
+                let mut answers = [false; BATCH];
+                for batch in queries.chunks(BATCH) {
+                    let answers = &mut answers[..batch.len()];
+                    filter.contains_many(batch, answers)?;
+                    for (&key, _) in batch.iter().zip(answers.iter()).filter(|(_, a)| **a) {
+                        work.run(key);
+                    }
                 }
             }
         }
-        (Some(filter), true) => {
-            let mut answers = [false; BATCH];
-            for batch in queries.chunks(BATCH) {
-                let answers = &mut answers[..batch.len()];
-                filter.contains_many(batch, answers)?;
-                for (&key, _) in batch.iter().zip(answers.iter()).filter(|(_, a)| **a) {
-                    work.run(key);
-                }
-            }
-        }
-    }
-    Ok((thread_ns() - start) / queries.len().max(1) as f64)
+        Ok(())
+    })
 }
 
 /// One contender run end to end: ns per query of the workload, and for a filter ns per
@@ -187,29 +183,40 @@ pub fn run(
     work: &mut Work,
     rounds: u32,
 ) -> Result<Vec<Checked>> {
-    let mut ns = vec![(Vec::new(), Vec::new()); contenders.len()];
     pass(
         contenders.first().copied().flatten(),
         queries,
         batched,
         work,
     )?;
-    for _ in 0..rounds.max(1) {
-        for (filter, (workload, lookups)) in contenders.iter().zip(&mut ns) {
-            if let Some(filter) = filter {
-                pass(Some(*filter), model, batched, &mut Work::Nothing)?;
-                lookups.push(pass(Some(*filter), model, batched, &mut Work::Nothing)?);
-            }
-            workload.push(pass(*filter, queries, batched, work)?);
+    // Each contender's subjects in turn: its lookups alone (a filter's), then its workload.
+    let subjects: Vec<(usize, bool)> = (contenders.iter().enumerate())
+        .flat_map(|(c, filter)| {
+            [(c, true), (c, false)]
+                .into_iter()
+                .skip(usize::from(filter.is_none()))
+        })
+        .collect();
+    let ns = interleave(rounds, subjects.len(), |i| match subjects[i] {
+        (c, true) => {
+            pass(contenders[c], model, batched, &mut Work::Nothing)?;
+            pass(contenders[c], model, batched, &mut Work::Nothing)
+        }
+        (c, false) => pass(contenders[c], queries, batched, work),
+    })?;
+    let mut checked: Vec<Checked> = (contenders.iter())
+        .map(|_| Checked {
+            workload: Passes::of(Vec::new()),
+            lookups: None,
+        })
+        .collect();
+    for (&(c, lookups), ns) in subjects.iter().zip(ns) {
+        match lookups {
+            true => checked[c].lookups = Some(Passes::of(ns)),
+            false => checked[c].workload = Passes::of(ns),
         }
     }
-    Ok(ns
-        .into_iter()
-        .map(|(workload, lookups)| Checked {
-            workload: Passes::of(workload),
-            lookups: (!lookups.is_empty()).then(|| Passes::of(lookups)),
-        })
-        .collect())
+    Ok(checked)
 }
 
 /// Queries per validation pass: about `budget_ns` of work without a filter, within 500 and
@@ -242,10 +249,10 @@ pub fn in_workload_shape(
     );
     let mut nothing = Work::Nothing;
     pass(Some(filter), &queries, batched, &mut nothing)?;
-    let ns = (0..passes)
-        .map(|_| pass(Some(filter), &queries, batched, &mut nothing))
-        .collect::<Result<Vec<f64>>>()?;
-    let mixed = median_interval(ns, INPUT_CONFIDENCE);
+    let mut ns = interleave(passes, 1, |_| {
+        pass(Some(filter), &queries, batched, &mut nothing)
+    })?;
+    let mixed = median_interval(ns.pop().unwrap_or_default(), INPUT_CONFIDENCE);
     let separate =
         negative_share * lookups.absent.value + (1.0 - negative_share) * lookups.present.value;
     // The value scaled by each end of the workload's interval, so that the weighted sum

@@ -131,8 +131,103 @@ pub fn queries_for(min_queries: u64, fpr: f64) -> u64 {
     min_queries.max(((100.0 / fpr).ceil() as u64).min(MAX_QUERIES))
 }
 
-/// Builds and measures every structure for n keys at each target rate, with
-/// [`queries_for`] absent queries; with `timing`, also times each design at both sizes.
+/// The setups of every designed structure for n keys at each target rate, sized by its
+/// descriptor ([`FilterKind::design`]), with [`queries_for`] absent queries; a structure that
+/// cannot be sized for a rate is left out (the notes say why).
+fn plans(
+    n: u64,
+    rates: &[f64],
+    min_queries: u64,
+    (seed, hash_seed): (u64, u64),
+) -> Result<Vec<(f64, Setup)>> {
+    if let Some(&fpr) = rates.iter().find(|&&fpr| !(fpr > 0.0 && fpr < 1.0)) {
+        return Err(Error::invalid(
+            "fpr",
+            fpr,
+            "a rate must lie strictly between 0 and 1",
+            "(0, 1)",
+        ));
+    }
+    let mut plans = Vec::new();
+    for &fpr in rates {
+        let queries = queries_for(min_queries, fpr);
+        for kind in designed() {
+            let (m, k) = match kind.design(n, fpr) {
+                Ok(shape) => shape,
+                Err(Error::Unsupported { .. }) => continue,
+                Err(e) => return Err(e),
+            };
+            let setup = Setup {
+                n,
+                m,
+                k,
+                queries,
+                seed,
+                hash_seed,
+                hash: HashScheme::MultiplyShift,
+                filter: kind,
+                keying: Default::default(),
+            };
+            plans.push((fpr, setup));
+        }
+    }
+    Ok(plans)
+}
+
+/// ns per insert and per absent query of the setup's design at rate ε in a table of
+/// `memory` bits ([`FilterKind::design_in`]), the medians of `passes`.
+fn time_at(
+    setup: &Setup,
+    fpr: f64,
+    bits_per_key: f64,
+    memory: u64,
+    passes: u32,
+) -> Result<(f64, f64)> {
+    let kind = &setup.filter;
+    let (keys, m, k) = kind.design_in(memory, bits_per_key, fpr)?;
+    let build = || kind.build(keys, m, k, HashScheme::MultiplyShift, setup.hash_seed);
+    let t = time_filter(build, keys, TIMED_KEYS, passes, setup.seed)?;
+    Ok((round_ns(t.ns_insert), round_ns(t.ns_query_absent)))
+}
+
+/// One row: the setup measured, and with `timing` its design timed at both sizes.
+fn row(
+    (fpr, setup): (f64, Setup),
+    timing: Option<TimingSizes>,
+    progress: &indicatif::ProgressBar,
+) -> Result<CompareRow> {
+    let measurement = measure_counted("compare", &setup, &|keys| progress.inc(keys))?;
+    let n = setup.n;
+    let bits_per_key_spent = measurement.memory_bits as f64 / n as f64;
+    let time = |memory, passes| time_at(&setup, fpr, bits_per_key_spent, memory, passes);
+    let (in_cache, out_of_cache) = match timing {
+        Some(sizes) => (
+            Some(time(sizes.in_cache, 5)?),
+            sizes.out_of_cache.map(|m| time(m, 3)).transpose()?,
+        ),
+        None => (None, None),
+    };
+    let floor = theory::information_floor(fpr);
+    let perfect_hash_bits_per_key = measurement
+        .perfect_hash_bits
+        .map(|bits| bits as f64 / n as f64);
+    Ok(CompareRow {
+        measurement,
+        fpr_target: fpr,
+        bits_per_key_spent,
+        information_floor: floor,
+        ratio_to_floor: bits_per_key_spent / floor,
+        supports_delete: setup.filter.supports_delete(),
+        perfect_hash_bits_per_key,
+        ns_insert_in_cache: in_cache.map(|t| t.0),
+        ns_query_in_cache: in_cache.map(|t| t.1),
+        ns_insert_out_of_cache: out_of_cache.map(|t| t.0),
+        ns_query_out_of_cache: out_of_cache.map(|t| t.1),
+    })
+}
+
+/// Builds and measures every structure for n keys at each target rate ([`plans`]); with
+/// `timing`, also times each design at both sizes.
 pub fn compare(
     n: u64,
     rates: &[f64],
@@ -142,87 +237,11 @@ pub fn compare(
     timing: Option<TimingSizes>,
     progress: &indicatif::ProgressBar,
 ) -> Result<Vec<CompareRow>> {
-    for &fpr in rates {
-        if !(fpr > 0.0 && fpr < 1.0) {
-            return Err(Error::invalid(
-                "fpr",
-                fpr,
-                "a rate must lie strictly between 0 and 1",
-                "(0, 1)",
-            ));
-        }
-    }
-    let mut plans = Vec::new();
-    for &fpr in rates {
-        let queries = queries_for(min_queries, fpr);
-        for kind in designed() {
-            let (m, k) = match kind.design(n, fpr) {
-                Ok(shape) => shape,
-                // Said in the notes rather than sized above its target.
-                Err(Error::Unsupported { .. }) => continue,
-                Err(e) => return Err(e),
-            };
-            plans.push((
-                fpr,
-                Setup {
-                    n,
-                    m,
-                    k,
-                    queries,
-                    seed,
-                    hash_seed,
-                    hash: HashScheme::MultiplyShift,
-                    filter: kind,
-                    keying: Default::default(),
-                },
-            ));
-        }
-    }
+    let plans = plans(n, rates, min_queries, (seed, hash_seed))?;
     progress.inc_length(plans.iter().map(|(_, setup)| setup.n + setup.queries).sum());
     plans
         .into_iter()
-        .map(|(fpr, setup)| {
-            let measurement = measure_counted("compare", &setup, &|keys| progress.inc(keys))?;
-            let bits_per_key_spent = measurement.memory_bits as f64 / n as f64;
-            // The same design for as many keys as fill `memory` bits.
-            let time_at = |memory: u64, passes: u32| -> Result<(f64, f64)> {
-                let keys = ((memory as f64 / bits_per_key_spent).round() as u64).max(1);
-                let (m, k) = setup.filter.design(keys, fpr)?;
-                let kind = setup.filter.clone();
-                let t = time_filter(
-                    || kind.build(keys, m, k, HashScheme::MultiplyShift, hash_seed),
-                    keys,
-                    TIMED_KEYS,
-                    passes,
-                    seed,
-                )?;
-                Ok((round_ns(t.ns_insert), round_ns(t.ns_query_absent)))
-            };
-            let (in_cache, out_of_cache) = match timing {
-                Some(sizes) => (
-                    Some(time_at(sizes.in_cache, 5)?),
-                    sizes.out_of_cache.map(|m| time_at(m, 3)).transpose()?,
-                ),
-                None => (None, None),
-            };
-            let floor = theory::information_floor(fpr);
-            let perfect_hash_bits_per_key = measurement
-                .perfect_hash_bits
-                .map(|bits| bits as f64 / n as f64);
-            Ok(CompareRow {
-                measurement,
-                fpr_target: fpr,
-                bits_per_key_spent,
-                information_floor: floor,
-                ratio_to_floor: bits_per_key_spent / floor,
-                supports_delete: setup.filter.supports_delete(),
-                perfect_hash_bits_per_key,
-                ns_insert_in_cache: in_cache.map(|t| t.0),
-                ns_query_in_cache: in_cache.map(|t| t.1),
-                ns_insert_out_of_cache: out_of_cache.map(|t| t.0),
-                ns_query_out_of_cache: out_of_cache.map(|t| t.1),
-            })
-        })
+        .map(|plan| row(plan, timing, progress))
         .collect()
 }
 

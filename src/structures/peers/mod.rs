@@ -6,7 +6,7 @@
 //! tells a user to, for `audit`.
 //! Each is built two ways (see its file): by shape and by target rate.
 
-use crate::structures::interface::Origin;
+use crate::structures::interface::{Origin, PeerCrate};
 
 pub mod bloomfilter;
 pub mod cuckoofilter;
@@ -33,7 +33,20 @@ pub use sbbf::Sbbf;
 const ORIGIN: Origin = Origin::Peer {
     feature: "peers",
     built: cfg!(feature = "peers"),
+    about: None,
 };
+
+/// [`ORIGIN`] with what bloomlab knows of the crate.
+const fn origin(about: &'static PeerCrate) -> Origin {
+    match ORIGIN {
+        Origin::Peer { feature, built, .. } => Origin::Peer {
+            feature,
+            built,
+            about: Some(about),
+        },
+        other => other,
+    }
+}
 
 /// The crate's seed from bloomlab's: the u64 in the first eight bytes.
 #[cfg(feature = "peers")]
