@@ -4,9 +4,11 @@
 //! ([`super::sectorized`]); its rate is the blocked-Bloom Poisson mixture over 64-bit blocks.
 //!
 //! By design it does not reach low rates in a Bloom filter's space: the i ~ Po(64n/m) keys
-//! sharing a word set up to ik of its 64 bits, the rate `Σ_i Po(i) · E[(X_i/64)^k]` is close
-//! to `(ik/64)^k` per crowded word, at least `e^{-64/(3e)}` = 4·10^-4 for a word of three
-//! keys whatever k, so only thinning the crowded words lowers it. At n = 10^6 and 10^-6 that
+//! sharing a word set X_i ≤ ik of its 64 bits, and the rate is `Σ_i Po(i) · E[(X_i/64)^k]`.
+//! A word of i keys answers yes with `E[(X_i/64)^k] ≈ (1 - e^{-ik/64})^k`, least near
+//! k = 64·ln 2/i and no lower than about 6·10^-5 for three keys whatever k (5.8·10^-5 at
+//! k = 13, from the exact occupancy law [`super::sectorized`] uses), so only thinning the
+//! crowded words lowers it. At n = 10^6 and 10^-6 that
 //! needs more than three times the classic filter's bits, and `compare` says so with the rate
 //! it does reach ([`super::sectorized::CAPPED`]).
 
