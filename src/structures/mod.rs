@@ -184,6 +184,15 @@ impl FilterKind {
             operation: "be designed by compare (audit configures the crates as they ship)",
             supported: Self::names_where(|s| s.design.is_some()),
         })?;
+        if self.arg().is_some() && !self.is_program() {
+            // The design is the registered parameters'; an argument that changes the rate
+            // would be sized for the wrong one.
+            return Err(Error::Unsupported {
+                filter: self.name(),
+                operation: "be designed with an argument (its design is that of its registered parameters)",
+                supported: Self::names_where(|s| s.design.is_some()),
+            });
+        }
         let (m, k) = design(n, fpr)?;
         Ok((self.layout(m, k)?, k))
     }

@@ -125,9 +125,9 @@ pub(super) fn entries(params: &AuditParams) -> Result<(Vec<Entry>, Vec<Missing>)
                 FilterKind::names_where(|s| s.for_rate.is_some()),
             ));
         }
-        let added: Vec<Entry> = match kind.arg() {
-            Some(_) => program(kind.clone(), None).collect(),
-            None => {
+        let added: Vec<Entry> = match kind.is_program() {
+            true => program(kind.clone(), None).collect(),
+            false => {
                 kind.for_rate(1, 0.5, 0)?;
                 vec![crate_entry(kind.clone())]
             }
