@@ -51,6 +51,18 @@ pub enum Conformance {
     Violation(String),
 }
 
+/// A violation, unless ending the two filters ([`Filter::finish`]) reports a failure of the
+/// program behind them: that failure is the cause, and the violation only its symptom.
+fn violated(
+    first: &mut dyn Filter,
+    second: &mut dyn Filter,
+    violation: String,
+) -> Result<Conformance> {
+    first.finish()?;
+    second.finish()?;
+    Ok(Conformance::Violation(violation))
+}
+
 /// Runs the checks of the module documentation on `request`.
 pub fn conform(request: &ConformRequest) -> Result<Conformance> {
     let ConformRequest { ref filter, n, .. } = *request;
@@ -67,26 +79,30 @@ pub fn conform(request: &ConformRequest) -> Result<Conformance> {
     fill(&mut *first, 0..n, |c| keys.key(c), false, &|_| {})?;
     fill(&mut *second, 0..n, |c| keys.key(c), false, &|_| {})?;
     if let Some(violation) = false_negative(&*first, &keys, n)? {
-        return Ok(Conformance::Violation(violation));
+        return violated(&mut *first, &mut *second, violation);
     }
     let absent = n..n + request.queries;
     let (differs, false_positives) = compare_answers(&*first, &*second, &keys, absent)?;
     if let Some(violation) = differs {
-        return Ok(Conformance::Violation(violation));
+        return violated(&mut *first, &mut *second, violation);
     }
     let promised = promise::promised(&*first, request.sizing, n);
     if let Some(violation) = promise::far_above(false_positives, request.queries, promised) {
-        return Ok(Conformance::Violation(violation));
+        return violated(&mut *first, &mut *second, violation);
     }
     if let Some(violation) = single_keys_differ(&*first, &keys, n, request.queries)? {
-        return Ok(Conformance::Violation(violation));
+        return violated(&mut *first, &mut *second, violation);
     }
     let memory_after = first.memory_bits();
     if !filter.is_static() && memory_after != memory_before {
-        return Ok(Conformance::Violation(format!(
-            "memory_bits changed from {memory_before} to {memory_after} after {n} keys, \
+        return violated(
+            &mut *first,
+            &mut *second,
+            format!(
+                "memory_bits changed from {memory_before} to {memory_after} after {n} keys, \
              within the capacity of {n} it was built for"
-        )));
+            ),
+        );
     }
     first.finish()?;
     second.finish()?;
