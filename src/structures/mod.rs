@@ -184,9 +184,9 @@ impl FilterKind {
             operation: "be designed by compare (audit configures the crates as they ship)",
             supported: Self::names_where(|s| s.design.is_some()),
         })?;
-        if self.arg().is_some() && !self.is_program() {
+        if self.arg().is_some() {
             // The design is the registered parameters'; an argument that changes the rate
-            // would be sized for the wrong one.
+            // would be sized for the wrong one. (A program has no design: refused above.)
             return Err(Error::Unsupported {
                 filter: self.name(),
                 operation: "be designed with an argument (its design is that of its registered parameters)",
