@@ -4,24 +4,14 @@
 
 use std::process::Output;
 
-use assert_cmd::Command;
-
 mod common;
 
 use common::exec_fixture as fixture;
+use common::{bloomlab, text};
 
 fn audit(filter: &str, extra: &[&str]) -> Output {
-    Command::cargo_bin("bloomlab")
-        .unwrap()
-        .env("BLOOMLAB_EXEC_TIMEOUT", "60")
-        .args(["audit", "--filter", filter, "--n", "3000", "--quiet"])
-        .args(extra)
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    let base = ["audit", "--filter", filter, "--n", "3000", "--quiet"];
+    bloomlab(&[&base[..], extra].concat())
 }
 
 #[test]

@@ -4,7 +4,9 @@
 
 use std::process::Output;
 
-use assert_cmd::Command;
+mod common;
+
+use common::{bloomlab, text};
 
 /// A Bloom filter sized from (n, fpr) by the classic formulas that hashes a native integer
 /// as Java's `Long.hashCode` does, `(x ^ (x >>> 32))` cut to 32 bits, before mixing that
@@ -71,16 +73,7 @@ fn audit(filter: &str, extra: &[&str]) -> Output {
         "--no-memory",
         "--quiet",
     ];
-    Command::cargo_bin("bloomlab")
-        .unwrap()
-        .env("BLOOMLAB_EXEC_TIMEOUT", "60")
-        .args([&base[..], extra].concat())
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    bloomlab(&[&base[..], extra].concat())
 }
 
 #[test]
@@ -122,20 +115,22 @@ fn string_keys_reach_the_audit_and_a_short_key_file_is_refused_before_work() {
     std::fs::write(&file, lines.join("\n") + "\n").unwrap();
     let keys = format!("file:{}", file.display());
     let run = |n: &str| {
-        Command::cargo_bin("bloomlab")
-            .unwrap()
-            .args(["audit", "--filter", "fastbloom", "--n", n, "--loads", "1"])
-            .args([
-                "--queries",
-                "20000",
-                "--keys",
-                &keys,
-                "--format",
-                "json",
-                "--quiet",
-            ])
-            .output()
-            .unwrap()
+        bloomlab(&[
+            "audit",
+            "--filter",
+            "fastbloom",
+            "--n",
+            n,
+            "--loads",
+            "1",
+            "--queries",
+            "20000",
+            "--keys",
+            &keys,
+            "--format",
+            "json",
+            "--quiet",
+        ])
     };
     let out = run("3000");
     assert!(out.status.success(), "{}", text(&out.stderr));

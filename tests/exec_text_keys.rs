@@ -4,7 +4,9 @@
 use std::path::Path;
 use std::process::Output;
 
-use assert_cmd::Command;
+mod common;
+
+use common::{bloomlab, text};
 
 /// A set of keys as the filter, which logs every command line it reads (not the keys) to
 /// the file named by its argument, and every inserted key line to that name plus `.keys`.
@@ -38,19 +40,6 @@ while True:
     else:
         reply("".join("1" if key in keys else "0" for key in batch))
 "#;
-
-fn bloomlab(args: &[&str]) -> Output {
-    Command::cargo_bin("bloomlab")
-        .unwrap()
-        .env("BLOOMLAB_EXEC_TIMEOUT", "60")
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 fn sweep(filter: &str, keys: &str) -> Output {
     bloomlab(&[

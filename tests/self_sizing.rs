@@ -1,26 +1,10 @@
 //! A library that sizes itself from (n, ε) and refuses m and k, as rbloom does, runs in
 //! overfill and seed-check by `--fpr`; and `--param KEY=VALUE` reaches a program's header.
 
-use std::process::Output;
-
-use assert_cmd::Command;
-
 mod common;
 
 use common::exec_fixture as fixture;
-
-fn bloomlab(args: &[&str]) -> Output {
-    Command::cargo_bin("bloomlab")
-        .unwrap()
-        .env("BLOOMLAB_EXEC_TIMEOUT", "60")
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{bloomlab, text};
 
 #[test]
 fn a_self_sizing_library_runs_in_overfill_by_rate() {

@@ -1,9 +1,12 @@
-//! Helpers shared by the test binaries that drive the exec protocol.
+//! Helpers shared by the test binaries that drive the exec protocol (each takes what it
+//! needs, so every helper allows being unused in a binary).
 
 use std::path::PathBuf;
+use std::process::{Command, Output};
 
 /// The protocol fixture's binary (`examples/exec_fixture.rs`), built when this test binary's
 /// build did not build it.
+#[allow(dead_code)]
 pub fn exec_fixture() -> String {
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_bloomlab"));
     let path = bin.with_file_name("examples").join("exec_fixture");
@@ -15,4 +18,21 @@ pub fn exec_fixture() -> String {
         assert!(status.success(), "cargo build --example exec_fixture");
     }
     path.display().to_string()
+}
+
+/// bloomlab run to its end with `args`, an exec program given 60 s for each reply (stated,
+/// so that the default cannot change what a test waits for).
+#[allow(dead_code)]
+pub fn bloomlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_bloomlab"))
+        .env("BLOOMLAB_EXEC_TIMEOUT", "60")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// Output bytes as text, invalid UTF-8 replaced.
+#[allow(dead_code)]
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
 }
