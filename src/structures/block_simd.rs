@@ -265,15 +265,19 @@ macro_rules! entries {
             }
         }
 
-        /// Split blocks key by key in one loop, a function of its own as [`test_cached`].
+        /// Blocks of `W` words key by key in one loop, a function of its own as
+        /// [`test_cached`].
         $(#[$attr])*
         #[inline(never)]
         #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
-        fn set_cached256(kernel: &Kernel, words: &mut [u64], keys: &[u64]) {
+        fn set_cached<const W: usize>(kernel: &Kernel, words: &mut [u64], keys: &[u64]) {
             let (lanes, k) = (&kernel.lanes, kernel.k);
             for &key in keys {
-                let block = kernel.block_mut::<4>(words, key);
-                unsafe { set256(lanes, k, key, block) };
+                let block = kernel.block_mut::<W>(words, key);
+                match W {
+                    8 => unsafe { set512(lanes, k, key, block) },
+                    _ => unsafe { set256(lanes, k, key, block) },
+                }
             }
         }
 
@@ -284,10 +288,8 @@ macro_rules! entries {
             let (lanes, k) = (&kernel.lanes, kernel.k);
             let in_cache = !prefetch_pays(&blocks.words);
             match (kernel.design, in_cache) {
-                (Design::Blocked512, true) => for &key in keys {
-                    set_one512(kernel, blocks, key)
-                },
-                (Design::Split256, true) => set_cached256(kernel, &mut blocks.words, keys),
+                (Design::Blocked512, true) => set_cached::<8>(kernel, &mut blocks.words, keys),
+                (Design::Split256, true) => set_cached::<4>(kernel, &mut blocks.words, keys),
                 (Design::Blocked512, false) => {
                     blocks.set_many_with(keys, |x, b| unsafe { set512(lanes, k, x, b) })
                 }
@@ -393,23 +395,41 @@ mod avx2 {
     entries!(#[target_feature(enable = "avx2")]);
 
     /// The indexes in vector lanes, set one by one ([`set_octet`]): assembling the mask in
-    /// two registers cost more than it saved.
+    /// two registers cost more than it saved. Lanes 0..8 in line, the rest (k > 8, rare)
+    /// out of line, so that the common case has no chunk loop.
     #[inline(always)]
     pub(super) unsafe fn set512(lanes: &Lanes, k: usize, key: u64, block: &mut [u64]) {
         let key = lanes.key(key);
-        for c in 0..k.div_ceil(8) {
-            let mut bits = [0u64; 8];
-            // SAFETY: AVX2; four u64, 32 bytes, to each half of `bits`.
-            unsafe {
-                _mm256_storeu_si256(
-                    bits.as_mut_ptr().cast(),
-                    quad::<{ BLOCKED_SHIFT as i32 }>(lanes, 2 * c, key),
-                );
-                let high = quad::<{ BLOCKED_SHIFT as i32 }>(lanes, 2 * c + 1, key);
-                _mm256_storeu_si256(bits[4..].as_mut_ptr().cast(), high);
-            }
-            super::set_octet(block, &bits, k - 8 * c);
+        // SAFETY: AVX2.
+        unsafe { set_chunk(lanes, k, 0, key, block) };
+        if k > 8 {
+            // SAFETY: compiled with the same features as this caller.
+            unsafe { set512_beyond(lanes, k, key, block) }
         }
+    }
+
+    /// Lanes 8 and beyond of [`set512`].
+    #[target_feature(enable = "avx2")]
+    #[inline(never)]
+    fn set512_beyond(lanes: &Lanes, k: usize, key: (u64, u64), block: &mut [u64]) {
+        // SAFETY: compiled with AVX2.
+        (1..k.div_ceil(8)).for_each(|c| unsafe { set_chunk(lanes, k, c, key, block) })
+    }
+
+    /// Sets the probes of lanes `8c..8c + 8` (those below k).
+    #[inline(always)]
+    unsafe fn set_chunk(lanes: &Lanes, k: usize, c: usize, key: (u64, u64), block: &mut [u64]) {
+        let mut bits = [0u64; 8];
+        // SAFETY: AVX2; four u64, 32 bytes, to each half of `bits`.
+        unsafe {
+            _mm256_storeu_si256(
+                bits.as_mut_ptr().cast(),
+                quad::<{ BLOCKED_SHIFT as i32 }>(lanes, 2 * c, key),
+            );
+            let high = quad::<{ BLOCKED_SHIFT as i32 }>(lanes, 2 * c + 1, key);
+            _mm256_storeu_si256(bits[4..].as_mut_ptr().cast(), high);
+        }
+        super::set_octet(block, &bits, k - 8 * c);
     }
 
     /// The indexes of lanes `4q..4q + 4` of the key whose [`Lanes::key`] is `(y, c)`.

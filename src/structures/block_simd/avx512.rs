@@ -37,17 +37,16 @@ unsafe fn load512(block: &[u64]) -> __m512i {
 }
 
 /// Whether a probe of lanes `8c..8c + 8` (those below k) is unset in `words`: `vpermq`
-/// fetches each probe's word, and a masked test checks all eight.
+/// fetches each probe's word (its index's low three bits pick it), a rotation by the index
+/// (modulo 64) brings the probe's bit to bit 0, and a masked test checks all eight.
 #[inline(always)]
 unsafe fn misses(lanes: &Lanes, k: usize, c: usize, key: (u64, u64), words: __m512i) -> bool {
     // SAFETY: AVX-512.
     unsafe {
         let bits = octet::<BLOCKED_SHIFT>(lanes, c, key);
-        let one_bit = _mm512_and_si512(bits, _mm512_set1_epi64(63));
-        let mask = _mm512_sllv_epi64(_mm512_set1_epi64(1), one_bit);
         let held = _mm512_permutexvar_epi64(_mm512_srli_epi64::<6>(bits), words);
-        let missing = _mm512_andnot_si512(held, mask);
-        _mm512_mask_test_epi64_mask(first(k - 8 * c), missing, missing) != 0
+        let probe = _mm512_rorv_epi64(held, bits);
+        _mm512_mask_testn_epi64_mask(first(k - 8 * c), probe, _mm512_set1_epi64(1)) != 0
     }
 }
 
@@ -72,21 +71,33 @@ fn test512_beyond(lanes: &Lanes, k: usize, key: (u64, u64), block: &[u64]) -> bo
     }
 }
 
-/// The indexes in vector lanes (`vpmullq`), set one by one ([`set_octet`]).
+/// The indexes in vector lanes (`vpmullq`), set one by one ([`set_octet`]): lanes 0..8 in
+/// line, the rest (k > 8, rare) out of line, so that the common case has no chunk loop.
 #[inline(always)]
 pub(super) unsafe fn set512(lanes: &Lanes, k: usize, key: u64, block: &mut [u64]) {
     let key = lanes.key(key);
-    for c in 0..k.div_ceil(8) {
-        let mut bits = [0u64; 8];
-        // SAFETY: AVX-512; eight u64, 64 bytes.
-        unsafe {
-            _mm512_storeu_si512(
-                bits.as_mut_ptr().cast(),
-                octet::<BLOCKED_SHIFT>(lanes, c, key),
-            )
-        };
-        super::set_octet(block, &bits, k - 8 * c);
+    // SAFETY: AVX-512.
+    unsafe { set_chunk(lanes, k, 0, key, block) };
+    if k > 8 {
+        // SAFETY: compiled with the same features as this caller.
+        unsafe { set512_beyond(lanes, k, key, block) }
     }
+}
+
+/// Lanes 8 and beyond of [`set512`].
+#[target_feature(enable = "avx2,avx512f,avx512dq,avx512bw,avx512vl")]
+#[inline(never)]
+fn set512_beyond(lanes: &Lanes, k: usize, key: (u64, u64), block: &mut [u64]) {
+    // SAFETY: compiled with AVX-512.
+    (1..k.div_ceil(8)).for_each(|c| unsafe { set_chunk(lanes, k, c, key, block) })
+}
+
+/// Sets the probes of lanes `8c..8c + 8` (those below k).
+#[inline(always)]
+unsafe fn set_chunk(lanes: &Lanes, k: usize, c: usize, key: (u64, u64), block: &mut [u64]) {
+    // SAFETY: AVX-512; eight u64 lanes to eight u64.
+    let bits: [u64; 8] = unsafe { std::mem::transmute(octet::<BLOCKED_SHIFT>(lanes, c, key)) };
+    super::set_octet(block, &bits, k - 8 * c);
 }
 
 /// A split block's mask: probe j's bit in 32-bit word j.
