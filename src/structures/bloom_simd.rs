@@ -86,13 +86,12 @@ impl Kernel {
     }
 }
 
-/// A path's entry points, compiled with its features (`$attr`) so that the path's `probes`
-/// (`(kernel, chunk c, key) -> (words, masks)` of probes `LANES·c..`) and `test`
-/// (`(kernel, words, key) -> bool`), defined by the module with its `LANES`, inline into
-/// them.
+/// A path's entry points, compiled with its features (`$attr`) so that the path's `set`
+/// (`(kernel, words, key)`), `set_keys` (`(kernel, words, keys)`) and `test`
+/// (`(kernel, words, key) -> bool`), defined by the module, inline into them.
 macro_rules! entries {
     ($(#[$attr:meta])*) => {
-        use super::{Kernel, set_lanes};
+        use super::Kernel;
 
         $(#[$attr])*
         pub(super) fn set_one(kernel: &Kernel, words: &mut [u64], key: u64) {
@@ -102,10 +101,8 @@ macro_rules! entries {
 
         $(#[$attr])*
         pub(super) fn set_many(kernel: &Kernel, words: &mut [u64], keys: &[u64]) {
-            for &key in keys {
-                // SAFETY: as above.
-                unsafe { set(kernel, words, key) }
-            }
+            // SAFETY: as above.
+            unsafe { set_keys(kernel, words, keys) }
         }
 
         $(#[$attr])*
@@ -113,15 +110,6 @@ macro_rules! entries {
             for (answer, &key) in answers.iter_mut().zip(keys) {
                 // SAFETY: as above.
                 *answer = unsafe { test(kernel, words, key) };
-            }
-        }
-
-        #[inline(always)]
-        unsafe fn set(kernel: &Kernel, words: &mut [u64], key: u64) {
-            for c in 0..kernel.k.div_ceil(LANES) {
-                // SAFETY: the caller is compiled with the path's features.
-                let (at, masks) = unsafe { probes(kernel, c, key) };
-                set_lanes(words, &at, &masks, kernel.k - LANES * c);
             }
         }
     };
@@ -161,21 +149,17 @@ mod avx512 {
     /// `vpmullq` then the limb multiply-high.
     #[inline(always)]
     unsafe fn indexes(kernel: &Kernel, c: usize, key: u64) -> __m512i {
-        let lanes = &kernel.lanes;
-        let (a, b) = (
-            &lanes.a[LANES * c..][..LANES],
-            &lanes.b[LANES * c..][..LANES],
-        );
-        // SAFETY: AVX-512; each slice holds eight u64, 64 bytes.
+        // SAFETY: AVX-512.
+        unsafe { index_lanes(chunk(kernel, c), kernel.lanes.m, key) }
+    }
+
+    /// `((a_i·x + b_i) · m) >> 64` in each lane of `(a, b)`.
+    #[inline(always)]
+    unsafe fn index_lanes((a, b): (__m512i, __m512i), m: u64, key: u64) -> __m512i {
+        // SAFETY: AVX-512.
         unsafe {
-            let h = _mm512_add_epi64(
-                _mm512_mullo_epi64(
-                    _mm512_loadu_si512(a.as_ptr().cast()),
-                    _mm512_set1_epi64(key as i64),
-                ),
-                _mm512_loadu_si512(b.as_ptr().cast()),
-            );
-            mul_high(h, lanes.m)
+            let h = _mm512_add_epi64(_mm512_mullo_epi64(a, _mm512_set1_epi64(key as i64)), b);
+            mul_high(h, m)
         }
     }
 
@@ -189,17 +173,110 @@ mod avx512 {
         }
     }
 
-    /// The word numbers and one-bit masks of probes `8c..8c + 8` of the key.
+    /// `(a, b)`: the multipliers and offsets of probes `8c..8c + 8`.
     #[inline(always)]
-    unsafe fn probes(kernel: &Kernel, c: usize, key: u64) -> ([u64; LANES], [u64; LANES]) {
-        let (mut at, mut masks) = ([0u64; LANES], [0u64; LANES]);
-        // SAFETY: AVX-512; each array holds eight u64, 64 bytes.
+    unsafe fn chunk(kernel: &Kernel, c: usize) -> (__m512i, __m512i) {
+        let lanes = &kernel.lanes;
+        // SAFETY: AVX-512; each slice holds eight u64, 64 bytes.
         unsafe {
-            let bits = indexes(kernel, c, key);
-            _mm512_storeu_si512(at.as_mut_ptr().cast(), _mm512_srli_epi64::<6>(bits));
-            _mm512_storeu_si512(masks.as_mut_ptr().cast(), one_bits(bits));
+            (
+                _mm512_loadu_si512(lanes.a[LANES * c..][..LANES].as_ptr().cast()),
+                _mm512_loadu_si512(lanes.b[LANES * c..][..LANES].as_ptr().cast()),
+            )
         }
-        (at, masks)
+    }
+
+    /// Sets the bits of the key's probes `8c..8c + live` (`(a, b)` those of [`chunk`]).
+    /// Each word number and mask moves from its lane to a register, never through
+    /// memory, and each lane's test compares `live` with a constant, so the kernel keeps
+    /// no counter per lane and needs no register saved on the stack.
+    #[inline(always)]
+    unsafe fn set_chunk(
+        words: &mut [u64],
+        lanes: (__m512i, __m512i),
+        m: u64,
+        key: u64,
+        live: usize,
+    ) {
+        // SAFETY: AVX-512 (the caller's features).
+        unsafe {
+            let bits = index_lanes(lanes, m, key);
+            let (at, masks) = (_mm512_srli_epi64::<6>(bits), one_bits(bits));
+            for q in 0..LANES / 2 {
+                if live <= 2 * q {
+                    return;
+                }
+                let (at, masks) = match q {
+                    0 => (_mm512_castsi512_si128(at), _mm512_castsi512_si128(masks)),
+                    1 => (
+                        _mm512_extracti64x2_epi64::<1>(at),
+                        _mm512_extracti64x2_epi64::<1>(masks),
+                    ),
+                    2 => (
+                        _mm512_extracti64x2_epi64::<2>(at),
+                        _mm512_extracti64x2_epi64::<2>(masks),
+                    ),
+                    _ => (
+                        _mm512_extracti64x2_epi64::<3>(at),
+                        _mm512_extracti64x2_epi64::<3>(masks),
+                    ),
+                };
+                words[_mm_cvtsi128_si64(at) as usize] |= _mm_cvtsi128_si64(masks) as u64;
+                if live > 2 * q + 1 {
+                    words[_mm_extract_epi64::<1>(at) as usize] |=
+                        _mm_extract_epi64::<1>(masks) as u64;
+                }
+            }
+        }
+    }
+
+    /// One key: k at most eight takes one chunk inline, more a loop of its own.
+    #[inline(always)]
+    unsafe fn set(kernel: &Kernel, words: &mut [u64], key: u64) {
+        // SAFETY: the caller is compiled with AVX-512.
+        unsafe {
+            if kernel.k <= LANES {
+                set_chunk(words, chunk(kernel, 0), kernel.lanes.m, key, kernel.k)
+            } else {
+                set_chunks(kernel, words, key)
+            }
+        }
+    }
+
+    #[target_feature(enable = "avx2,avx512f,avx512dq,avx512bw,avx512vl")]
+    fn set_chunks(kernel: &Kernel, words: &mut [u64], key: u64) {
+        for c in 0..kernel.k.div_ceil(LANES) {
+            // SAFETY: compiled with AVX-512.
+            unsafe {
+                set_chunk(
+                    words,
+                    chunk(kernel, c),
+                    kernel.lanes.m,
+                    key,
+                    kernel.k - LANES * c,
+                )
+            }
+        }
+    }
+
+    /// With k at most eight, the lanes are loaded once for all the keys, not after each
+    /// key's stores: loaded in the loop, they made batched inserts twice as slow in about
+    /// one placement of the filter in six (`bloomlab bench`, rebuilding it every pass).
+    #[inline(always)]
+    unsafe fn set_keys(kernel: &Kernel, words: &mut [u64], keys: &[u64]) {
+        // SAFETY: the caller is compiled with AVX-512.
+        unsafe {
+            if kernel.k <= LANES {
+                let (lanes, m, k) = (chunk(kernel, 0), kernel.lanes.m, kernel.k);
+                for &key in keys {
+                    set_chunk(words, lanes, m, key, k);
+                }
+            } else {
+                for &key in keys {
+                    set_chunks(kernel, words, key);
+                }
+            }
+        }
     }
 
     /// Gathers the words of eight probes at once and tests them with one masked compare:
@@ -239,6 +316,23 @@ mod avx2 {
     const LANES: usize = 4;
 
     entries!(#[target_feature(enable = "avx2")]);
+
+    #[inline(always)]
+    unsafe fn set(kernel: &Kernel, words: &mut [u64], key: u64) {
+        for c in 0..kernel.k.div_ceil(LANES) {
+            // SAFETY: the caller is compiled with AVX2.
+            let (at, masks) = unsafe { probes(kernel, c, key) };
+            super::set_lanes(words, &at, &masks, kernel.k - LANES * c);
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn set_keys(kernel: &Kernel, words: &mut [u64], keys: &[u64]) {
+        for &key in keys {
+            // SAFETY: as above.
+            unsafe { set(kernel, words, key) }
+        }
+    }
 
     /// The word numbers and one-bit masks of probes `4c..4c + 4` of the key, as the
     /// AVX-512 path's from `vpmuludq`.
