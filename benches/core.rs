@@ -130,13 +130,14 @@ fn block_paths(c: &mut Criterion) {
 
 /// The classic filter (k = 7, m = 40,000, multiply-shift) on every vector path this CPU
 /// runs: inserts key by key and batched (the k products in vector lanes), present queries
-/// batched.
+/// batched, and present and absent queries key by key.
 fn classic_paths(c: &mut Criterion) {
     use bloomlab::hash::Simd;
     use bloomlab::structures::Membership;
     let keys = KeySource::new(1);
     let n = 4_000u64;
     let inserted: Vec<u64> = keys.inserted(n).collect();
+    let absent: Vec<u64> = keys.absent(n, n).collect();
     let mut group = c.benchmark_group("classic paths m=40000 k=7");
     group.throughput(Throughput::Elements(n));
     for simd in Simd::available() {
@@ -158,6 +159,16 @@ fn classic_paths(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("query present batched", simd), |b| {
             b.iter(|| count_present(&filter, black_box(&inserted)).unwrap())
         });
+        for (name, asked) in [("query present", &inserted), ("query absent", &absent)] {
+            group.bench_function(BenchmarkId::new(name, simd), |b| {
+                b.iter(|| {
+                    asked
+                        .iter()
+                        .filter(|&&key| filter.contains(black_box(key)))
+                        .count()
+                })
+            });
+        }
     }
     group.finish();
 }

@@ -77,9 +77,9 @@ pub struct BloomFilter {
     m: u64,
     k: u32,
     hashes: HashFamily,
-    /// The k probes in vector lanes ([`Kernel`]) for inserts and, in cache, batched
-    /// queries: on the multiply-shift paths where the CPU has AVX2 or AVX-512; none (the
-    /// scalar loops below) elsewhere.
+    /// The k probes in vector lanes ([`Kernel`]) for inserts, one-key queries on AVX-512
+    /// and, in cache, batched queries: on the multiply-shift paths where the CPU has AVX2
+    /// or AVX-512; none (the scalar loops below) elsewhere.
     kernel: Option<Kernel>,
 }
 
@@ -176,6 +176,20 @@ impl BloomFilter {
     /// True ("probably present") only if all k bits of `key` are set ([`every_group`]).
     #[inline]
     pub fn contains(&self, key: u64) -> bool {
+        match self
+            .kernel
+            .as_ref()
+            .and_then(|kernel| kernel.test(&self.words, key))
+        {
+            Some(answer) => answer,
+            None => self.contains_scalar(key),
+        }
+    }
+
+    /// [`BloomFilter::contains`] on the scalar loops, out of line so that the vector path
+    /// saves none of the registers they need.
+    #[inline(never)]
+    fn contains_scalar(&self, key: u64) -> bool {
         with_index!(self.hashes, index => self.all_set(key, |i, x| index(&self.hashes, i, x)))
     }
 
