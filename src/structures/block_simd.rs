@@ -230,15 +230,15 @@ macro_rules! entries {
             unsafe { test256(&kernel.lanes, kernel.k, key, block) }
         }
 
-        /// Out of line also in the batched loop: inlined there, the loop ran 10% slower
-        /// than key by key (its registers spilled around the eight word updates).
+        /// Stepped ([`super::set512_stepped`]) if `STEPPED`. The batched loop has its own
+        /// ([`set_cached`]): with the k > 8 lanes out of line, its values stay in registers.
         $(#[$attr])*
         #[inline(never)]
         #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
         pub(super) fn set_one512<const STEPPED: bool>(kernel: &Kernel, blocks: &mut Blocks, key: u64) {
             let block = kernel.block_mut::<8>(&mut blocks.words, key);
             match STEPPED {
-                true => super::set512_stepped(&kernel.lanes, kernel.k, key, block),
+                true => super::set512_stepped::<true>(&kernel.lanes, kernel.k, key, block),
                 false => unsafe { set512(&kernel.lanes, kernel.k, key, block) },
             }
         }
@@ -294,7 +294,7 @@ macro_rules! entries {
             for &key in keys {
                 let block = kernel.block_mut::<W>(words, key);
                 match (W, STEPPED) {
-                    (8, true) => super::set512_stepped(lanes, k, key, block),
+                    (8, true) => super::set512_stepped::<false>(lanes, k, key, block),
                     (8, false) => unsafe { set512(lanes, k, key, block) },
                     _ => unsafe { set256(lanes, k, key, block) },
                 }
@@ -314,7 +314,7 @@ macro_rules! entries {
                 (Design::Blocked512, true) => set_cached::<8, false>(kernel, &mut blocks.words, keys),
                 (Design::Split256, true) => set_cached::<4, false>(kernel, &mut blocks.words, keys),
                 (Design::Blocked512, false) if kernel.stepped => {
-                    blocks.set_many_with(keys, |x, b| super::set512_stepped(lanes, k, x, b))
+                    blocks.set_many_with(keys, |x, b| super::set512_stepped::<false>(lanes, k, x, b))
                 }
                 (Design::Blocked512, false) => {
                     blocks.set_many_with(keys, |x, b| unsafe { set512(lanes, k, x, b) })
