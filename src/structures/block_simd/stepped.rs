@@ -48,3 +48,38 @@ pub(super) fn set512_stepped<const ONE_KEY: bool>(
         g = g.wrapping_add(y);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hash::{HashFamily, HashScheme};
+
+    /// Double hashing's lanes step on every vector path and not on the scalar one;
+    /// multiply-shift's never do; and both ways of stepping set the bits of the family's own
+    /// indexes, for k within, at and beyond eight.
+    #[test]
+    fn double_hashing_steps_to_the_family_indexes() {
+        let lanes = |hash, k| HashFamily::new(hash, k, 512, 3).lanes().unwrap();
+        for simd in Simd::ALL {
+            let double = lanes(HashScheme::DoubleHashing, 7);
+            assert_eq!(steps(simd, &double), simd != Simd::Scalar);
+            assert!(!steps(simd, &lanes(HashScheme::MultiplyShift, 7)));
+        }
+        for k in [1, 7, 8, 9, 64] {
+            let family = HashFamily::new(HashScheme::DoubleHashing, k, 512, 3);
+            let lanes = family.lanes().unwrap();
+            for key in (1..500u64).map(|x| x.wrapping_mul(0x9e37_79b9_7f4a_7c15)) {
+                let mut expected = [0u64; 8];
+                for i in 0..k as usize {
+                    let bit = family.index(i, key);
+                    expected[(bit >> 6) as usize] |= 1 << (bit & 63);
+                }
+                let (mut one, mut many) = ([0u64; 8], [0u64; 8]);
+                set512_stepped::<true>(&lanes, k as usize, key, &mut one);
+                set512_stepped::<false>(&lanes, k as usize, key, &mut many);
+                assert_eq!(one, expected, "k={k}");
+                assert_eq!(many, expected, "k={k}");
+            }
+        }
+    }
+}
