@@ -72,8 +72,8 @@ fn structures(c: &mut Criterion) {
     group.finish();
 }
 
-/// The blocked (512-bit, k = 7) and split-block filters on every vector path this CPU runs
-/// (scalar, AVX2, AVX-512), in cache at 10 bits per key: absent queries key by key and
+/// The blocked (512-bit, k = 7; multiply-shift and double hashing) and split-block filters on
+/// every vector path this CPU runs (scalar, AVX2, AVX-512), in cache at 10 bits per key: absent queries key by key and
 /// batched, and batched inserts of the same keys again.
 fn block_paths(c: &mut Criterion) {
     use bloomlab::hash::Simd;
@@ -95,13 +95,19 @@ fn block_paths(c: &mut Criterion) {
             hash_seed: 2,
         };
         let blocked = BlockedFilter::new(&shape, 512).unwrap().on(simd).unwrap();
+        let double = Shape {
+            hash: HashScheme::DoubleHashing,
+            ..shape.clone()
+        };
+        let blocked_double = BlockedFilter::new(&double, 512).unwrap().on(simd).unwrap();
         let split_m = named("split-block").layout(10 * n, 8).unwrap();
         let split = SplitBlockFilter::new(split_m, HashScheme::MultiplyShift, 2)
             .unwrap()
             .on(simd)
             .unwrap();
-        let filters: [(&str, Box<dyn Membership>); 2] = [
+        let filters: [(&str, Box<dyn Membership>); 3] = [
             ("blocked", Box::new(blocked)),
+            ("blocked double-hashing", Box::new(blocked_double)),
             ("split-block", Box::new(split)),
         ];
         for (name, mut filter) in filters {

@@ -39,6 +39,9 @@ pub(super) struct Kernel {
     /// The block chooser's `[a_0, b_0]`: block `((a_0·x + b_0) · blocks) >> 64`, as
     /// [`Blocks::base`] picks it.
     chooser: [u64; 2],
+    /// Whether inserts step through double hashing's probes in general registers
+    /// ([`set512_stepped`]): on the vector paths, for lanes that step.
+    stepped: bool,
     /// One key's entries for `simd` and `design`, chosen once: a call jumps straight to
     /// its kernel, as Parquet's filters do, where matching design and path cost 0.3-0.6 ns.
     test_one: unsafe fn(&Kernel, &Blocks, u64) -> bool,
@@ -53,20 +56,29 @@ pub(super) struct Kernel {
 fn one_key_entries(
     simd: Simd,
     design: Design,
+    stepped: bool,
 ) -> (
     unsafe fn(&Kernel, &Blocks, u64) -> bool,
     unsafe fn(&Kernel, &mut Blocks, u64),
 ) {
     match (simd, design) {
         #[cfg(target_arch = "x86_64")]
-        (Simd::Avx512, Design::Blocked512) => (avx512::test_one512, avx512::set_one512),
+        (Simd::Avx512, Design::Blocked512) if stepped => {
+            (avx512::test_one512, avx512::set_one512::<true>)
+        }
+        #[cfg(target_arch = "x86_64")]
+        (Simd::Avx2, Design::Blocked512) if stepped => {
+            (avx2::test_one512, avx2::set_one512::<true>)
+        }
+        #[cfg(target_arch = "x86_64")]
+        (Simd::Avx512, Design::Blocked512) => (avx512::test_one512, avx512::set_one512::<false>),
         #[cfg(target_arch = "x86_64")]
         (Simd::Avx512, Design::Split256) => (avx512::test_one256, avx512::set_one256),
         #[cfg(target_arch = "x86_64")]
-        (Simd::Avx2, Design::Blocked512) => (avx2::test_one512, avx2::set_one512),
+        (Simd::Avx2, Design::Blocked512) => (avx2::test_one512, avx2::set_one512::<false>),
         #[cfg(target_arch = "x86_64")]
         (Simd::Avx2, Design::Split256) => (avx2::test_one256, avx2::set_one256),
-        (_, Design::Blocked512) => (scalar::test_one512, scalar::set_one512),
+        (_, Design::Blocked512) => (scalar::test_one512, scalar::set_one512::<false>),
         (_, Design::Split256) => (scalar::test_one256, scalar::set_one256),
     }
 }
@@ -111,7 +123,8 @@ impl Kernel {
             Design::Blocked512 => BLOCKED_SHIFT,
             Design::Split256 => SPLIT_SHIFT,
         };
-        let (test_one, set_one) = one_key_entries(Simd::best(), design);
+        let stepped = steps(Simd::best(), &lanes);
+        let (test_one, set_one) = one_key_entries(Simd::best(), design, stepped);
         let per_block = match design {
             Design::Blocked512 => 8,
             Design::Split256 => 4,
@@ -122,6 +135,7 @@ impl Kernel {
             simd: Simd::best(),
             design,
             chooser,
+            stepped,
             test_one,
             set_one,
         })
@@ -152,9 +166,11 @@ impl Kernel {
 
     /// The same kernel on another path, or none when this CPU does not run it.
     pub(super) fn on(&self, simd: Simd) -> Option<Kernel> {
-        let (test_one, set_one) = one_key_entries(simd, self.design);
+        let stepped = steps(simd, &self.lanes);
+        let (test_one, set_one) = one_key_entries(simd, self.design, stepped);
         simd.runs_here().then(|| Kernel {
             simd,
+            stepped,
             test_one,
             set_one,
             ..self.clone()
@@ -214,14 +230,17 @@ macro_rules! entries {
             unsafe { test256(&kernel.lanes, kernel.k, key, block) }
         }
 
-        /// Out of line also in the batched loop: inlined there, the loop ran 10% slower
-        /// than key by key (its registers spilled around the eight word updates).
+        /// Stepped ([`super::set512_stepped`]) if `STEPPED`. The batched loop has its own
+        /// ([`set_cached`]): with the k > 8 lanes out of line, its values stay in registers.
         $(#[$attr])*
         #[inline(never)]
         #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
-        pub(super) fn set_one512(kernel: &Kernel, blocks: &mut Blocks, key: u64) {
+        pub(super) fn set_one512<const STEPPED: bool>(kernel: &Kernel, blocks: &mut Blocks, key: u64) {
             let block = kernel.block_mut::<8>(&mut blocks.words, key);
-            unsafe { set512(&kernel.lanes, kernel.k, key, block) }
+            match STEPPED {
+                true => super::set512_stepped::<true>(&kernel.lanes, kernel.k, key, block),
+                false => unsafe { set512(&kernel.lanes, kernel.k, key, block) },
+            }
         }
 
         $(#[$attr])*
@@ -266,16 +285,17 @@ macro_rules! entries {
         }
 
         /// Blocks of `W` words key by key in one loop, a function of its own as
-        /// [`test_cached`].
+        /// [`test_cached`]; 512-bit ones stepped ([`super::set512_stepped`]) if `STEPPED`.
         $(#[$attr])*
         #[inline(never)]
         #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
-        fn set_cached<const W: usize>(kernel: &Kernel, words: &mut [u64], keys: &[u64]) {
+        fn set_cached<const W: usize, const STEPPED: bool>(kernel: &Kernel, words: &mut [u64], keys: &[u64]) {
             let (lanes, k) = (&kernel.lanes, kernel.k);
             for &key in keys {
                 let block = kernel.block_mut::<W>(words, key);
-                match W {
-                    8 => unsafe { set512(lanes, k, key, block) },
+                match (W, STEPPED) {
+                    (8, true) => super::set512_stepped::<false>(lanes, k, key, block),
+                    (8, false) => unsafe { set512(lanes, k, key, block) },
                     _ => unsafe { set256(lanes, k, key, block) },
                 }
             }
@@ -288,8 +308,14 @@ macro_rules! entries {
             let (lanes, k) = (&kernel.lanes, kernel.k);
             let in_cache = !prefetch_pays(&blocks.words);
             match (kernel.design, in_cache) {
-                (Design::Blocked512, true) => set_cached::<8>(kernel, &mut blocks.words, keys),
-                (Design::Split256, true) => set_cached::<4>(kernel, &mut blocks.words, keys),
+                (Design::Blocked512, true) if kernel.stepped => {
+                    set_cached::<8, true>(kernel, &mut blocks.words, keys)
+                }
+                (Design::Blocked512, true) => set_cached::<8, false>(kernel, &mut blocks.words, keys),
+                (Design::Split256, true) => set_cached::<4, false>(kernel, &mut blocks.words, keys),
+                (Design::Blocked512, false) if kernel.stepped => {
+                    blocks.set_many_with(keys, |x, b| super::set512_stepped::<false>(lanes, k, x, b))
+                }
                 (Design::Blocked512, false) => {
                     blocks.set_many_with(keys, |x, b| unsafe { set512(lanes, k, x, b) })
                 }
@@ -551,3 +577,6 @@ mod avx2 {
 /// AVX-512, in a file of its own.
 #[cfg(target_arch = "x86_64")]
 mod avx512;
+
+mod stepped;
+use stepped::{set512_stepped, steps};
