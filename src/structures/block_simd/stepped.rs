@@ -5,12 +5,15 @@ use super::BLOCKED_SHIFT;
 use crate::hash::{Lanes, Simd};
 
 /// Whether the vector path `simd` inserts stepping ([`set512_stepped`]): where the lanes are
-/// double hashing's (`mul_i = i`, `add_i = 0`). Not the scalar path, which keeps the lanes'
+/// double hashing's ([`doubles`]). Not the scalar path, which keeps the lanes'
 /// products as the twin the others are checked against.
 pub(super) fn steps(simd: Simd, lanes: &Lanes) -> bool {
-    simd != Simd::Scalar
-        && lanes.mul.iter().zip(0..).all(|(&mul, i)| mul == i)
-        && lanes.add.iter().all(|&add| add == 0)
+    simd != Simd::Scalar && doubles(lanes)
+}
+
+/// Whether the lanes are double hashing's: `mul_i = i`, `add_i = 0`.
+pub(super) fn doubles(lanes: &Lanes) -> bool {
+    lanes.mul.iter().zip(0..).all(|(&mul, i)| mul == i) && lanes.add.iter().all(|&add| add == 0)
 }
 
 /// Sets bits `g_i >> 55` of a 512-bit block for `g_i = c + i·y`, i below k: the lanes'
