@@ -8,13 +8,14 @@ use crate::hash::Lanes;
 /// `g_i(x) = m·step_i + start[p]_i`. Double hashing's key is `y = (a_1·x + b_1) | 1`,
 /// `c = a_0·x + b_0` ([`Lanes::key`]); the low bit of `a_1·x + b_1` is that of
 /// `a_1·p + b_1`, so `y(x) = 2m·a_1 + y(p)`, `c(x) = 2m·a_0 + c(p)`, and
-/// `g_i(x) = m·2(a_0 + i·a_1) + g_i(p)`, where `2(a_0 + i·a_1) = g_i(2) − g_i(0)`: the same
-/// bits from one broadcast and one multiply, with neither y nor c computed.
+/// `g_i(x) = m·2(a_0 + i·a_1) + g_i(p)`, where `2(a_0 + i·a_1) = g_i(2) − g_i(0)`, even: with
+/// `half_i` its half, `g_i(x) = x·half_i + (g_i(p) − p·half_i)`, the same bits from one
+/// broadcast of the key and one multiply, with neither y nor c computed.
 #[derive(Clone, Debug)]
 #[repr(C, align(64))]
 pub(super) struct Halves {
-    pub(super) step: [u64; 8],
-    pub(super) start: [[u64; 8]; 2],
+    pub(super) half: [u64; 8],
+    pub(super) offset: [[u64; 8]; 2],
 }
 
 impl Halves {
@@ -26,17 +27,19 @@ impl Halves {
         };
         let (even, odd, two) = (g(0), g(1), g(2));
         (doubles(lanes) && k <= 8).then(|| Halves {
-            step: std::array::from_fn(|i| two[i].wrapping_sub(even[i])),
-            start: [even, odd],
+            half: std::array::from_fn(|i| two[i].wrapping_sub(even[i]) >> 1),
+            offset: [
+                even,
+                std::array::from_fn(|i| odd[i].wrapping_sub(two[i].wrapping_sub(even[i]) >> 1)),
+            ],
         })
     }
 
     /// Lane i of key x, unshifted: [`Lanes::index`] before its shift.
     #[cfg(test)]
     fn lane(&self, i: usize, x: u64) -> u64 {
-        (x >> 1)
-            .wrapping_mul(self.step[i])
-            .wrapping_add(self.start[(x & 1) as usize][i])
+        x.wrapping_mul(self.half[i])
+            .wrapping_add(self.offset[(x & 1) as usize][i])
     }
 }
 
