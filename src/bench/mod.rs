@@ -13,8 +13,8 @@ use crate::hash::HashScheme;
 use crate::keys::KeySource;
 pub use crate::pipeline::timing::{BenchSize, Subject, default_sizes};
 use crate::pipeline::timing::{
-    LineBuffer, LineRate, Operation, PassKeys, Passes, fill, interleave, reinsert_is_idempotent,
-    time_operation, time_pass,
+    LineBuffer, LineRate, Operation, PassKeys, Passes, fill, insert_keys, interleave,
+    reinsert_is_idempotent, time_operation, time_pass,
 };
 use crate::report::{Cell, Column, Record, col};
 use crate::structures::{Family, Filter, FilterKind, Structure};
@@ -288,10 +288,11 @@ impl<'c> Entrant<'c> {
         }
         let fpr_measured = fill(&mut *filter, &run.keys, run.n, &run.pass_keys)?;
         let filled = filter.set_bits() as f64 / filter.memory_bits() as f64;
+        let copies = placements(filter.memory_bits(), rounds);
         let mut filters = vec![filter];
-        for _ in 1..placements(run.size.m, rounds) {
+        for _ in 1..copies {
             let mut copy = contender.build(run.size.m, k, run.n, seed)?;
-            fill(&mut *copy, &run.keys, run.n, &run.pass_keys)?;
+            insert_keys(&mut *copy, &run.keys, run.n)?;
             filters.push(copy);
         }
         let modes: &[bool] = if contender.peer == "bloomlab" {
@@ -314,14 +315,18 @@ impl<'c> Entrant<'c> {
         })
     }
 
-    /// ns per key of one pass of the operation and mode of `slot`.
-    /// Each pass of a slot times the next copy of the filter.
+    /// The copy the next pass of `slot` times: pass r takes copy `r % copies`.
+    fn next_copy(&mut self, slot: usize) -> usize {
+        let copy = self.taken[slot] % self.filters.len();
+        self.taken[slot] += 1;
+        copy
+    }
+
+    /// ns per key of one pass of the operation and mode of `slot`, on its next copy.
     fn time_pass(&mut self, slot: usize, pass_keys: &PassKeys) -> Result<f64> {
         let (operation, batched, _) = self.passes[slot];
-        let copies = self.filters.len();
-        let filter = &mut self.filters[self.taken[slot] % copies];
-        self.taken[slot] += 1;
-        time_operation(&mut **filter, operation, batched, pass_keys, 1).map(|p| p.median)
+        let copy = self.next_copy(slot);
+        time_operation(&mut *self.filters[copy], operation, batched, pass_keys, 1).map(|p| p.median)
     }
 
     /// A row per operation and mode, its limit ratio left for [`set_limit`].
@@ -478,7 +483,8 @@ pub fn run(config: &BenchConfig, progress: &ProgressBar) -> Result<(Vec<BenchRow
 
 /// The reader's summary: the limit at each size, and for each design a peer implements,
 /// bloomlab's best time over the fastest peer's.
-pub fn notes(rows: &[BenchRow], limits: &[LineRate], full: bool) -> Vec<String> {
+pub fn notes(rows: &[BenchRow], limits: &[LineRate], config: &BenchConfig) -> Vec<String> {
+    let full = config.full;
     let mut notes: Vec<String> = limits
         .iter()
         .map(|l| {
@@ -506,8 +512,8 @@ pub fn notes(rows: &[BenchRow], limits: &[LineRate], full: bool) -> Vec<String> 
         notes.push("multiply-shift computes k independent functions (the essay's hash: per probe a multiplication, and a second one unless m is a power of two); double-hashing derives the k from one pair per key, as fastbloom does: like against like".into());
     }
     notes.push("CPU time of the bench thread; medians of the passes, min and max beside. The machine's other load still moves them: compare rows within one run".into());
-    if limits.iter().any(|l| placements(l.bytes * 8, 2) > 1) {
-        notes.push("in cache each pass times its own copy of the filter (its own allocation): where a filter lies moves in-cache inserts by up to 2x on some machines, so a max far above the median is a placement, not the design".into());
+    if rows.iter().any(|r| placements(r.m, config.passes) > 1) {
+        notes.push("in cache each pass times its own copy of the filter (its own allocation), since where a filter lies can move an in-cache insert by up to 2x: a max far above the median may be one placement's".into());
     }
     if !full {
         for contender in contenders(false) {
@@ -580,9 +586,14 @@ mod tests {
             bits[0] > 0 && bits.iter().all(|&b| b == bits[0]),
             "{bits:?}"
         );
-        for _ in 0..4 {
-            entrant.time_pass(0, &run.pass_keys).unwrap();
-        }
-        assert_eq!(entrant.taken[0], 4);
+        let copies: Vec<usize> = (0..4).map(|_| entrant.next_copy(0)).collect();
+        assert_eq!(copies, [0, 1, 2, 0]);
+        assert_eq!(
+            entrant.next_copy(1),
+            0,
+            "each slot goes through the copies itself"
+        );
+        entrant.time_pass(0, &run.pass_keys).unwrap();
+        assert_eq!(entrant.taken[0], 5);
     }
 }

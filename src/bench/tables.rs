@@ -71,7 +71,7 @@ impl BenchRequest<'_> {
 pub fn bench_table(config: &BenchConfig, progress: &ProgressBar) -> Result<Table> {
     let (rows, limits) = run(config, progress)?;
     let mut table = Table::from_rows("bench: CPU ns per key, single thread", &rows)?;
-    table.notes = notes(&rows, &limits, config.full);
+    table.notes = notes(&rows, &limits, config);
     if contenders(config.full).iter().all(|c| c.peer == "bloomlab") {
         table.notes.push(
             "peers not built: this build left out the `peers` feature (on by default)".into(),

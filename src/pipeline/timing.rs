@@ -266,7 +266,12 @@ pub fn time_operation(
     Ok(Passes::of(ns.pop().unwrap_or_default()))
 }
 
-/// The keys `0..n` of `keys` inserted into a fresh filter, a batch at a time, and its rate
+/// The keys `0..n` of `keys` inserted into a fresh filter, a batch at a time.
+pub fn insert_keys(filter: &mut dyn Filter, keys: &KeySource, n: u64) -> Result<()> {
+    crate::pipeline::fill(filter, 0..n, |c| keys.key(c), false, &|_| {}).map(drop)
+}
+
+/// The keys `0..n` of `keys` inserted into a fresh filter ([`insert_keys`]), and its rate
 /// over the absent keys of the passes.
 pub fn fill(
     filter: &mut dyn Filter,
@@ -274,7 +279,7 @@ pub fn fill(
     n: u64,
     pass_keys: &PassKeys,
 ) -> Result<f64> {
-    crate::pipeline::fill(filter, 0..n, |c| keys.key(c), false, &|_| {})?;
+    insert_keys(filter, keys, n)?;
     let false_positives = count_present(&*filter, &pass_keys.absent)?;
     Ok(false_positives as f64 / pass_keys.absent.len().max(1) as f64)
 }

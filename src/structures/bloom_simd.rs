@@ -8,9 +8,10 @@
 //!
 //! A key's probes are all computed before any word is touched, so that every address is
 //! known when the read-modify-writes issue. A batched AVX-512 query gathers the words of
-//! eight probes at once; a one-key AVX-512 query and an AVX2 one load them and exit after
-//! a group that fails ([`every_group`]). Indexes go from lanes to registers with extracts,
-//! not through a stored array. No intrinsic sits in
+//! eight probes at once, as does a one-key one for k > 8; a one-key AVX-512 query for k <= 8
+//! and an AVX2 one load them and exit after a group that fails ([`every_group`]). The
+//! AVX-512 inserts and one-key query take each index from its lane with extracts; the AVX2
+//! path stores its four lanes to an array first. No intrinsic sits in
 //! a closure: a closure is not compiled with its caller's features, so its intrinsics
 //! would become calls.
 
@@ -153,6 +154,10 @@ mod avx512 {
     use std::arch::x86_64::*;
 
     use super::super::probe_groups::PROBE_GROUP;
+
+    /// The one-key test exits after each pair of lanes that ends a group: the groups must
+    /// tile the eight lanes in pairs.
+    const _: () = assert!(PROBE_GROUP.is_multiple_of(2) && 8usize.is_multiple_of(PROBE_GROUP));
     use crate::hash::vector::avx512::mul_high;
 
     const LANES: usize = 8;
