@@ -309,7 +309,8 @@ macro_rules! entries {
                 match (W, STEPPED) {
                     (8, true) => super::set512_stepped::<false>(lanes, k, key, block),
                     (8, false) => unsafe { set512(lanes, k, key, block) },
-                    _ => unsafe { set256(lanes, k, key, block) },
+                    (4, _) => unsafe { set256(lanes, k, key, block) },
+                    _ => unreachable!("blocks are of 8 or 4 words"),
                 }
             }
         }

@@ -37,7 +37,7 @@ unsafe fn load512(block: &[u64]) -> __m512i {
 }
 
 /// Whether a probe of lanes `8c..8c + 8` (those below k) is unset in `words`: `vpermq`
-/// fetches each probe's word (its index's low three bits pick it), a rotation by the index
+/// fetches each probe's word (its word number, `index >> 6`, picks it), a rotation by the index
 /// (modulo 64) brings the probe's bit to bit 0, and a masked test checks all eight.
 #[inline(always)]
 unsafe fn misses(lanes: &Lanes, k: usize, c: usize, key: (u64, u64), words: __m512i) -> bool {
