@@ -72,23 +72,25 @@ pub struct Lanes {
     pub mul: [u64; SLOTS],
     pub add: [u64; SLOTS],
     pub shift: u32,
-    /// Double hashing's `[[a_0, b_0], [a_1, b_1]]`; none for multiply-shift.
-    pair: Option<[[u64; 2]; 2]>,
+    /// Double hashing's `[[a_0, b_0], [a_1, b_1]]`; zeros for multiply-shift.
+    pair: [[u64; 2]; 2],
+    /// Whether `pair` is double hashing's ([`Lanes::pairs`]).
+    pairs: bool,
 }
 
 impl Lanes {
     /// `(y, c)` of key x.
     #[inline(always)]
     pub fn key(&self, x: u64) -> (u64, u64) {
-        match self.pair {
-            None => (x, 0),
-            Some(pair) => from_pair(pair, x),
+        match self.pairs {
+            false => (x, 0),
+            true => from_pair(self.pair, x),
         }
     }
 
     /// Whether the lanes are double hashing's, their `(y, c)` drawn from a pair.
     pub fn pairs(&self) -> bool {
-        self.pair.is_some()
+        self.pairs
     }
 
     /// [`Lanes::key`] for lanes known to be double hashing's (`PAIR`, [`Lanes::pairs`]) or
@@ -98,7 +100,7 @@ impl Lanes {
         debug_assert_eq!(PAIR, self.pairs(), "lanes of the other hashing");
         match PAIR {
             false => (x, 0),
-            true => from_pair(self.pair.unwrap_or_default(), x),
+            true => from_pair(self.pair, x),
         }
     }
 
@@ -182,7 +184,8 @@ impl HashFamily {
             mul,
             add,
             shift: self.shift,
-            pair,
+            pair: pair.unwrap_or_default(),
+            pairs: pair.is_some(),
         })
     }
 }
