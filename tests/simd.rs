@@ -102,6 +102,17 @@ fn split_block_paths_set_the_same_bits_and_answer_alike() {
 }
 
 #[test]
+fn a_split_block_filter_without_a_whole_block_is_refused() {
+    for m in [0, 1, 255] {
+        let refused = SplitBlockFilter::new(m, HashScheme::MultiplyShift, 9);
+        assert!(refused.is_err(), "m={m} built a filter with no block");
+    }
+    let mut one = SplitBlockFilter::new(256, HashScheme::MultiplyShift, 9).unwrap();
+    one.insert(7);
+    assert!(one.contains(7));
+}
+
+#[test]
 fn the_lanes_give_the_family_indexes() {
     let keys = KeySource::new(23);
     for hash in HASHES {

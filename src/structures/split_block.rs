@@ -88,8 +88,17 @@ pub struct SplitBlockFilter {
 }
 
 impl SplitBlockFilter {
-    /// m must be a whole number of 256-bit blocks ([`FilterKind::layout`]).
+    /// m must be a whole number of 256-bit blocks ([`FilterKind::layout`]); less than one
+    /// is refused.
     pub fn new(m: u64, scheme: HashScheme, hash_seed: u64) -> Result<Self> {
+        if m < SPLIT_BLOCK_BITS {
+            return Err(Error::invalid(
+                "m",
+                m,
+                "less than one 256-bit block",
+                format!("at least {SPLIT_BLOCK_BITS}"),
+            ));
+        }
         let in_word = HashFamily::new(scheme, SPLIT_WORDS, 32, hash_seed);
         let blocks = Blocks::new(m, SPLIT_BLOCK_BITS, scheme, hash_seed)?;
         Ok(SplitBlockFilter {

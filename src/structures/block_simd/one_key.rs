@@ -51,13 +51,14 @@ fn split<const PAIR: bool>(simd: Simd) -> (TestOne, SetOne) {
 }
 
 impl Kernel {
-    /// [`Kernel::block`] without its bounds check: for any 64-bit h and n blocks, the pick
-    /// `(h · n) >> 64` is below n.
+    /// [`Kernel::block`] for one key, with no bounds check on the pick but a test of the
+    /// block count that does not wait for it: for any 64-bit h and n ≥ 1 blocks the pick
+    /// `(h · n) >> 64` is below n. A filter's blocks are never empty ([`Blocks`]); empty
+    /// ones panic, as the bounds check did.
     #[inline(always)]
     pub(super) fn block_one<'a, const W: usize>(&self, words: &'a [u64], key: u64) -> &'a [u64; W] {
         let blocks = words.as_chunks::<W>().0;
-        let at = self.pick(key, blocks.len());
-        debug_assert!(at < blocks.len());
+        let at = self.pick(key, nonzero(blocks.len()));
         // SAFETY: `at < blocks.len()`, as above.
         unsafe { blocks.get_unchecked(at) }
     }
@@ -70,9 +71,23 @@ impl Kernel {
         key: u64,
     ) -> &'a mut [u64; W] {
         let blocks = words.as_chunks_mut::<W>().0;
-        let at = self.pick(key, blocks.len());
-        debug_assert!(at < blocks.len());
+        let at = self.pick(key, nonzero(blocks.len()));
         // SAFETY: as above.
         unsafe { blocks.get_unchecked_mut(at) }
     }
+}
+
+/// `n`, which must be at least 1.
+#[inline(always)]
+fn nonzero(n: usize) -> usize {
+    if n == 0 {
+        no_blocks()
+    }
+    n
+}
+
+#[cold]
+#[inline(never)]
+fn no_blocks() -> ! {
+    panic!("a filter with no whole block")
 }
