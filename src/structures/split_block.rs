@@ -120,9 +120,7 @@ fn split_probe(index: Index, in_word: &HashFamily, key: u64, j: usize) -> (usize
 }
 
 impl SplitBlockFilter {
-    /// [`Membership::insert`] probe by probe, for a filter without a kernel. Cold, so that
-    /// the kernel's call is the one that falls through.
-    #[cold]
+    /// [`Membership::insert`] probe by probe, for a filter without a kernel.
     #[inline(never)]
     fn insert_by_probes(&mut self, key: u64) {
         let in_word = &self.in_word;
@@ -131,8 +129,7 @@ impl SplitBlockFilter {
             .set(key, SPLIT_WORDS as usize, |x, j| split_probe(index, in_word, x, j)))
     }
 
-    /// [`Membership::contains`] probe by probe, for a filter without a kernel; cold as above.
-    #[cold]
+    /// [`Membership::contains`] probe by probe, for a filter without a kernel.
     #[inline(never)]
     fn contains_by_probes(&self, key: u64) -> bool {
         let in_word = &self.in_word;
@@ -142,17 +139,24 @@ impl SplitBlockFilter {
     }
 }
 
+/// Key by key, the kernel's call falls through and the probe-by-probe one is the cold path.
 impl Membership for SplitBlockFilter {
     fn insert(&mut self, key: u64) {
         match &self.kernel {
             Some(kernel) => kernel.set(&mut self.blocks, key),
-            None => self.insert_by_probes(key),
+            None => {
+                std::hint::cold_path();
+                self.insert_by_probes(key)
+            }
         }
     }
     fn contains(&self, key: u64) -> bool {
         match &self.kernel {
             Some(kernel) => kernel.test(&self.blocks, key),
-            None => self.contains_by_probes(key),
+            None => {
+                std::hint::cold_path();
+                self.contains_by_probes(key)
+            }
         }
     }
     fn insert_many(&mut self, keys: &[u64]) -> Result<()> {
