@@ -341,21 +341,10 @@ macro_rules! entries {
     };
 }
 
-/// Sets bits `bits[..live]` (indexes below 512) of a 512-bit block, one word at a time.
-/// Every path inserts this way. In a standalone kernel (k = 7, 79 blocks, fastest of 7
-/// passes of CPU time) a mask assembled in vector registers (eight rotations of the
-/// indexes, or a broadcast per probe) took 7.3-8.0 ns per key where this took 4.9, and
-/// setting each probe as its index is computed, 6.3; in `bloomlab bench` the blocked
-/// insert went from 8.6 to 7.0 ns key by key.
-#[inline(always)]
-fn set_octet(block: &mut [u64], bits: &[u64; 8], live: usize) {
-    let block = &mut block[..8];
-    for (i, &bit) in bits.iter().enumerate() {
-        if i < live {
-            block[(bit >> 6) as usize & 7] |= 1 << (bit & 63);
-        }
-    }
-}
+/// The inserts every path shares, and the vector paths' `set512!`.
+#[macro_use]
+mod inserts;
+use inserts::set_octet;
 
 /// The scalar path: every CPU.
 mod scalar {
@@ -434,27 +423,8 @@ mod avx2 {
 
     entries!(#[target_feature(enable = "avx2")]);
 
-    /// The indexes in vector lanes, set one by one ([`set_octet`]): assembling the mask in
-    /// two registers cost more than it saved. Lanes 0..8 in line, the rest (k > 8, rare)
-    /// out of line, so that the common case has no chunk loop.
-    #[inline(always)]
-    pub(super) unsafe fn set512(lanes: &Lanes, k: usize, key: u64, block: &mut [u64]) {
-        let key = lanes.key(key);
-        // SAFETY: AVX2.
-        unsafe { set_chunk(lanes, k, 0, key, block) };
-        if k > 8 {
-            // SAFETY: compiled with the same features as this caller.
-            unsafe { set512_beyond(lanes, k, key, block) }
-        }
-    }
-
-    /// Lanes 8 and beyond of [`set512`].
-    #[target_feature(enable = "avx2")]
-    #[inline(never)]
-    fn set512_beyond(lanes: &Lanes, k: usize, key: (u64, u64), block: &mut [u64]) {
-        // SAFETY: compiled with AVX2.
-        (1..k.div_ceil(8)).for_each(|c| unsafe { set_chunk(lanes, k, c, key, block) })
-    }
+    // Assembling the mask in two registers cost more than setting the probes one by one.
+    set512!(#[target_feature(enable = "avx2")]);
 
     /// Sets the probes of lanes `8c..8c + 8` (those below k).
     #[inline(always)]
