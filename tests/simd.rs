@@ -108,7 +108,13 @@ fn the_lanes_give_the_family_indexes() {
         for (k, m) in [(64, 512), (8, 32), (3, 1 << 20)] {
             let family = HashFamily::new(hash, k, m, 5);
             let lanes = family.lanes().unwrap();
+            assert_eq!(lanes.pairs(), hash == HashScheme::DoubleHashing, "{hash}");
             for x in keys.inserted(1000) {
+                let branchless = match lanes.pairs() {
+                    true => lanes.key_of::<true>(x),
+                    false => lanes.key_of::<false>(x),
+                };
+                assert_eq!(branchless, lanes.key(x), "{hash}");
                 for i in 0..k as usize {
                     assert_eq!(
                         lanes.index(i, lanes.key(x)),

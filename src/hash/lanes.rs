@@ -72,20 +72,35 @@ pub struct Lanes {
     pub mul: [u64; SLOTS],
     pub add: [u64; SLOTS],
     pub shift: u32,
-    /// Double hashing's `[[a_0, b_0], [a_1, b_1]]`; none for multiply-shift.
-    pair: Option<[[u64; 2]; 2]>,
+    /// Double hashing's `[[a_0, b_0], [a_1, b_1]]`; zeros for multiply-shift.
+    pair: [[u64; 2]; 2],
+    /// Whether `pair` is double hashing's ([`Lanes::pairs`]).
+    pairs: bool,
 }
 
 impl Lanes {
     /// `(y, c)` of key x.
     #[inline(always)]
     pub fn key(&self, x: u64) -> (u64, u64) {
-        match self.pair {
-            None => (x, 0),
-            Some([[a0, b0], [a1, b1]]) => (
-                a1.wrapping_mul(x).wrapping_add(b1) | 1,
-                a0.wrapping_mul(x).wrapping_add(b0),
-            ),
+        match self.pairs {
+            false => (x, 0),
+            true => from_pair(self.pair, x),
+        }
+    }
+
+    /// Whether the lanes are double hashing's, their `(y, c)` drawn from a pair.
+    pub fn pairs(&self) -> bool {
+        self.pairs
+    }
+
+    /// [`Lanes::key`] for lanes known to be double hashing's (`PAIR`, [`Lanes::pairs`]) or
+    /// multiply-shift's, without its branch: a one-key kernel chosen once by `pairs`.
+    #[inline(always)]
+    pub fn key_of<const PAIR: bool>(&self, x: u64) -> (u64, u64) {
+        debug_assert_eq!(PAIR, self.pairs(), "lanes of the other hashing");
+        match PAIR {
+            false => (x, 0),
+            true => from_pair(self.pair, x),
         }
     }
 
@@ -99,6 +114,15 @@ impl Lanes {
             .wrapping_add(c)
             >> self.shift
     }
+}
+
+/// Double hashing's `(y, c) = ((a_1·x + b_1) | 1, a_0·x + b_0)` of key x ([`Lanes`]).
+#[inline(always)]
+fn from_pair([[a0, b0], [a1, b1]]: [[u64; 2]; 2], x: u64) -> (u64, u64) {
+    (
+        a1.wrapping_mul(x).wrapping_add(b1) | 1,
+        a0.wrapping_mul(x).wrapping_add(b0),
+    )
 }
 
 /// The multiply-shift functions `((a_i·x + b_i) · m) >> 64` as lanes, for vector code: the
@@ -160,7 +184,8 @@ impl HashFamily {
             mul,
             add,
             shift: self.shift,
-            pair,
+            pair: pair.unwrap_or_default(),
+            pairs: pair.is_some(),
         })
     }
 }

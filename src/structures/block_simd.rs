@@ -50,41 +50,6 @@ pub(super) struct Kernel {
     set_one: unsafe fn(&Kernel, &mut Blocks, u64),
 }
 
-/// The one-key entries of `design` on `simd` ([`Kernel::test_one`]).
-#[allow(
-    clippy::type_complexity,
-    reason = "the two entry points, named by their fields"
-)]
-fn one_key_entries(
-    simd: Simd,
-    design: Design,
-    stepped: bool,
-) -> (
-    unsafe fn(&Kernel, &Blocks, u64) -> bool,
-    unsafe fn(&Kernel, &mut Blocks, u64),
-) {
-    match (simd, design) {
-        #[cfg(target_arch = "x86_64")]
-        (Simd::Avx512, Design::Blocked512) if stepped => {
-            (avx512::test_one512, avx512::set_one512::<true>)
-        }
-        #[cfg(target_arch = "x86_64")]
-        (Simd::Avx2, Design::Blocked512) if stepped => {
-            (avx2::test_one512, avx2::set_one512::<true>)
-        }
-        #[cfg(target_arch = "x86_64")]
-        (Simd::Avx512, Design::Blocked512) => (avx512::test_one512, avx512::set_one512::<false>),
-        #[cfg(target_arch = "x86_64")]
-        (Simd::Avx512, Design::Split256) => (avx512::test_one256, avx512::set_one256),
-        #[cfg(target_arch = "x86_64")]
-        (Simd::Avx2, Design::Blocked512) => (avx2::test_one512, avx2::set_one512::<false>),
-        #[cfg(target_arch = "x86_64")]
-        (Simd::Avx2, Design::Split256) => (avx2::test_one256, avx2::set_one256),
-        (_, Design::Blocked512) => (scalar::test_one512, scalar::set_one512::<false>),
-        (_, Design::Split256) => (scalar::test_one256, scalar::set_one256),
-    }
-}
-
 /// Calls `$body` with `$path` naming the module of `$simd`'s path.
 macro_rules! dispatch {
     ($simd:expr, $path:ident => $body:expr) => {
@@ -126,7 +91,7 @@ impl Kernel {
             Design::Split256 => SPLIT_SHIFT,
         };
         let stepped = steps(Simd::best(), &lanes);
-        let (test_one, set_one) = one_key_entries(Simd::best(), design, stepped);
+        let (test_one, set_one) = one_key_entries(Simd::best(), design, stepped, lanes.pairs());
         let per_block = match design {
             Design::Blocked512 => 8,
             Design::Split256 => 4,
@@ -170,7 +135,7 @@ impl Kernel {
     /// The same kernel on another path, or none when this CPU does not run it.
     pub(super) fn on(&self, simd: Simd) -> Option<Kernel> {
         let stepped = steps(simd, &self.lanes);
-        let (test_one, set_one) = one_key_entries(simd, self.design, stepped);
+        let (test_one, set_one) = one_key_entries(simd, self.design, stepped, self.lanes.pairs());
         simd.runs_here().then(|| Kernel {
             simd,
             stepped,
@@ -238,9 +203,9 @@ macro_rules! entries {
 
         $(#[$attr])*
         #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
-        pub(super) fn test_one256(kernel: &Kernel, blocks: &Blocks, key: u64) -> bool {
-            let block = kernel.block::<4>(&blocks.words, key);
-            unsafe { test256(&kernel.lanes, kernel.k, key, block) }
+        pub(super) fn test_one256<const PAIR: bool>(kernel: &Kernel, blocks: &Blocks, key: u64) -> bool {
+            let block = kernel.block_one::<4>(&blocks.words, key);
+            unsafe { test256_of(&kernel.lanes, kernel.lanes.key_of::<PAIR>(key), block) }
         }
 
         /// Stepped ([`super::set512_stepped`]) if `STEPPED`. The batched loop has its own
@@ -258,9 +223,9 @@ macro_rules! entries {
 
         $(#[$attr])*
         #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
-        pub(super) fn set_one256(kernel: &Kernel, blocks: &mut Blocks, key: u64) {
-            let block = kernel.block_mut::<4>(&mut blocks.words, key);
-            unsafe { set256(&kernel.lanes, kernel.k, key, block) }
+        pub(super) fn set_one256<const PAIR: bool>(kernel: &Kernel, blocks: &mut Blocks, key: u64) {
+            let block = kernel.block_one_mut::<4>(&mut blocks.words, key);
+            unsafe { set256_of(&kernel.lanes, kernel.lanes.key_of::<PAIR>(key), block) }
         }
 
         /// In cache key by key in one loop; else pipelined ([`Blocks::all_set_many_with`]).
@@ -361,10 +326,10 @@ mod scalar {
         ((bit >> 6) as usize & 7, 1 << (bit & 63))
     }
 
-    /// The key's probes as a 256-bit mask: probe j in 32-bit word j, half `j & 1` of u64 `j / 2`.
+    /// The probes of the key whose [`Lanes::key`] is `key` as a 256-bit mask: probe j in
+    /// 32-bit word j, half `j & 1` of u64 `j / 2`.
     #[inline(always)]
-    fn mask256(lanes: &Lanes, key: u64) -> [u64; 4] {
-        let key = lanes.key(key);
+    fn mask256(lanes: &Lanes, key: (u64, u64)) -> [u64; 4] {
         let mut mask = [0u64; 4];
         for j in 0..8 {
             mask[j / 2] |= 1 << (lanes.index(j, key) + 32 * (j as u64 & 1));
@@ -399,11 +364,22 @@ mod scalar {
 
     #[inline(always)]
     pub(super) fn test256(lanes: &Lanes, _k: usize, key: u64, block: &[u64]) -> bool {
-        covers(block, &mask256(lanes, key))
+        test256_of(lanes, lanes.key(key), block)
     }
 
     #[inline(always)]
     pub(super) fn set256(lanes: &Lanes, _k: usize, key: u64, block: &mut [u64]) {
+        set256_of(lanes, lanes.key(key), block)
+    }
+
+    /// [`test256`] of the key whose [`Lanes::key`] is `key`.
+    #[inline(always)]
+    fn test256_of(lanes: &Lanes, key: (u64, u64), block: &[u64]) -> bool {
+        covers(block, &mask256(lanes, key))
+    }
+
+    #[inline(always)]
+    fn set256_of(lanes: &Lanes, key: (u64, u64), block: &mut [u64]) {
         block
             .iter_mut()
             .zip(mask256(lanes, key))
@@ -529,12 +505,13 @@ mod avx2 {
         }
     }
 
-    /// A split block's mask: probe j's bit in 32-bit word j.
+    /// A split block's mask: probe j's bit in 32-bit word j, of the key whose [`Lanes::key`]
+    /// is `key`.
     #[inline(always)]
-    unsafe fn mask256(lanes: &Lanes, key: u64) -> __m256i {
+    unsafe fn mask256(lanes: &Lanes, key: (u64, u64)) -> __m256i {
         // SAFETY: AVX2.
         unsafe {
-            let bits = octet::<{ SPLIT_SHIFT as i32 }>(lanes, 0, lanes.key(key));
+            let bits = octet::<{ SPLIT_SHIFT as i32 }>(lanes, 0, key);
             let in_order = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
             let bits = _mm256_permutevar8x32_epi32(bits, in_order);
             _mm256_sllv_epi32(_mm256_set1_epi32(1), bits)
@@ -544,11 +521,24 @@ mod avx2 {
     #[inline(always)]
     pub(super) unsafe fn test256(lanes: &Lanes, _k: usize, key: u64, block: &[u64]) -> bool {
         // SAFETY: AVX2.
-        unsafe { _mm256_testc_si256(load(block), mask256(lanes, key)) != 0 }
+        unsafe { test256_of(lanes, lanes.key(key), block) }
     }
 
     #[inline(always)]
     pub(super) unsafe fn set256(lanes: &Lanes, _k: usize, key: u64, block: &mut [u64]) {
+        // SAFETY: AVX2.
+        unsafe { set256_of(lanes, lanes.key(key), block) }
+    }
+
+    /// [`test256`] of the key whose [`Lanes::key`] is `key`.
+    #[inline(always)]
+    unsafe fn test256_of(lanes: &Lanes, key: (u64, u64), block: &[u64]) -> bool {
+        // SAFETY: AVX2.
+        unsafe { _mm256_testc_si256(load(block), mask256(lanes, key)) != 0 }
+    }
+
+    #[inline(always)]
+    unsafe fn set256_of(lanes: &Lanes, key: (u64, u64), block: &mut [u64]) {
         let block = &mut block[..4];
         // SAFETY: AVX2; four u64, 32 bytes.
         unsafe {
@@ -563,6 +553,8 @@ mod avx2 {
 mod avx512;
 
 mod halves;
+mod one_key;
 mod stepped;
 use halves::Halves;
+use one_key::one_key_entries;
 use stepped::{set512_stepped, steps};

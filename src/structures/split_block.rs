@@ -111,7 +111,9 @@ fn split_probe(index: Index, in_word: &HashFamily, key: u64, j: usize) -> (usize
 }
 
 impl SplitBlockFilter {
-    /// [`Membership::insert`] probe by probe, for a filter without a kernel.
+    /// [`Membership::insert`] probe by probe, for a filter without a kernel. Cold, so that
+    /// the kernel's call is the one that falls through.
+    #[cold]
     #[inline(never)]
     fn insert_by_probes(&mut self, key: u64) {
         let in_word = &self.in_word;
@@ -120,7 +122,8 @@ impl SplitBlockFilter {
             .set(key, SPLIT_WORDS as usize, |x, j| split_probe(index, in_word, x, j)))
     }
 
-    /// [`Membership::contains`] probe by probe, for a filter without a kernel.
+    /// [`Membership::contains`] probe by probe, for a filter without a kernel; cold as above.
+    #[cold]
     #[inline(never)]
     fn contains_by_probes(&self, key: u64) -> bool {
         let in_word = &self.in_word;

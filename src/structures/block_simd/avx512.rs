@@ -121,12 +121,13 @@ unsafe fn set_chunk(lanes: &Lanes, k: usize, c: usize, key: (u64, u64), block: &
     super::set_octet(block, &bits, k - 8 * c);
 }
 
-/// A split block's mask: probe j's bit in 32-bit word j.
+/// A split block's mask: probe j's bit in 32-bit word j, of the key whose [`Lanes::key`] is
+/// `key`.
 #[inline(always)]
-unsafe fn mask256(lanes: &Lanes, key: u64) -> __m256i {
+unsafe fn mask256(lanes: &Lanes, key: (u64, u64)) -> __m256i {
     // SAFETY: AVX-512.
     unsafe {
-        let bits = _mm512_cvtepi64_epi32(octet::<SPLIT_SHIFT>(lanes, 0, lanes.key(key)));
+        let bits = _mm512_cvtepi64_epi32(octet::<SPLIT_SHIFT>(lanes, 0, key));
         _mm256_sllv_epi32(_mm256_set1_epi32(1), bits)
     }
 }
@@ -142,11 +143,24 @@ unsafe fn load256(words: &[u64]) -> __m256i {
 #[inline(always)]
 pub(super) unsafe fn test256(lanes: &Lanes, _k: usize, key: u64, block: &[u64]) -> bool {
     // SAFETY: AVX-512.
-    unsafe { _mm256_testc_si256(load256(block), mask256(lanes, key)) != 0 }
+    unsafe { test256_of(lanes, lanes.key(key), block) }
 }
 
 #[inline(always)]
 pub(super) unsafe fn set256(lanes: &Lanes, _k: usize, key: u64, block: &mut [u64]) {
+    // SAFETY: AVX-512.
+    unsafe { set256_of(lanes, lanes.key(key), block) }
+}
+
+/// [`test256`] of the key whose [`Lanes::key`] is `key`.
+#[inline(always)]
+unsafe fn test256_of(lanes: &Lanes, key: (u64, u64), block: &[u64]) -> bool {
+    // SAFETY: AVX-512.
+    unsafe { _mm256_testc_si256(load256(block), mask256(lanes, key)) != 0 }
+}
+
+#[inline(always)]
+unsafe fn set256_of(lanes: &Lanes, key: (u64, u64), block: &mut [u64]) {
     let block = &mut block[..4];
     // SAFETY: AVX-512; four u64, 32 bytes.
     unsafe {

@@ -1,0 +1,78 @@
+//! One key's entries of a [`Kernel`], chosen once by path, design and hashing, so that a
+//! call jumps straight to code with no branch on any of them.
+
+use super::{Blocks, Design, Kernel, scalar};
+#[cfg(target_arch = "x86_64")]
+use super::{avx2, avx512};
+use crate::hash::Simd;
+
+/// [`Kernel`]'s `test_one`: whether every probe of the key is set.
+type TestOne = unsafe fn(&Kernel, &Blocks, u64) -> bool;
+/// [`Kernel`]'s `set_one`: sets every probe of the key.
+type SetOne = unsafe fn(&Kernel, &mut Blocks, u64);
+
+/// The one-key entries of `design` on `simd`; 512-bit inserts stepped if `stepped`
+/// ([`super::set512_stepped`]), split blocks' specialised to double hashing's lanes if
+/// `pairs` ([`crate::hash::Lanes::key_of`]).
+pub(super) fn one_key_entries(
+    simd: Simd,
+    design: Design,
+    stepped: bool,
+    pairs: bool,
+) -> (TestOne, SetOne) {
+    match (simd, design) {
+        #[cfg(target_arch = "x86_64")]
+        (Simd::Avx512, Design::Blocked512) if stepped => {
+            (avx512::test_one512, avx512::set_one512::<true>)
+        }
+        #[cfg(target_arch = "x86_64")]
+        (Simd::Avx2, Design::Blocked512) if stepped => {
+            (avx2::test_one512, avx2::set_one512::<true>)
+        }
+        #[cfg(target_arch = "x86_64")]
+        (Simd::Avx512, Design::Blocked512) => (avx512::test_one512, avx512::set_one512::<false>),
+        #[cfg(target_arch = "x86_64")]
+        (Simd::Avx2, Design::Blocked512) => (avx2::test_one512, avx2::set_one512::<false>),
+        (_, Design::Blocked512) => (scalar::test_one512, scalar::set_one512::<false>),
+        (_, Design::Split256) if pairs => split::<true>(simd),
+        (_, Design::Split256) => split::<false>(simd),
+    }
+}
+
+/// The split-block entries on `simd` for lanes of double hashing (`PAIR`) or multiply-shift.
+fn split<const PAIR: bool>(simd: Simd) -> (TestOne, SetOne) {
+    match simd {
+        #[cfg(target_arch = "x86_64")]
+        Simd::Avx512 => (avx512::test_one256::<PAIR>, avx512::set_one256::<PAIR>),
+        #[cfg(target_arch = "x86_64")]
+        Simd::Avx2 => (avx2::test_one256::<PAIR>, avx2::set_one256::<PAIR>),
+        _ => (scalar::test_one256::<PAIR>, scalar::set_one256::<PAIR>),
+    }
+}
+
+impl Kernel {
+    /// [`Kernel::block`] without its bounds check: for any 64-bit h and n blocks, the pick
+    /// `(h · n) >> 64` is below n.
+    #[inline(always)]
+    pub(super) fn block_one<'a, const W: usize>(&self, words: &'a [u64], key: u64) -> &'a [u64; W] {
+        let blocks = words.as_chunks::<W>().0;
+        let at = self.pick(key, blocks.len());
+        debug_assert!(at < blocks.len());
+        // SAFETY: `at < blocks.len()`, as above.
+        unsafe { blocks.get_unchecked(at) }
+    }
+
+    /// [`Kernel::block_one`], to set bits in.
+    #[inline(always)]
+    pub(super) fn block_one_mut<'a, const W: usize>(
+        &self,
+        words: &'a mut [u64],
+        key: u64,
+    ) -> &'a mut [u64; W] {
+        let blocks = words.as_chunks_mut::<W>().0;
+        let at = self.pick(key, blocks.len());
+        debug_assert!(at < blocks.len());
+        // SAFETY: as above.
+        unsafe { blocks.get_unchecked_mut(at) }
+    }
+}
