@@ -96,7 +96,9 @@ impl Kernel {
             Design::Blocked512 => 8,
             Design::Split256 => 4,
         };
-        (lanes.shift == shift && blocks.words_per_block == per_block).then(|| Kernel {
+        // At least one block: the one-key picks ([`Kernel::block_one`]) hold only for n >= 1.
+        let fits = blocks.words_per_block == per_block && blocks.words.len() >= per_block;
+        (lanes.shift == shift && fits).then(|| Kernel {
             halves: Halves::new(&lanes, k as usize),
             lanes,
             k: k as usize,
@@ -196,9 +198,9 @@ macro_rules! entries {
         /// its kernel.
         $(#[$attr])*
         #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
-        pub(super) fn test_one512(kernel: &Kernel, blocks: &Blocks, key: u64) -> bool {
-            let block = kernel.block::<8>(&blocks.words, key);
-            unsafe { test512(&kernel.lanes, kernel.k, key, block) }
+        pub(super) fn test_one512<const PAIR: bool>(kernel: &Kernel, blocks: &Blocks, key: u64) -> bool {
+            let block = kernel.block_one::<8>(&blocks.words, key);
+            unsafe { test512_of(&kernel.lanes, kernel.k, kernel.lanes.key_of::<PAIR>(key), block) }
         }
 
         $(#[$attr])*
@@ -213,11 +215,12 @@ macro_rules! entries {
         $(#[$attr])*
         #[inline(never)]
         #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
-        pub(super) fn set_one512<const STEPPED: bool>(kernel: &Kernel, blocks: &mut Blocks, key: u64) {
-            let block = kernel.block_mut::<8>(&mut blocks.words, key);
+        pub(super) fn set_one512<const STEPPED: bool, const PAIR: bool>(kernel: &Kernel, blocks: &mut Blocks, key: u64) {
+            let (lanes, k) = (&kernel.lanes, kernel.k);
+            let block = kernel.block_one_mut::<8>(&mut blocks.words, key);
             match STEPPED {
-                true => super::set512_stepped::<true>(&kernel.lanes, kernel.k, key, block),
-                false => unsafe { set512(&kernel.lanes, kernel.k, key, block) },
+                true => super::set512_stepped::<true>(lanes, k, key, block),
+                false => unsafe { set512_of(lanes, k, lanes.key_of::<PAIR>(key), block) },
             }
         }
 
@@ -348,14 +351,24 @@ mod scalar {
     /// Probe by probe, exiting after each group that fails ([`all_set_in`]).
     #[inline(always)]
     pub(super) fn test512(lanes: &Lanes, k: usize, key: u64, block: &[u64]) -> bool {
-        let key = lanes.key(key);
+        test512_of(lanes, k, lanes.key(key), block)
+    }
+
+    /// [`test512`] of the key whose [`Lanes::key`] is `key`.
+    #[inline(always)]
+    fn test512_of(lanes: &Lanes, k: usize, key: (u64, u64), block: &[u64]) -> bool {
         all_set_in(block, 0, k, &|_, i| probe(lanes, key, i))
     }
 
     /// Eight probes at a time ([`set_octet`]).
     #[inline(always)]
     pub(super) fn set512(lanes: &Lanes, k: usize, key: u64, block: &mut [u64]) {
-        let key = lanes.key(key);
+        set512_of(lanes, k, lanes.key(key), block)
+    }
+
+    /// [`set512`] of the key whose [`Lanes::key`] is `key`.
+    #[inline(always)]
+    fn set512_of(lanes: &Lanes, k: usize, key: (u64, u64), block: &mut [u64]) {
         for c in 0..k.div_ceil(8) {
             let bits = std::array::from_fn(|i| lanes.index(8 * c + i, key));
             set_octet(block, &bits, k - 8 * c);
@@ -487,9 +500,15 @@ mod avx2 {
     #[inline(always)]
     pub(super) unsafe fn test512(lanes: &Lanes, k: usize, key: u64, block: &[u64]) -> bool {
         // SAFETY: AVX2.
+        unsafe { test512_of(lanes, k, lanes.key(key), block) }
+    }
+
+    /// [`test512`] of the key whose [`Lanes::key`] is `key`.
+    #[inline(always)]
+    unsafe fn test512_of(lanes: &Lanes, k: usize, key: (u64, u64), block: &[u64]) -> bool {
+        // SAFETY: AVX2.
         unsafe {
             let halves = [load(&block[..4]), load(&block[4..8])];
-            let key = lanes.key(key);
             !misses(lanes, k, 0, key, halves) && (k <= 8 || test512_beyond(lanes, k, key, block))
         }
     }

@@ -93,8 +93,14 @@ pub(super) fn test_cached_halves(
 #[inline(always)]
 pub(super) unsafe fn test512(lanes: &Lanes, k: usize, key: u64, block: &[u64]) -> bool {
     // SAFETY: AVX-512.
+    unsafe { test512_of(lanes, k, lanes.key(key), block) }
+}
+
+/// [`test512`] of the key whose [`Lanes::key`] is `key`.
+#[inline(always)]
+unsafe fn test512_of(lanes: &Lanes, k: usize, key: (u64, u64), block: &[u64]) -> bool {
+    // SAFETY: AVX-512.
     unsafe {
-        let key = lanes.key(key);
         !misses(lanes, k, 0, key, load512(block))
             && (k <= 8 || test512_beyond(lanes, k, key, block))
     }

@@ -29,7 +29,13 @@ macro_rules! set512 {
     ($(#[$attr:meta])*) => {
         #[inline(always)]
         pub(super) unsafe fn set512(lanes: &Lanes, k: usize, key: u64, block: &mut [u64]) {
-            let key = lanes.key(key);
+            // SAFETY: the caller is compiled with the path's features.
+            unsafe { set512_of(lanes, k, lanes.key(key), block) }
+        }
+
+        /// [`set512`] of the key whose [`Lanes::key`] is `key`.
+        #[inline(always)]
+        unsafe fn set512_of(lanes: &Lanes, k: usize, key: (u64, u64), block: &mut [u64]) {
             // SAFETY: the caller is compiled with the path's features.
             unsafe { set_chunk(lanes, k, 0, key, block) };
             if k > 8 {

@@ -12,8 +12,8 @@ type TestOne = unsafe fn(&Kernel, &Blocks, u64) -> bool;
 type SetOne = unsafe fn(&Kernel, &mut Blocks, u64);
 
 /// The one-key entries of `design` on `simd`; 512-bit inserts stepped if `stepped`
-/// ([`super::set512_stepped`]), split blocks' specialised to double hashing's lanes if
-/// `pairs` ([`crate::hash::Lanes::key_of`]).
+/// ([`super::set512_stepped`]), each specialised to double hashing's lanes if `pairs`
+/// ([`crate::hash::Lanes::key_of`]).
 pub(super) fn one_key_entries(
     simd: Simd,
     design: Design,
@@ -21,21 +21,35 @@ pub(super) fn one_key_entries(
     pairs: bool,
 ) -> (TestOne, SetOne) {
     match (simd, design) {
-        #[cfg(target_arch = "x86_64")]
-        (Simd::Avx512, Design::Blocked512) if stepped => {
-            (avx512::test_one512, avx512::set_one512::<true>)
-        }
-        #[cfg(target_arch = "x86_64")]
-        (Simd::Avx2, Design::Blocked512) if stepped => {
-            (avx2::test_one512, avx2::set_one512::<true>)
-        }
-        #[cfg(target_arch = "x86_64")]
-        (Simd::Avx512, Design::Blocked512) => (avx512::test_one512, avx512::set_one512::<false>),
-        #[cfg(target_arch = "x86_64")]
-        (Simd::Avx2, Design::Blocked512) => (avx2::test_one512, avx2::set_one512::<false>),
-        (_, Design::Blocked512) => (scalar::test_one512, scalar::set_one512::<false>),
+        (_, Design::Blocked512) if pairs => blocked::<true>(simd, stepped),
+        (_, Design::Blocked512) => blocked::<false>(simd, stepped),
         (_, Design::Split256) if pairs => split::<true>(simd),
         (_, Design::Split256) => split::<false>(simd),
+    }
+}
+
+/// The 512-bit entries on `simd` for lanes of double hashing (`PAIR`) or multiply-shift,
+/// inserts stepped if `stepped`.
+fn blocked<const PAIR: bool>(simd: Simd, stepped: bool) -> (TestOne, SetOne) {
+    match simd {
+        #[cfg(target_arch = "x86_64")]
+        Simd::Avx512 if stepped => (
+            avx512::test_one512::<PAIR>,
+            avx512::set_one512::<true, PAIR>,
+        ),
+        #[cfg(target_arch = "x86_64")]
+        Simd::Avx512 => (
+            avx512::test_one512::<PAIR>,
+            avx512::set_one512::<false, PAIR>,
+        ),
+        #[cfg(target_arch = "x86_64")]
+        Simd::Avx2 if stepped => (avx2::test_one512::<PAIR>, avx2::set_one512::<true, PAIR>),
+        #[cfg(target_arch = "x86_64")]
+        Simd::Avx2 => (avx2::test_one512::<PAIR>, avx2::set_one512::<false, PAIR>),
+        _ => (
+            scalar::test_one512::<PAIR>,
+            scalar::set_one512::<false, PAIR>,
+        ),
     }
 }
 
