@@ -91,7 +91,8 @@ impl Kernel {
             Design::Split256 => SPLIT_SHIFT,
         };
         let stepped = steps(Simd::best(), &lanes);
-        let (test_one, set_one) = one_key_entries(Simd::best(), design, stepped, lanes.pairs());
+        let (test_one, set_one) =
+            one_key_entries(Simd::best(), design, stepped, lanes.pairs(), k as usize);
         let per_block = match design {
             Design::Blocked512 => 8,
             Design::Split256 => 4,
@@ -137,7 +138,8 @@ impl Kernel {
     /// The same kernel on another path, or none when this CPU does not run it.
     pub(super) fn on(&self, simd: Simd) -> Option<Kernel> {
         let stepped = steps(simd, &self.lanes);
-        let (test_one, set_one) = one_key_entries(simd, self.design, stepped, self.lanes.pairs());
+        let (test_one, set_one) =
+            one_key_entries(simd, self.design, stepped, self.lanes.pairs(), self.k);
         simd.runs_here().then(|| Kernel {
             simd,
             stepped,
@@ -210,13 +212,18 @@ macro_rules! entries {
             unsafe { test256_of(&kernel.lanes, kernel.lanes.key_of::<PAIR>(key), block) }
         }
 
-        /// Stepped ([`super::set512_stepped`]) if `STEPPED`. The batched loop has its own
-        /// ([`set_cached`]): with the k > 8 lanes out of line, its values stay in registers.
+        /// Stepped ([`super::set512_stepped`]) if `STEPPED`, for k = `K` (any k if `K` is 0).
+        /// The batched loop has its own ([`set_cached`]): with the k > 8 lanes out of line,
+        /// its values stay in registers. `bloomlab bench` in cache (k = 7, key by key, 4 runs
+        /// in turn): with k a constant double hashing's insert went 6.74-7.37 -> 6.02-6.05 ns,
+        /// multiply-shift's stayed level; probes set with no branch on k (lanes beyond k
+        /// setting probe 0's bit again) cost more, 6.05-6.77 -> 8.57-8.75 ns multiply-shift,
+        /// 6.71-6.75 -> 7.79-7.88 double hashing.
         $(#[$attr])*
         #[inline(never)]
         #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
-        pub(super) fn set_one512<const STEPPED: bool, const PAIR: bool>(kernel: &Kernel, blocks: &mut Blocks, key: u64) {
-            let (lanes, k) = (&kernel.lanes, kernel.k);
+        pub(super) fn set_one512<const STEPPED: bool, const PAIR: bool, const K: usize>(kernel: &Kernel, blocks: &mut Blocks, key: u64) {
+            let (lanes, k) = (&kernel.lanes, if K == 0 { kernel.k } else { K });
             let block = kernel.block_one_mut::<8>(&mut blocks.words, key);
             match STEPPED {
                 true => super::set512_stepped::<true>(lanes, k, key, block),
