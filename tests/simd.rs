@@ -166,6 +166,32 @@ fn filters_start_on_the_widest_path_and_refuse_a_path_they_cannot_take() {
     }
 }
 
+/// A block pick `(h·n) >> 64` lies below n only for n >= 1 blocks, so a blocked filter of m
+/// below one block is refused, and a split-block one takes no kernel.
+#[test]
+fn a_filter_smaller_than_a_block_takes_no_kernel() {
+    for hash in HASHES {
+        for m in [1, 64, 511] {
+            let shape = Shape {
+                kind: FilterKind::named("blocked").unwrap(),
+                n: 1,
+                m,
+                k: 7,
+                hash,
+                math: None,
+                hash_seed: 9,
+            };
+            let refused = BlockedFilter::new(&shape, 512).unwrap_err().to_string();
+            assert!(refused.contains("512"), "blocked m={m} {hash}: {refused}");
+        }
+        for m in [1, 64, 192] {
+            if let Ok(filter) = SplitBlockFilter::new(m, hash, 9) {
+                assert_eq!(filter.simd(), None, "split m={m} {hash}");
+            }
+        }
+    }
+}
+
 /// The classic filter on multiply-shift: every vector path sets the bits of the scalar
 /// loops and gives their answers, key by key and batched, for every count of live lanes
 /// in a register and k beyond its lanes, m a power of two or not, in cache and prefetching.

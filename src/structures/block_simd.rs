@@ -91,12 +91,15 @@ impl Kernel {
             Design::Split256 => SPLIT_SHIFT,
         };
         let stepped = steps(Simd::best(), &lanes);
-        let (test_one, set_one) = one_key_entries(Simd::best(), design, stepped, lanes.pairs());
+        let (test_one, set_one) =
+            one_key_entries(Simd::best(), design, stepped, lanes.pairs(), k as usize);
         let per_block = match design {
             Design::Blocked512 => 8,
             Design::Split256 => 4,
         };
-        (lanes.shift == shift && blocks.words_per_block == per_block).then(|| Kernel {
+        // At least one block: the one-key picks ([`Kernel::block_one`]) hold only for n >= 1.
+        let fits = blocks.words_per_block == per_block && blocks.words.len() >= per_block;
+        (lanes.shift == shift && fits).then(|| Kernel {
             halves: Halves::new(&lanes, k as usize),
             lanes,
             k: k as usize,
@@ -135,7 +138,8 @@ impl Kernel {
     /// The same kernel on another path, or none when this CPU does not run it.
     pub(super) fn on(&self, simd: Simd) -> Option<Kernel> {
         let stepped = steps(simd, &self.lanes);
-        let (test_one, set_one) = one_key_entries(simd, self.design, stepped, self.lanes.pairs());
+        let (test_one, set_one) =
+            one_key_entries(simd, self.design, stepped, self.lanes.pairs(), self.k);
         simd.runs_here().then(|| Kernel {
             simd,
             stepped,
@@ -196,9 +200,9 @@ macro_rules! entries {
         /// its kernel.
         $(#[$attr])*
         #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
-        pub(super) fn test_one512(kernel: &Kernel, blocks: &Blocks, key: u64) -> bool {
-            let block = kernel.block::<8>(&blocks.words, key);
-            unsafe { test512(&kernel.lanes, kernel.k, key, block) }
+        pub(super) fn test_one512<const PAIR: bool>(kernel: &Kernel, blocks: &Blocks, key: u64) -> bool {
+            let block = kernel.block_one::<8>(&blocks.words, key);
+            unsafe { test512_of(&kernel.lanes, kernel.k, kernel.lanes.key_of::<PAIR>(key), block) }
         }
 
         $(#[$attr])*
@@ -208,16 +212,22 @@ macro_rules! entries {
             unsafe { test256_of(&kernel.lanes, kernel.lanes.key_of::<PAIR>(key), block) }
         }
 
-        /// Stepped ([`super::set512_stepped`]) if `STEPPED`. The batched loop has its own
-        /// ([`set_cached`]): with the k > 8 lanes out of line, its values stay in registers.
+        /// Stepped ([`super::set512_stepped`]) if `STEPPED`, for k = `K` (any k if `K` is 0).
+        /// The batched loop has its own ([`set_cached`]): with the k > 8 lanes out of line,
+        /// its values stay in registers. `bloomlab bench` in cache (k = 7, key by key, 4 runs
+        /// in turn): with k a constant double hashing's insert went 6.74-7.37 -> 6.02-6.05 ns,
+        /// multiply-shift's stayed level; probes set with no branch on k (lanes beyond k
+        /// setting probe 0's bit again) cost more, 6.05-6.77 -> 8.57-8.75 ns multiply-shift,
+        /// 6.71-6.75 -> 7.79-7.88 double hashing.
         $(#[$attr])*
         #[inline(never)]
         #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
-        pub(super) fn set_one512<const STEPPED: bool>(kernel: &Kernel, blocks: &mut Blocks, key: u64) {
-            let block = kernel.block_mut::<8>(&mut blocks.words, key);
+        pub(super) fn set_one512<const STEPPED: bool, const PAIR: bool, const K: usize>(kernel: &Kernel, blocks: &mut Blocks, key: u64) {
+            let (lanes, k) = (&kernel.lanes, if K == 0 { kernel.k } else { K });
+            let block = kernel.block_one_mut::<8>(&mut blocks.words, key);
             match STEPPED {
-                true => super::set512_stepped::<true>(&kernel.lanes, kernel.k, key, block),
-                false => unsafe { set512(&kernel.lanes, kernel.k, key, block) },
+                true => super::set512_stepped::<true>(lanes, k, key, block),
+                false => unsafe { set512_of(lanes, k, lanes.key_of::<PAIR>(key), block) },
             }
         }
 
@@ -306,21 +316,10 @@ macro_rules! entries {
     };
 }
 
-/// Sets bits `bits[..live]` (indexes below 512) of a 512-bit block, one word at a time.
-/// Every path inserts this way. In a standalone kernel (k = 7, 79 blocks, fastest of 7
-/// passes of CPU time) a mask assembled in vector registers (eight rotations of the
-/// indexes, or a broadcast per probe) took 7.3-8.0 ns per key where this took 4.9, and
-/// setting each probe as its index is computed, 6.3; in `bloomlab bench` the blocked
-/// insert went from 8.6 to 7.0 ns key by key.
-#[inline(always)]
-fn set_octet(block: &mut [u64], bits: &[u64; 8], live: usize) {
-    let block = &mut block[..8];
-    for (i, &bit) in bits.iter().enumerate() {
-        if i < live {
-            block[(bit >> 6) as usize & 7] |= 1 << (bit & 63);
-        }
-    }
-}
+/// The inserts every path shares, and the vector paths' `set512!`.
+#[macro_use]
+mod inserts;
+use inserts::set_octet;
 
 /// The scalar path: every CPU.
 mod scalar {
@@ -359,14 +358,24 @@ mod scalar {
     /// Probe by probe, exiting after each group that fails ([`all_set_in`]).
     #[inline(always)]
     pub(super) fn test512(lanes: &Lanes, k: usize, key: u64, block: &[u64]) -> bool {
-        let key = lanes.key(key);
+        test512_of(lanes, k, lanes.key(key), block)
+    }
+
+    /// [`test512`] of the key whose [`Lanes::key`] is `key`.
+    #[inline(always)]
+    fn test512_of(lanes: &Lanes, k: usize, key: (u64, u64), block: &[u64]) -> bool {
         all_set_in(block, 0, k, &|_, i| probe(lanes, key, i))
     }
 
     /// Eight probes at a time ([`set_octet`]).
     #[inline(always)]
     pub(super) fn set512(lanes: &Lanes, k: usize, key: u64, block: &mut [u64]) {
-        let key = lanes.key(key);
+        set512_of(lanes, k, lanes.key(key), block)
+    }
+
+    /// [`set512`] of the key whose [`Lanes::key`] is `key`.
+    #[inline(always)]
+    fn set512_of(lanes: &Lanes, k: usize, key: (u64, u64), block: &mut [u64]) {
         for c in 0..k.div_ceil(8) {
             let bits = std::array::from_fn(|i| lanes.index(8 * c + i, key));
             set_octet(block, &bits, k - 8 * c);
@@ -410,27 +419,8 @@ mod avx2 {
 
     entries!(#[target_feature(enable = "avx2")]);
 
-    /// The indexes in vector lanes, set one by one ([`set_octet`]): assembling the mask in
-    /// two registers cost more than it saved. Lanes 0..8 in line, the rest (k > 8, rare)
-    /// out of line, so that the common case has no chunk loop.
-    #[inline(always)]
-    pub(super) unsafe fn set512(lanes: &Lanes, k: usize, key: u64, block: &mut [u64]) {
-        let key = lanes.key(key);
-        // SAFETY: AVX2.
-        unsafe { set_chunk(lanes, k, 0, key, block) };
-        if k > 8 {
-            // SAFETY: compiled with the same features as this caller.
-            unsafe { set512_beyond(lanes, k, key, block) }
-        }
-    }
-
-    /// Lanes 8 and beyond of [`set512`].
-    #[target_feature(enable = "avx2")]
-    #[inline(never)]
-    fn set512_beyond(lanes: &Lanes, k: usize, key: (u64, u64), block: &mut [u64]) {
-        // SAFETY: compiled with AVX2.
-        (1..k.div_ceil(8)).for_each(|c| unsafe { set_chunk(lanes, k, c, key, block) })
-    }
+    // Assembling the mask in two registers cost more than setting the probes one by one.
+    set512!(#[target_feature(enable = "avx2")]);
 
     /// Sets the probes of lanes `8c..8c + 8` (those below k).
     #[inline(always)]
@@ -517,9 +507,15 @@ mod avx2 {
     #[inline(always)]
     pub(super) unsafe fn test512(lanes: &Lanes, k: usize, key: u64, block: &[u64]) -> bool {
         // SAFETY: AVX2.
+        unsafe { test512_of(lanes, k, lanes.key(key), block) }
+    }
+
+    /// [`test512`] of the key whose [`Lanes::key`] is `key`.
+    #[inline(always)]
+    unsafe fn test512_of(lanes: &Lanes, k: usize, key: (u64, u64), block: &[u64]) -> bool {
+        // SAFETY: AVX2.
         unsafe {
             let halves = [load(&block[..4]), load(&block[4..8])];
-            let key = lanes.key(key);
             !misses(lanes, k, 0, key, halves) && (k <= 8 || test512_beyond(lanes, k, key, block))
         }
     }

@@ -7,8 +7,8 @@ use super::blocks::{Blocks, Index, poisson_mixture, smallest_size, whole_blocks}
 use super::interface::{
     CACHE_LINE_BITS, Filter, FilterKind, Family, Membership, Origin, Shape, Structure, check_answers,
 };
-use crate::error::Result;
-use crate::structures::bloom::popcount;
+use crate::error::{Error, Result};
+use crate::structures::bloom::{MAX_BITS, popcount};
 use crate::hash::{AppliedHash, HashFamily, with_index};
 use crate::theory;
 
@@ -76,11 +76,16 @@ pub struct BlockedFilter {
 }
 
 impl BlockedFilter {
-    /// `shape.m` must be a whole number of `block_bits`-bit blocks ([`FilterKind::layout`]).
+    /// `shape.m` must be a whole number of `block_bits`-bit blocks ([`FilterKind::layout`]),
+    /// at least one: a key's block is one of them.
     pub fn new(shape: &Shape, block_bits: u64) -> Result<Self> {
         let Shape {
             m, k, hash, hash_seed, ..
         } = *shape;
+        if m < block_bits {
+            let allowed = format!("{block_bits}..={MAX_BITS}");
+            return Err(Error::invalid("m", m, "smaller than one block", allowed));
+        }
         let in_block = HashFamily::new(hash, k, block_bits, hash_seed);
         let blocks = Blocks::new(m, block_bits, hash, hash_seed)?;
         let kernel = (block_bits == BLOCK_BITS)
@@ -106,7 +111,9 @@ fn block_probe(index: Index, in_block: &HashFamily, key: u64, i: usize) -> (usiz
 }
 
 impl BlockedFilter {
-    /// [`Membership::insert`] probe by probe, for a filter without a kernel.
+    /// [`Membership::insert`] probe by probe, for a filter without a kernel. Cold, so that
+    /// the kernel's call is the one that falls through.
+    #[cold]
     #[inline(never)]
     fn insert_by_probes(&mut self, key: u64) {
         let (in_block, k) = (&self.in_block, self.k as usize);
@@ -115,7 +122,8 @@ impl BlockedFilter {
             .set(key, k, |x, i| block_probe(index, in_block, x, i)))
     }
 
-    /// [`Membership::contains`] probe by probe, for a filter without a kernel.
+    /// [`Membership::contains`] probe by probe, for a filter without a kernel; cold as above.
+    #[cold]
     #[inline(never)]
     fn contains_by_probes(&self, key: u64) -> bool {
         let (in_block, k) = (&self.in_block, self.k as usize);

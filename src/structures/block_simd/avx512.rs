@@ -93,8 +93,14 @@ pub(super) fn test_cached_halves(
 #[inline(always)]
 pub(super) unsafe fn test512(lanes: &Lanes, k: usize, key: u64, block: &[u64]) -> bool {
     // SAFETY: AVX-512.
+    unsafe { test512_of(lanes, k, lanes.key(key), block) }
+}
+
+/// [`test512`] of the key whose [`Lanes::key`] is `key`.
+#[inline(always)]
+unsafe fn test512_of(lanes: &Lanes, k: usize, key: (u64, u64), block: &[u64]) -> bool {
+    // SAFETY: AVX-512.
     unsafe {
-        let key = lanes.key(key);
         !misses(lanes, k, 0, key, load512(block))
             && (k <= 8 || test512_beyond(lanes, k, key, block))
     }
@@ -111,26 +117,7 @@ fn test512_beyond(lanes: &Lanes, k: usize, key: (u64, u64), block: &[u64]) -> bo
     }
 }
 
-/// The indexes in vector lanes (`vpmullq`), set one by one ([`set_octet`]): lanes 0..8 in
-/// line, the rest (k > 8, rare) out of line, so that the common case has no chunk loop.
-#[inline(always)]
-pub(super) unsafe fn set512(lanes: &Lanes, k: usize, key: u64, block: &mut [u64]) {
-    let key = lanes.key(key);
-    // SAFETY: AVX-512.
-    unsafe { set_chunk(lanes, k, 0, key, block) };
-    if k > 8 {
-        // SAFETY: compiled with the same features as this caller.
-        unsafe { set512_beyond(lanes, k, key, block) }
-    }
-}
-
-/// Lanes 8 and beyond of [`set512`].
-#[target_feature(enable = "avx2,avx512f,avx512dq,avx512bw,avx512vl")]
-#[inline(never)]
-fn set512_beyond(lanes: &Lanes, k: usize, key: (u64, u64), block: &mut [u64]) {
-    // SAFETY: compiled with AVX-512.
-    (1..k.div_ceil(8)).for_each(|c| unsafe { set_chunk(lanes, k, c, key, block) })
-}
+set512!(#[target_feature(enable = "avx2,avx512f,avx512dq,avx512bw,avx512vl")]);
 
 /// Sets the probes of lanes `8c..8c + 8` (those below k).
 #[inline(always)]

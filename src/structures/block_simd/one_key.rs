@@ -1,5 +1,5 @@
-//! One key's entries of a [`Kernel`], chosen once by path, design and hashing, so that a
-//! call jumps straight to code with no branch on any of them.
+//! One key's entries of a [`Kernel`], chosen once by path, design and hashing (and k, for
+//! 512-bit inserts), so that a call jumps straight to code with no branch on any of them.
 
 use super::{Blocks, Design, Kernel, scalar};
 #[cfg(target_arch = "x86_64")]
@@ -12,30 +12,59 @@ type TestOne = unsafe fn(&Kernel, &Blocks, u64) -> bool;
 type SetOne = unsafe fn(&Kernel, &mut Blocks, u64);
 
 /// The one-key entries of `design` on `simd`; 512-bit inserts stepped if `stepped`
-/// ([`super::set512_stepped`]), split blocks' specialised to double hashing's lanes if
-/// `pairs` ([`crate::hash::Lanes::key_of`]).
+/// ([`super::set512_stepped`]), each specialised to double hashing's lanes if `pairs`
+/// ([`crate::hash::Lanes::key_of`]).
 pub(super) fn one_key_entries(
     simd: Simd,
     design: Design,
     stepped: bool,
     pairs: bool,
+    k: usize,
 ) -> (TestOne, SetOne) {
     match (simd, design) {
-        #[cfg(target_arch = "x86_64")]
-        (Simd::Avx512, Design::Blocked512) if stepped => {
-            (avx512::test_one512, avx512::set_one512::<true>)
-        }
-        #[cfg(target_arch = "x86_64")]
-        (Simd::Avx2, Design::Blocked512) if stepped => {
-            (avx2::test_one512, avx2::set_one512::<true>)
-        }
-        #[cfg(target_arch = "x86_64")]
-        (Simd::Avx512, Design::Blocked512) => (avx512::test_one512, avx512::set_one512::<false>),
-        #[cfg(target_arch = "x86_64")]
-        (Simd::Avx2, Design::Blocked512) => (avx2::test_one512, avx2::set_one512::<false>),
-        (_, Design::Blocked512) => (scalar::test_one512, scalar::set_one512::<false>),
+        (_, Design::Blocked512) if pairs => blocked::<true>(simd, stepped, k),
+        (_, Design::Blocked512) => blocked::<false>(simd, stepped, k),
         (_, Design::Split256) if pairs => split::<true>(simd),
         (_, Design::Split256) => split::<false>(simd),
+    }
+}
+
+/// The 512-bit entries on `simd` for lanes of double hashing (`PAIR`) or multiply-shift,
+/// inserts stepped if `stepped` and specialised to k up to 8.
+fn blocked<const PAIR: bool>(simd: Simd, stepped: bool, k: usize) -> (TestOne, SetOne) {
+    let test: TestOne = match simd {
+        #[cfg(target_arch = "x86_64")]
+        Simd::Avx512 => avx512::test_one512::<PAIR>,
+        #[cfg(target_arch = "x86_64")]
+        Simd::Avx2 => avx2::test_one512::<PAIR>,
+        _ => scalar::test_one512::<PAIR>,
+    };
+    let set = match k {
+        1 => set512::<PAIR, 1>(simd, stepped),
+        2 => set512::<PAIR, 2>(simd, stepped),
+        3 => set512::<PAIR, 3>(simd, stepped),
+        4 => set512::<PAIR, 4>(simd, stepped),
+        5 => set512::<PAIR, 5>(simd, stepped),
+        6 => set512::<PAIR, 6>(simd, stepped),
+        7 => set512::<PAIR, 7>(simd, stepped),
+        8 => set512::<PAIR, 8>(simd, stepped),
+        _ => set512::<PAIR, 0>(simd, stepped),
+    };
+    (test, set)
+}
+
+/// The 512-bit insert on `simd` for k = `K` (any k if 0).
+fn set512<const PAIR: bool, const K: usize>(simd: Simd, stepped: bool) -> SetOne {
+    match simd {
+        #[cfg(target_arch = "x86_64")]
+        Simd::Avx512 if stepped => avx512::set_one512::<true, PAIR, K>,
+        #[cfg(target_arch = "x86_64")]
+        Simd::Avx512 => avx512::set_one512::<false, PAIR, K>,
+        #[cfg(target_arch = "x86_64")]
+        Simd::Avx2 if stepped => avx2::set_one512::<true, PAIR, K>,
+        #[cfg(target_arch = "x86_64")]
+        Simd::Avx2 => avx2::set_one512::<false, PAIR, K>,
+        _ => scalar::set_one512::<false, PAIR, K>,
     }
 }
 
