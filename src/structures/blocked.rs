@@ -111,9 +111,7 @@ fn block_probe(index: Index, in_block: &HashFamily, key: u64, i: usize) -> (usiz
 }
 
 impl BlockedFilter {
-    /// [`Membership::insert`] probe by probe, for a filter without a kernel. Cold, so that
-    /// the kernel's call is the one that falls through.
-    #[cold]
+    /// [`Membership::insert`] probe by probe, for a filter without a kernel.
     #[inline(never)]
     fn insert_by_probes(&mut self, key: u64) {
         let (in_block, k) = (&self.in_block, self.k as usize);
@@ -122,8 +120,7 @@ impl BlockedFilter {
             .set(key, k, |x, i| block_probe(index, in_block, x, i)))
     }
 
-    /// [`Membership::contains`] probe by probe, for a filter without a kernel; cold as above.
-    #[cold]
+    /// [`Membership::contains`] probe by probe, for a filter without a kernel.
     #[inline(never)]
     fn contains_by_probes(&self, key: u64) -> bool {
         let (in_block, k) = (&self.in_block, self.k as usize);
@@ -133,17 +130,24 @@ impl BlockedFilter {
     }
 }
 
+/// Key by key, the kernel's call falls through and the probe-by-probe one is the cold path.
 impl Membership for BlockedFilter {
     fn insert(&mut self, key: u64) {
         match &self.kernel {
             Some(kernel) => kernel.set(&mut self.blocks, key),
-            None => self.insert_by_probes(key),
+            None => {
+                std::hint::cold_path();
+                self.insert_by_probes(key)
+            }
         }
     }
     fn contains(&self, key: u64) -> bool {
         match &self.kernel {
             Some(kernel) => kernel.test(&self.blocks, key),
-            None => self.contains_by_probes(key),
+            None => {
+                std::hint::cold_path();
+                self.contains_by_probes(key)
+            }
         }
     }
     fn insert_many(&mut self, keys: &[u64]) -> Result<()> {
