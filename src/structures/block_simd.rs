@@ -189,12 +189,42 @@ impl Kernel {
 }
 
 /// A path's entry points, each compiled with the path's features (`$attr`) so that the
-/// kernels inline into the loops of [`Blocks`]: the module defines `test512`, `set512`,
-/// `test256` and `set256`, each `(lanes, k, key, block)`.
+/// kernels inline into the loops of [`Blocks`]: the module defines `test512_of`,
+/// `set512_of` `(lanes, k, key, block)` and `test256_of`, `set256_of` `(lanes, key, block)`,
+/// each of the key's [`Lanes::key`].
 macro_rules! entries {
     ($(#[$attr:meta])*) => {
         use super::{Blocks, Design, Kernel};
         use crate::words::prefetch_pays;
+
+        /// The kernels of a key itself, for the loops over keys.
+        #[inline(always)]
+        #[allow(unused_unsafe, reason = "the scalar kernels are safe")]
+        unsafe fn test512(lanes: &Lanes, k: usize, key: u64, block: &[u64]) -> bool {
+            // SAFETY: the caller is compiled with the path's features.
+            unsafe { test512_of(lanes, k, lanes.key(key), block) }
+        }
+
+        #[inline(always)]
+        #[allow(unused_unsafe, reason = "the scalar kernels are safe")]
+        unsafe fn set512(lanes: &Lanes, k: usize, key: u64, block: &mut [u64]) {
+            // SAFETY: as above.
+            unsafe { set512_of(lanes, k, lanes.key(key), block) }
+        }
+
+        #[inline(always)]
+        #[allow(unused_unsafe, reason = "the scalar kernels are safe")]
+        unsafe fn test256(lanes: &Lanes, key: u64, block: &[u64]) -> bool {
+            // SAFETY: as above.
+            unsafe { test256_of(lanes, lanes.key(key), block) }
+        }
+
+        #[inline(always)]
+        #[allow(unused_unsafe, reason = "the scalar kernels are safe")]
+        unsafe fn set256(lanes: &Lanes, key: u64, block: &mut [u64]) {
+            // SAFETY: as above.
+            unsafe { set256_of(lanes, lanes.key(key), block) }
+        }
 
         /// One key: an entry per design and operation, so that a call goes straight to
         /// its kernel.
@@ -251,7 +281,7 @@ macro_rules! entries {
                     blocks.all_set_many_with(keys, answers, |x, b| unsafe { test512(lanes, k, x, b) })
                 }
                 (Design::Split256, false) => {
-                    blocks.all_set_many_with(keys, answers, |x, b| unsafe { test256(lanes, k, x, b) })
+                    blocks.all_set_many_with(keys, answers, |x, b| unsafe { test256(lanes, x, b) })
                 }
             }
         }
@@ -267,7 +297,7 @@ macro_rules! entries {
                 let block = kernel.block::<W>(words, key);
                 *answer = match W {
                     8 => unsafe { test512(lanes, k, key, block) },
-                    _ => unsafe { test256(lanes, k, key, block) },
+                    _ => unsafe { test256(lanes, key, block) },
                 };
             }
         }
@@ -284,7 +314,7 @@ macro_rules! entries {
                 match (W, STEPPED) {
                     (8, true) => super::set512_stepped::<false>(lanes, k, key, block),
                     (8, false) => unsafe { set512(lanes, k, key, block) },
-                    (4, _) => unsafe { set256(lanes, k, key, block) },
+                    (4, _) => unsafe { set256(lanes, key, block) },
                     _ => unreachable!("blocks are of 8 or 4 words"),
                 }
             }
@@ -309,7 +339,7 @@ macro_rules! entries {
                     blocks.set_many_with(keys, |x, b| unsafe { set512(lanes, k, x, b) })
                 }
                 (Design::Split256, false) => {
-                    blocks.set_many_with(keys, |x, b| unsafe { set256(lanes, k, x, b) })
+                    blocks.set_many_with(keys, |x, b| unsafe { set256(lanes, x, b) })
                 }
             }
         }
@@ -357,23 +387,11 @@ mod scalar {
 
     /// Probe by probe, exiting after each group that fails ([`all_set_in`]).
     #[inline(always)]
-    pub(super) fn test512(lanes: &Lanes, k: usize, key: u64, block: &[u64]) -> bool {
-        test512_of(lanes, k, lanes.key(key), block)
-    }
-
-    /// [`test512`] of the key whose [`Lanes::key`] is `key`.
-    #[inline(always)]
     fn test512_of(lanes: &Lanes, k: usize, key: (u64, u64), block: &[u64]) -> bool {
         all_set_in(block, 0, k, &|_, i| probe(lanes, key, i))
     }
 
     /// Eight probes at a time ([`set_octet`]).
-    #[inline(always)]
-    pub(super) fn set512(lanes: &Lanes, k: usize, key: u64, block: &mut [u64]) {
-        set512_of(lanes, k, lanes.key(key), block)
-    }
-
-    /// [`set512`] of the key whose [`Lanes::key`] is `key`.
     #[inline(always)]
     fn set512_of(lanes: &Lanes, k: usize, key: (u64, u64), block: &mut [u64]) {
         for c in 0..k.div_ceil(8) {
@@ -382,17 +400,6 @@ mod scalar {
         }
     }
 
-    #[inline(always)]
-    pub(super) fn test256(lanes: &Lanes, _k: usize, key: u64, block: &[u64]) -> bool {
-        test256_of(lanes, lanes.key(key), block)
-    }
-
-    #[inline(always)]
-    pub(super) fn set256(lanes: &Lanes, _k: usize, key: u64, block: &mut [u64]) {
-        set256_of(lanes, lanes.key(key), block)
-    }
-
-    /// [`test256`] of the key whose [`Lanes::key`] is `key`.
     #[inline(always)]
     fn test256_of(lanes: &Lanes, key: (u64, u64), block: &[u64]) -> bool {
         covers(block, &mask256(lanes, key))
@@ -505,13 +512,6 @@ mod avx2 {
     }
 
     #[inline(always)]
-    pub(super) unsafe fn test512(lanes: &Lanes, k: usize, key: u64, block: &[u64]) -> bool {
-        // SAFETY: AVX2.
-        unsafe { test512_of(lanes, k, lanes.key(key), block) }
-    }
-
-    /// [`test512`] of the key whose [`Lanes::key`] is `key`.
-    #[inline(always)]
     unsafe fn test512_of(lanes: &Lanes, k: usize, key: (u64, u64), block: &[u64]) -> bool {
         // SAFETY: AVX2.
         unsafe {
@@ -520,7 +520,7 @@ mod avx2 {
         }
     }
 
-    /// Lanes 8 and beyond of [`test512`], out of line: most k are at most 8.
+    /// Lanes 8 and beyond of [`test512_of`], out of line: most k are at most 8.
     #[target_feature(enable = "avx2")]
     #[inline(never)]
     fn test512_beyond(lanes: &Lanes, k: usize, key: (u64, u64), block: &[u64]) -> bool {
@@ -544,19 +544,6 @@ mod avx2 {
         }
     }
 
-    #[inline(always)]
-    pub(super) unsafe fn test256(lanes: &Lanes, _k: usize, key: u64, block: &[u64]) -> bool {
-        // SAFETY: AVX2.
-        unsafe { test256_of(lanes, lanes.key(key), block) }
-    }
-
-    #[inline(always)]
-    pub(super) unsafe fn set256(lanes: &Lanes, _k: usize, key: u64, block: &mut [u64]) {
-        // SAFETY: AVX2.
-        unsafe { set256_of(lanes, lanes.key(key), block) }
-    }
-
-    /// [`test256`] of the key whose [`Lanes::key`] is `key`.
     #[inline(always)]
     unsafe fn test256_of(lanes: &Lanes, key: (u64, u64), block: &[u64]) -> bool {
         // SAFETY: AVX2.

@@ -64,7 +64,7 @@ unsafe fn unset(bits: __m512i, words: __m512i, live: __mmask8) -> bool {
 
 /// The batched queries in cache for double hashing's lanes from half the key ([`Halves`]):
 /// one broadcast and one multiply a key. `bloomlab bench` in cache (k = 7), batched absent:
-/// 2.08 ns a key through [`test512`], 1.70 here (medians of 6 runs).
+/// 2.08 ns a key through [`test512_of`], 1.70 here (medians of 6 runs).
 #[target_feature(enable = "avx2,avx512f,avx512dq,avx512bw,avx512vl")]
 #[inline(never)]
 pub(super) fn test_cached_halves(
@@ -91,13 +91,6 @@ pub(super) fn test_cached_halves(
 }
 
 #[inline(always)]
-pub(super) unsafe fn test512(lanes: &Lanes, k: usize, key: u64, block: &[u64]) -> bool {
-    // SAFETY: AVX-512.
-    unsafe { test512_of(lanes, k, lanes.key(key), block) }
-}
-
-/// [`test512`] of the key whose [`Lanes::key`] is `key`.
-#[inline(always)]
 unsafe fn test512_of(lanes: &Lanes, k: usize, key: (u64, u64), block: &[u64]) -> bool {
     // SAFETY: AVX-512.
     unsafe {
@@ -106,7 +99,7 @@ unsafe fn test512_of(lanes: &Lanes, k: usize, key: (u64, u64), block: &[u64]) ->
     }
 }
 
-/// Lanes 8 and beyond of [`test512`], out of line: most k are at most 8.
+/// Lanes 8 and beyond of [`test512_of`], out of line: most k are at most 8.
 #[target_feature(enable = "avx2,avx512f,avx512dq,avx512bw,avx512vl")]
 #[inline(never)]
 fn test512_beyond(lanes: &Lanes, k: usize, key: (u64, u64), block: &[u64]) -> bool {
@@ -146,19 +139,6 @@ unsafe fn load256(words: &[u64]) -> __m256i {
     unsafe { _mm256_loadu_si256(words.as_ptr().cast()) }
 }
 
-#[inline(always)]
-pub(super) unsafe fn test256(lanes: &Lanes, _k: usize, key: u64, block: &[u64]) -> bool {
-    // SAFETY: AVX-512.
-    unsafe { test256_of(lanes, lanes.key(key), block) }
-}
-
-#[inline(always)]
-pub(super) unsafe fn set256(lanes: &Lanes, _k: usize, key: u64, block: &mut [u64]) {
-    // SAFETY: AVX-512.
-    unsafe { set256_of(lanes, lanes.key(key), block) }
-}
-
-/// [`test256`] of the key whose [`Lanes::key`] is `key`.
 #[inline(always)]
 unsafe fn test256_of(lanes: &Lanes, key: (u64, u64), block: &[u64]) -> bool {
     // SAFETY: AVX-512.

@@ -20,20 +20,13 @@ pub(super) fn set_octet(block: &mut [u64], bits: &[u64; 8], live: usize) {
     }
 }
 
-/// A vector path's `set512(lanes, k, key, block)`, compiled with the path's features
-/// (`$attr`): the indexes in vector lanes, set one by one ([`set_octet`]), lanes 0..8 in
+/// A vector path's `set512_of(lanes, k, key, block)`, of the key's `Lanes::key`, compiled
+/// with the path's features (`$attr`): the indexes in vector lanes, set one by one ([`set_octet`]), lanes 0..8 in
 /// line and the rest (k > 8, rare) out of line, so that the common case has no chunk loop.
 /// The path's module defines `set_chunk(lanes, k, c, key, block)`, which sets the probes of
 /// lanes `8c..8c + 8` (those below k), and imports `Lanes`.
 macro_rules! set512 {
     ($(#[$attr:meta])*) => {
-        #[inline(always)]
-        pub(super) unsafe fn set512(lanes: &Lanes, k: usize, key: u64, block: &mut [u64]) {
-            // SAFETY: the caller is compiled with the path's features.
-            unsafe { set512_of(lanes, k, lanes.key(key), block) }
-        }
-
-        /// [`set512`] of the key whose [`Lanes::key`] is `key`.
         #[inline(always)]
         unsafe fn set512_of(lanes: &Lanes, k: usize, key: (u64, u64), block: &mut [u64]) {
             // SAFETY: the caller is compiled with the path's features.
@@ -44,7 +37,7 @@ macro_rules! set512 {
             }
         }
 
-        /// Lanes 8 and beyond of [`set512`].
+        /// Lanes 8 and beyond of [`set512_of`].
         $(#[$attr])*
         #[inline(never)]
         fn set512_beyond(lanes: &Lanes, k: usize, key: (u64, u64), block: &mut [u64]) {
