@@ -7,8 +7,8 @@ use super::blocks::{Blocks, Index, poisson_mixture, smallest_size, whole_blocks}
 use super::interface::{
     CACHE_LINE_BITS, Filter, FilterKind, Family, Membership, Origin, Shape, Structure, check_answers,
 };
-use crate::error::{Error, Result};
-use crate::structures::bloom::{MAX_BITS, popcount};
+use crate::error::Result;
+use crate::structures::bloom::popcount;
 use crate::hash::{AppliedHash, HashFamily, with_index};
 use crate::theory;
 
@@ -77,15 +77,11 @@ pub struct BlockedFilter {
 
 impl BlockedFilter {
     /// `shape.m` must be a whole number of `block_bits`-bit blocks ([`FilterKind::layout`]),
-    /// at least one: a key's block is one of them.
+    /// at least one ([`Blocks::new`] refuses others).
     pub fn new(shape: &Shape, block_bits: u64) -> Result<Self> {
         let Shape {
             m, k, hash, hash_seed, ..
         } = *shape;
-        if m < block_bits {
-            let allowed = format!("{block_bits}..={MAX_BITS}");
-            return Err(Error::invalid("m", m, "smaller than one block", allowed));
-        }
         let in_block = HashFamily::new(hash, k, block_bits, hash_seed);
         let blocks = Blocks::new(m, block_bits, hash, hash_seed)?;
         let kernel = (block_bits == BLOCK_BITS)
@@ -203,5 +199,51 @@ impl Filter for BlockedFilter {
         self.blocks.mean_over_blocks(|b| {
             (popcount(b) as f64 / block_bits).powi(self.k as i32)
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hash::HashScheme;
+    use crate::keys::KeySource;
+
+    /// The kernel (on the widest path here) sets the bits the probe-by-probe code sets and
+    /// answers as it does, one key at a time and batched: the kernel's block pick and
+    /// in-block indexes are the chooser's and the family's, for both hashings, k = 1..9, 16
+    /// and 17, one block and many.
+    #[test]
+    fn the_kernel_sets_the_bits_of_the_probes() {
+        let keys = KeySource::new(41);
+        let (inserted, absent): (Vec<u64>, Vec<u64>) =
+            (keys.inserted(300).collect(), keys.absent(300, 2000).collect());
+        for hash in [HashScheme::MultiplyShift, HashScheme::DoubleHashing] {
+            for k in (1..=9).chain([16, 17]) {
+                for m in [BLOCK_BITS, 79 * BLOCK_BITS] {
+                    let shape = Shape {
+                        kind: FilterKind::of(&STRUCTURE),
+                        n: 300,
+                        m,
+                        k,
+                        hash,
+                        math: None,
+                        hash_seed: 3,
+                    };
+                    let mut kernel = BlockedFilter::new(&shape, BLOCK_BITS).unwrap();
+                    assert!(kernel.kernel.is_some(), "{hash} k={k}: no kernel");
+                    let mut probes = BlockedFilter::new(&shape, BLOCK_BITS).unwrap();
+                    probes.kernel = None;
+                    let (half, rest) = inserted.split_at(150);
+                    for filter in [&mut kernel, &mut probes] {
+                        half.iter().for_each(|&x| filter.insert(x));
+                        filter.insert_many(rest).unwrap();
+                    }
+                    let what = format!("{hash} k={k} m={m}");
+                    assert!(kernel.blocks.words[..] == probes.blocks.words[..], "{what}");
+                    let answers = |f: &BlockedFilter| absent.iter().map(|&x| f.contains(x)).collect::<Vec<_>>();
+                    assert!(answers(&kernel) == answers(&probes), "{what}");
+                }
+            }
+        }
     }
 }

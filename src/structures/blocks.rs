@@ -68,7 +68,17 @@ pub(super) struct Blocks {
 }
 
 impl Blocks {
+    /// m must be a whole number of `block_bits`-bit blocks, at least one: the chooser picks
+    /// among `m / block_bits` blocks, and the kernels among the whole blocks of the words.
     pub(super) fn new(m: u64, block_bits: u64, scheme: HashScheme, hash_seed: u64) -> Result<Self> {
+        if m < block_bits || !m.is_multiple_of(block_bits) {
+            return Err(Error::invalid(
+                "m",
+                m,
+                format!("not a whole number of {block_bits}-bit blocks, at least one"),
+                format!("{block_bits}..={MAX_BITS}, a multiple of {block_bits}"),
+            ));
+        }
         Ok(Blocks {
             words: Words::zeroed(m)?,
             words_per_block: (block_bits / 64) as usize,
