@@ -29,7 +29,9 @@ pub(super) enum Design {
 /// A filter's in-block probes on one path.
 ///
 /// Invariant: `simd` runs on this CPU ([`Simd::runs_here`]); `lanes.shift` is 55 for
-/// [`Design::Blocked512`] (indexes below 512) and 59 for [`Design::Split256`] (below 32).
+/// [`Design::Blocked512`] (indexes below 512) and 59 for [`Design::Split256`] (below 32);
+/// the blocks hold at least one block ([`Blocks::new`]); `test_one` and `set_one` are
+/// [`one_key_entries`] of `simd`, `design`, `stepped`, `lanes.pairs()` and `k`.
 #[derive(Clone, Debug)]
 pub(super) struct Kernel {
     lanes: Lanes,
@@ -44,7 +46,7 @@ pub(super) struct Kernel {
     stepped: bool,
     /// Double hashing's lanes from half the key, for the AVX-512 path's batched queries.
     halves: Option<Halves>,
-    /// One key's entries for `simd` and `design`, chosen once: a call jumps straight to
+    /// One key's entries for the path, design, hashing and k, chosen once: a call jumps straight to
     /// its kernel, as Parquet's filters do, where matching design and path cost 0.3-0.6 ns.
     test_one: unsafe fn(&Kernel, &Blocks, u64) -> bool,
     set_one: unsafe fn(&Kernel, &mut Blocks, u64),
@@ -90,20 +92,20 @@ impl Kernel {
             Design::Blocked512 => BLOCKED_SHIFT,
             Design::Split256 => SPLIT_SHIFT,
         };
-        let stepped = steps(Simd::best(), &lanes);
-        let (test_one, set_one) =
-            one_key_entries(Simd::best(), design, stepped, lanes.pairs(), k as usize);
+        let simd = Simd::best();
+        let stepped = steps(simd, &lanes);
+        let (test_one, set_one) = one_key_entries(simd, design, stepped, lanes.pairs(), k as usize);
         let per_block = match design {
             Design::Blocked512 => 8,
             Design::Split256 => 4,
         };
         // At least one block: the one-key picks ([`Kernel::block_one`]) hold only for n >= 1.
-        let fits = blocks.words_per_block == per_block && blocks.words.len() >= per_block;
+        let fits = blocks.words_per_block == per_block && !blocks.words.is_empty();
         (lanes.shift == shift && fits).then(|| Kernel {
             halves: Halves::new(&lanes, k as usize),
             lanes,
             k: k as usize,
-            simd: Simd::best(),
+            simd,
             design,
             chooser,
             stepped,
@@ -113,6 +115,7 @@ impl Kernel {
     }
 
     /// The index of the key's block among `blocks`: [`Blocks::base`] without its dispatch.
+    /// Below `blocks` for any key when `blocks >= 1`: `(h · blocks) >> 64 < blocks`.
     #[inline(always)]
     fn pick(&self, key: u64, blocks: usize) -> usize {
         let [a, b] = self.chooser;

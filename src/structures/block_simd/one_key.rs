@@ -21,11 +21,11 @@ pub(super) fn one_key_entries(
     pairs: bool,
     k: usize,
 ) -> (TestOne, SetOne) {
-    match (simd, design) {
-        (_, Design::Blocked512) if pairs => blocked::<true>(simd, stepped, k),
-        (_, Design::Blocked512) => blocked::<false>(simd, stepped, k),
-        (_, Design::Split256) if pairs => split::<true>(simd),
-        (_, Design::Split256) => split::<false>(simd),
+    match design {
+        Design::Blocked512 if pairs => blocked::<true>(simd, stepped, k),
+        Design::Blocked512 => blocked::<false>(simd, stepped, k),
+        Design::Split256 if pairs => split::<true>(simd),
+        Design::Split256 => split::<false>(simd),
     }
 }
 
