@@ -206,7 +206,7 @@ impl Filter for BlockedFilter {
 mod tests {
     use super::*;
     use crate::hash::HashScheme;
-    use crate::keys::KeySource;
+    use crate::structures::blocks::assert_kernel_sets_the_probes;
 
     /// The kernel (on the widest path here) sets the bits the probe-by-probe code sets and
     /// answers as it does, one key at a time and batched: the kernel's block pick and
@@ -214,9 +214,6 @@ mod tests {
     /// and 17, one block and many.
     #[test]
     fn the_kernel_sets_the_bits_of_the_probes() {
-        let keys = KeySource::new(41);
-        let (inserted, absent): (Vec<u64>, Vec<u64>) =
-            (keys.inserted(300).collect(), keys.absent(300, 2000).collect());
         for hash in [HashScheme::MultiplyShift, HashScheme::DoubleHashing] {
             for k in (1..=9).chain([16, 17]) {
                 for m in [BLOCK_BITS, 79 * BLOCK_BITS] {
@@ -233,15 +230,8 @@ mod tests {
                     assert!(kernel.kernel.is_some(), "{hash} k={k}: no kernel");
                     let mut probes = BlockedFilter::new(&shape, BLOCK_BITS).unwrap();
                     probes.kernel = None;
-                    let (half, rest) = inserted.split_at(150);
-                    for filter in [&mut kernel, &mut probes] {
-                        half.iter().for_each(|&x| filter.insert(x));
-                        filter.insert_many(rest).unwrap();
-                    }
                     let what = format!("{hash} k={k} m={m}");
-                    assert!(kernel.blocks.words[..] == probes.blocks.words[..], "{what}");
-                    let answers = |f: &BlockedFilter| absent.iter().map(|&x| f.contains(x)).collect::<Vec<_>>();
-                    assert!(answers(&kernel) == answers(&probes), "{what}");
+                    assert_kernel_sets_the_probes([&mut kernel, &mut probes], |f| &f.blocks, &what);
                 }
             }
         }

@@ -307,3 +307,31 @@ pub(super) const BLOCK_SEED: u64 = 0x626c_6f63_6b73;
 
 /// The index function of a hash family ([`with_index`]).
 pub(super) type Index = fn(&HashFamily, usize, u64) -> u64;
+
+/// Test support: fills `kernel` and `probes`, the same filter, the second without its
+/// kernel, with 300 keys (150 one at a time, 150 batched) and asserts that they hold the
+/// same words and give the same answers on 2,000 absent keys.
+#[cfg(test)]
+pub(super) fn assert_kernel_sets_the_probes<F: super::interface::Membership>(
+    [kernel, probes]: [&mut F; 2],
+    blocks: fn(&F) -> &Blocks,
+    what: &str,
+) {
+    let keys = crate::keys::KeySource::new(41);
+    let inserted: Vec<u64> = keys.inserted(300).collect();
+    let (half, rest) = inserted.split_at(150);
+    for filter in [&mut *kernel, &mut *probes] {
+        half.iter().for_each(|&x| filter.insert(x));
+        filter.insert_many(rest).unwrap();
+    }
+    assert!(
+        blocks(kernel).words[..] == blocks(probes).words[..],
+        "{what}"
+    );
+    let answers = |f: &F| {
+        keys.absent(300, 2000)
+            .map(|x| f.contains(x))
+            .collect::<Vec<_>>()
+    };
+    assert!(answers(kernel) == answers(probes), "{what}");
+}

@@ -209,30 +209,21 @@ impl Filter for SplitBlockFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::keys::KeySource;
+    use crate::structures::blocks::assert_kernel_sets_the_probes;
 
     /// The kernel (on the widest path here) sets the bits the probe-by-probe code sets and
     /// answers as it does, one key at a time and batched, for both hashings, one block and
     /// many.
     #[test]
     fn the_kernel_sets_the_bits_of_the_probes() {
-        let keys = KeySource::new(43);
-        let (inserted, absent): (Vec<u64>, Vec<u64>) =
-            (keys.inserted(300).collect(), keys.absent(300, 2000).collect());
         for hash in [HashScheme::MultiplyShift, HashScheme::DoubleHashing] {
             for m in [SPLIT_BLOCK_BITS, 157 * SPLIT_BLOCK_BITS] {
                 let mut kernel = SplitBlockFilter::new(m, hash, 3).unwrap();
                 assert!(kernel.kernel.is_some(), "{hash}: no kernel");
                 let mut probes = SplitBlockFilter::new(m, hash, 3).unwrap();
                 probes.kernel = None;
-                let (half, rest) = inserted.split_at(150);
-                for filter in [&mut kernel, &mut probes] {
-                    half.iter().for_each(|&x| filter.insert(x));
-                    filter.insert_many(rest).unwrap();
-                }
-                assert!(kernel.blocks.words[..] == probes.blocks.words[..], "{hash} m={m}");
-                let answers = |f: &SplitBlockFilter| absent.iter().map(|&x| f.contains(x)).collect::<Vec<_>>();
-                assert!(answers(&kernel) == answers(&probes), "{hash} m={m}");
+                let what = format!("{hash} m={m}");
+                assert_kernel_sets_the_probes([&mut kernel, &mut probes], |f| &f.blocks, &what);
             }
         }
     }

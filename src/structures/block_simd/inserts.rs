@@ -21,8 +21,9 @@ pub(super) fn set_octet(block: &mut [u64], bits: &[u64; 8], live: usize) {
 }
 
 /// A vector path's `set512_of(lanes, k, key, block)`, of the key's `Lanes::key`, compiled
-/// with the path's features (`$attr`): the indexes in vector lanes, set one by one ([`set_octet`]), lanes 0..8 in
-/// line and the rest (k > 8, rare) out of line, so that the common case has no chunk loop.
+/// with the path's features (`$attr`): the indexes in vector lanes, set one by one
+/// ([`set_octet`]), lanes 0..8 in line and the rest (k > 8, rare) out of line, so that the
+/// common case has no chunk loop.
 /// The path's module defines `set_chunk(lanes, k, c, key, block)`, which sets the probes of
 /// lanes `8c..8c + 8` (those below k), and imports `Lanes`.
 macro_rules! set512 {
