@@ -4,7 +4,7 @@
 //! exact prediction for its m and k, with the exact binomial p-value.
 //!
 //! Run: `cargo run --release --example measure_own_filter`. Its test runs with the suite
-//! (`tests/measure_own_filter.rs` includes this file), so that it cannot rot.
+//! (`tests/it/measure_own_filter.rs` includes this file), so that it cannot rot.
 
 use bloomlab::{Membership, measure};
 

@@ -1,7 +1,7 @@
 //! A library that sizes itself from (n, ε) and refuses m and k, as rbloom does, runs in
 //! overfill and seed-check by `--fpr`; and `--param KEY=VALUE` reaches a program's header.
 
-mod common;
+use crate::common;
 
 use common::exec_fixture as fixture;
 use common::{bloomlab, text};

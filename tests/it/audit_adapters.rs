@@ -9,7 +9,7 @@ use std::path::Path;
 
 use assert_cmd::Command;
 
-mod common;
+use crate::common;
 
 use common::exec_fixture as fixture;
 
@@ -34,7 +34,7 @@ fn adapters(dir: &Path, ready: bool) {
 }
 
 fn bloomlab() -> Command {
-    let mut command = Command::cargo_bin("bloomlab").unwrap();
+    let mut command = crate::common::command();
     command.env("BLOOMLAB_EXEC_TIMEOUT", "60");
     command
 }

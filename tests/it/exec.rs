@@ -4,15 +4,12 @@
 
 use std::process::Output;
 
-use assert_cmd::Command;
-
-mod common;
+use crate::common;
 
 use common::exec_fixture as fixture;
 
 fn bloomlab(args: &[&str], timeout: &str) -> Output {
-    Command::cargo_bin("bloomlab")
-        .unwrap()
+    crate::common::command()
         .env("BLOOMLAB_EXEC_TIMEOUT", timeout)
         .args(args)
         .output()

@@ -2,11 +2,7 @@
 //! that showed no progress when stderr is not a terminal, and a run too large for the `--yes`
 //! estimate that planned before it was refused.
 
-use assert_cmd::Command;
-
-fn bloomlab() -> Command {
-    Command::cargo_bin("bloomlab").unwrap()
-}
+use crate::common::command as bloomlab;
 
 /// At n = 1007 the classic design for ε = 2^-5 has m = 7264 bits, which a quotient filter
 /// lays out alike for k = 7 and k = 8; advise took that for a structure whose table does not

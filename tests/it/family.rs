@@ -1,7 +1,7 @@
 //! The family-wise false-alarm rate of `check --reseed` with the exact bits check, measured
 //! over many simulated families shaped like the committed suite (its rows read from
 //! `results/*.csv`). Deterministic (fixed seeds); each test states its bound and prints what
-//! it measured (`cargo test --release --test family -- --nocapture`; the 100,000-family run
+//! it measured (`cargo test --release --test it family:: -- --nocapture`; the 100,000-family run
 //! at the default α with `--ignored`).
 
 use bloomlab::stats::{binomial_lower_tail, binomial_pmf, binomial_two_sided_p};

@@ -1,6 +1,6 @@
 //! Calibration of the statistics on real filters: the crate's classic filter, many hash (and
 //! key) seeds, small sizes. Every test is deterministic (fixed seeds) and states its bound;
-//! each prints what it measured (`cargo test --release --test calibration -- --nocapture`).
+//! each prints what it measured (`cargo test --release --test it calibration:: -- --nocapture`).
 //!
 //! Where a bound is a count of false alarms among N independent trials, it is the 99.9th
 //! percentile of `Binomial(N, α)`: a correct test exceeds it with probability below 0.001.

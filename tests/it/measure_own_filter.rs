@@ -2,5 +2,5 @@
 //! `#[test]`) with the suite, so that the example cannot rot.
 
 #[allow(dead_code)]
-#[path = "../examples/measure_own_filter.rs"]
+#[path = "../../examples/measure_own_filter.rs"]
 mod example;

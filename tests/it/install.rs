@@ -1,14 +1,12 @@
 //! An installed binary run outside the checkout: with no `./experiments` it uses the files
 //! built into it, and says so and how to point elsewhere.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 
 #[test]
 fn outside_the_checkout_the_built_in_experiment_files_are_used() {
     let dir = tempfile::tempdir().unwrap();
-    Command::cargo_bin("bloomlab")
-        .unwrap()
+    crate::common::command()
         .current_dir(dir.path())
         .arg("check")
         .assert()

@@ -4,8 +4,6 @@
 
 use std::process::Output;
 
-use assert_cmd::Command;
-
 /// A Bloom filter in Python sized by (n, fpr), its m bits kept 32 to a 64-bit word; it reads
 /// keys one line at a time, so that the interpreter allocates little beside its table.
 /// `logical` reports `memory_bits` = m; `both` reports `addressed_bits` = m and
@@ -55,8 +53,7 @@ while True:
 
 fn audit(script: &std::path::Path, mode: &str) -> Output {
     let filter = format!("exec:python3 {} {mode}", script.display());
-    Command::cargo_bin("bloomlab")
-        .unwrap()
+    crate::common::command()
         .args([
             "audit", "--filter", &filter, "--n", "100000", "--fpr", "1e-6",
         ])

@@ -36,3 +36,20 @@ pub fn bloomlab(args: &[&str]) -> Output {
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
+
+/// The bloomlab binary this build made.
+pub const BIN: &str = env!("CARGO_BIN_EXE_bloomlab");
+
+/// bloomlab as an `assert_cmd` command, to be given its arguments.
+pub fn command() -> assert_cmd::Command {
+    assert_cmd::Command::new(BIN)
+}
+
+/// bloomlab run to its end in `dir` with `args`.
+pub fn run_in(dir: &std::path::Path, args: &[&str]) -> Output {
+    Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}

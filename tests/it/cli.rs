@@ -1,11 +1,8 @@
 //! The command line: every subcommand and format, determinism, atomic output, bad input.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 
-fn bloomlab() -> Command {
-    Command::cargo_bin("bloomlab").unwrap()
-}
+use crate::common::command as bloomlab;
 
 const REQUIRED_FIELDS: [&str; 16] = [
     "experiment",

@@ -8,8 +8,6 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use assert_cmd::prelude::*;
-
 /// Two small definitions: a sweep with a plate, and seed-check with its verdicts.
 const DEFINITIONS: [(&str, &str); 2] = [
     (
@@ -31,8 +29,7 @@ fn reproduce_small() -> (tempfile::TempDir, PathBuf, String) {
     for (name, text) in DEFINITIONS {
         std::fs::write(experiments.join(format!("{name}.toml")), text).unwrap();
     }
-    Command::cargo_bin("bloomlab")
-        .unwrap()
+    crate::common::command()
         .arg("reproduce")
         .arg("--experiments")
         .arg(&experiments)
@@ -97,8 +94,7 @@ fn each_sections_command_regenerates_its_table() {
         let line = line.replace("&#39;", "'").replace("&quot;", "\"");
         let words = shell_words(&line);
         assert_eq!(words[0], "bloomlab", "{line}");
-        let output = Command::cargo_bin("bloomlab")
-            .unwrap()
+        let output = crate::common::command()
             .args(&words[1..])
             .args(["--format", "csv", "--quiet"])
             .output()

@@ -8,7 +8,7 @@ use std::fs;
 use std::path::Path;
 use std::process::{Command, Output};
 
-const BIN: &str = env!("CARGO_BIN_EXE_bloomlab");
+use crate::common::BIN;
 
 /// A protocol speaker in bash answering every query key absent, broken by its first
 /// argument: `straggler PIDFILE` (starts a child, never replies), `linger` (never exits after

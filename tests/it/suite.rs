@@ -59,7 +59,7 @@ fn scratch() -> (tempfile::TempDir, PathBuf, PathBuf) {
 }
 
 fn run(command: &str, experiments: &Path, results: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("bloomlab").unwrap();
+    let mut cmd = crate::common::command();
     cmd.arg(command)
         .arg("--experiments")
         .arg(experiments)

@@ -2,7 +2,6 @@
 //! and the choices the paper predicts (no filter where it cannot pay; more bits where the
 //! work is dear).
 
-use assert_cmd::Command;
 use bloomlab::experiments::advise::cost::{
     Bounded, COST_CONFIDENCE, CostInputs, INPUT_CONFIDENCE, TIMED_PASSES, cost, cost_at,
     median_interval,
@@ -14,9 +13,7 @@ use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64;
 use serde_json::Value;
 
-fn bloomlab() -> Command {
-    Command::cargo_bin("bloomlab").unwrap()
-}
+use crate::common::command as bloomlab;
 
 /// A time with the given median: a monotone, heavy-tailed transform of a uniform draw
 /// (`f(1/2) = 0`, so the median stays put).

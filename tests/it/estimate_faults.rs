@@ -4,17 +4,9 @@
 //! sets it against real runs.
 
 use std::fs;
-use std::process::{Command, Output};
+use std::process::Output;
 
-const BIN: &str = env!("CARGO_BIN_EXE_bloomlab");
-
-fn bloomlab(dir: &std::path::Path, args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap()
-}
+use crate::common::run_in as bloomlab;
 
 fn refused_with_the_estimate(out: &Output) {
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -90,7 +82,7 @@ fn an_experiment_file_runs_the_estimate_when_it_is_read() {
     assert!(!dir.path().join("results/huge.csv").exists());
 }
 
-mod common;
+use crate::common;
 
 /// `bench --estimates` runs every shape and reports estimate, CPU and wall seconds and a
 /// verdict. On tiny shapes only that it works: the ratio of a run of milliseconds on a

@@ -69,7 +69,7 @@ fn setup(filter: FilterKind, n: u64, bits_per_key: u64, k: u32, hash_seed: u64) 
 
 #[test]
 fn adapters_match_their_own_predictions() {
-    // A static peer (ribbon-filter) spends 64 bits a row: tests/peer_tables.rs sizes it.
+    // A static peer (ribbon-filter) spends 64 bits a row: tests/it/peer_tables.rs sizes it.
     for kind in FilterKind::peers().into_iter().filter(|k| !k.is_static()) {
         for (bits, k) in [(8, 5), (10, 7), (16, 11)] {
             // A structure that fixes k (a split-block filter: a bit in each of 8 words) takes its own.

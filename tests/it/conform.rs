@@ -1,15 +1,13 @@
 //! `bloomlab conform` on structures that keep the contract and on a fixture broken each way.
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 
-mod common;
+use crate::common;
 
 use common::exec_fixture as fixture;
 
 fn conform(filter: &str, extra: &[&str]) -> assert_cmd::assert::Assert {
-    Command::cargo_bin("bloomlab")
-        .unwrap()
+    crate::common::command()
         .env("BLOOMLAB_EXEC_TIMEOUT", "10")
         .args([
             "conform",

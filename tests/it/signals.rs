@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_bloomlab");
+use crate::common::BIN;
 
 /// Reads the header, starts a sleeper in its own group, writes the sleeper's id and waits.
 const STRAGGLER: &str = "read -r header\nsleep 300 &\necho $! > \"$1\"\nwait\n";

@@ -4,7 +4,6 @@
 
 use std::io::Write;
 
-use assert_cmd::Command;
 use bloomlab::hash::{Affine, HashFamily, HashScheme, IndexMath, Probes, Reduce};
 use bloomlab::keys::KeySpec;
 use bloomlab::params::{Count, MRound, MeasureParams};
@@ -188,9 +187,7 @@ fn a_key_file_sets_n_and_its_repeats_are_overlap() {
     }
 }
 
-fn bloomlab() -> Command {
-    Command::cargo_bin("bloomlab").unwrap()
-}
+use crate::common::command as bloomlab;
 
 /// Runs sweep-size with `args`; it must exit 2 naming `flag`.
 fn refused(args: &[&str], flag: &str) {

@@ -1,0 +1,50 @@
+//! The integration tests, one binary (as ripgrep keeps them): a module per area, and the
+//! helpers they share in `common`. Each module runs the built `bloomlab` as a user would.
+
+mod common;
+
+mod advise;
+mod advise_faults;
+mod architecture;
+mod audit_adapters;
+mod audit_both_ways;
+mod audit_keys;
+mod audit_progress;
+mod bench;
+mod bloom_variants;
+mod calibration;
+mod check_diagnostics;
+mod cli;
+mod conform;
+mod estimate_faults;
+mod exec;
+mod exec_faults;
+mod exec_memory;
+mod exec_text_keys;
+mod family;
+mod faults;
+mod filter;
+mod fuzz;
+mod html;
+mod input_faults;
+mod install;
+mod keys;
+mod measure_own_filter;
+mod paths;
+mod peer_tables;
+mod peers;
+mod plot;
+mod report;
+mod ribbon;
+mod self_sizing;
+mod signals;
+mod simd;
+mod sizing;
+mod statistical;
+mod stats;
+mod structures;
+mod suite;
+mod theory;
+mod widths;
+mod xor;
+mod z_spread;
