@@ -9,10 +9,13 @@
 //! Skipped: a command whose comment says `# needs a cluster`, and the main job (`reproduce`,
 //! minutes) when its comment names `.ci/run`, where it runs as `check`. A command quoted in
 //! prose as the provenance of a figure (minutes of benchmarks) is not in a code block and
-//! not run. Also: the README is a page a newcomer reads in five minutes, at most 250 lines.
+//! not run. Also: the README is a page a newcomer reads in five minutes, at most 250 lines,
+//! and every link between the pages finds its file and heading.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::common::{BIN, copy_dir, exec_fixture, text};
 
@@ -199,11 +202,22 @@ fn every_command_the_readme_and_docs_show_runs_as_they_say() {
         "too few commands found ({in_readme} in the README, {} in all): is the parser broken?",
         run.len()
     );
-    let mut failures = Vec::new();
-    for block in run.chunk_by(|a, b| a.block == b.block) {
-        let dir = scratch_for(block);
-        failures.extend(block.iter().filter_map(|shown| failure(shown, dir.path())));
-    }
+    // Two blocks at a time: the slowest (advise, 10 s of wall time) beside the others.
+    let blocks: Vec<&[&Shown]> = run.chunk_by(|a, b| a.block == b.block).collect();
+    let (next, failures) = (AtomicUsize::new(0), Mutex::new(Vec::new()));
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| {
+                while let Some(block) = blocks.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let dir = scratch_for(block);
+                    let failed = block.iter().filter_map(|shown| failure(shown, dir.path()));
+                    failures.lock().unwrap().extend(failed);
+                }
+            });
+        }
+    });
+    let mut failures = failures.into_inner().unwrap();
+    failures.sort();
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -253,5 +267,80 @@ fn the_parser_reads_prompts_continuations_comments_and_exemptions() {
                 None
             ),
         ]
+    );
+}
+
+/// GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens.
+fn anchor(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The anchors of a page's headings (outside code blocks).
+fn anchors(markdown: &str) -> Vec<String> {
+    let mut in_block = false;
+    let mut found = Vec::new();
+    for line in markdown.lines() {
+        if line.trim_start().starts_with("```") {
+            in_block = !in_block;
+        } else if !in_block && line.starts_with('#') {
+            found.push(anchor(line.trim_start_matches('#')));
+        }
+    }
+    found
+}
+
+#[test]
+fn every_link_between_the_pages_finds_its_file_and_heading() {
+    let mut broken = Vec::new();
+    for page in pages()
+        .into_iter()
+        .chain([Path::new(ROOT).join("adapters/README.md")])
+    {
+        let markdown = std::fs::read_to_string(&page).unwrap();
+        for link in markdown.split("](").skip(1) {
+            let target = link.split([')', ' ']).next().unwrap();
+            if target.contains("://") {
+                continue;
+            }
+            let (file, heading) = target.split_once('#').unwrap_or((target, ""));
+            let path = match file {
+                "" => page.clone(),
+                file => page.parent().unwrap().join(file),
+            };
+            let found = path.exists()
+                && (heading.is_empty()
+                    || anchors(&std::fs::read_to_string(&path).unwrap())
+                        .iter()
+                        .any(|a| a == heading));
+            if !found {
+                broken.push(format!("{}: {target}", page.display()));
+            }
+        }
+    }
+    assert!(
+        broken.is_empty(),
+        "links to nothing:\n{}",
+        broken.join("\n")
+    );
+}
+
+#[test]
+fn anchors_are_github_s() {
+    assert_eq!(
+        anchor(" Any filter, in any language (`exec:`, the adapters, your own Rust type)"),
+        "any-filter-in-any-language-exec-the-adapters-your-own-rust-type"
+    );
+    assert_eq!(
+        anchor(" Which filter should I use?"),
+        "which-filter-should-i-use"
     );
 }
