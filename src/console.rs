@@ -1,6 +1,6 @@
 //! The one place that writes what a run prints: results to stdout, notes and progress to
 //! stderr. Invariant: a closed or full stream never panics and never changes what a run
-//! writes to files or the status it exits with (the README's exit-status contract).
+//! writes to files or the status it exits with (the exit-status contract of docs/GUIDE.md).
 //!
 //! - stdout: the first failed write (a closed pipe, `EPIPE`; a full device, `ENOSPC`; any
 //!   other) closes stdout for the rest of the run; a closed pipe says nothing (its reader

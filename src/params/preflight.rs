@@ -104,13 +104,10 @@ pub const SECONDS_PER_KEY_OPERATION: f64 = 50e-9;
 
 /// Seconds one insert or query takes beyond its cache lines, and each cache line it touches,
 /// by where a table of `bytes` lives: within L2 (2 MiB here), within L3 (32 MiB), or in
-/// memory. Fitted on 4 December 2026 to the CPU time of whole measurements of bloomlab's
-/// classic filter at k = 7 and k = 40 (`bloomlab bench --estimates --queries Q`, Q = 10^6,
-/// 3·10^6 and 3·10^7 keys at 10 bits a key: 24, 27 and 60 ns per key at k = 7; 126, 150
-/// and 376 at k = 40) and to the blocked design's (one line: 10 and 15 ns). Those lines are
-/// the k of an insert; an absent query reads fewer, so a classic filter at its optimum
-/// costs a little less than this says. Out of cache it agrees with `bloomlab bench --k 7`
-/// (m = 2^30: 107 ns per batched insert, 35 per absent query).
+/// memory. Fitted to the CPU time of whole measurements of bloomlab's classic filter at
+/// k = 7 and k = 40 and of the blocked design (`bloomlab bench --estimates`; the figures
+/// are in docs/PERFORMANCE.md). Those lines are the k of an insert; an absent query reads
+/// fewer, so a classic filter at its optimum costs a little less than this says.
 fn line_cost(bytes: f64) -> (f64, f64) {
     if bytes <= f64::from(2u32 << 20) {
         (6e-9, 3.0e-9)

@@ -1,6 +1,6 @@
 //! The legend: what each serialised field of a row type means, read from the doc comments on
 //! the row type (through its JSON schema), and which human column shows it. The same text
-//! serves `--legend` and the README's column reference.
+//! serves `--legend`; docs/OUTPUT.md lists the fields by name.
 
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;

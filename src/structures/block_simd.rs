@@ -47,7 +47,7 @@ pub(super) struct Kernel {
     /// Double hashing's lanes from half the key, for the AVX-512 path's batched queries.
     halves: Option<Halves>,
     /// One key's entries for the path, design, hashing and k, chosen once: a call jumps straight to
-    /// its kernel, as Parquet's filters do, where matching design and path cost 0.3-0.6 ns.
+    /// its kernel, as Parquet's filters do, instead of matching design and path at every call.
     test_one: unsafe fn(&Kernel, &Blocks, u64) -> bool,
     set_one: unsafe fn(&Kernel, &mut Blocks, u64),
 }
@@ -245,13 +245,10 @@ macro_rules! entries {
             unsafe { test256_of(&kernel.lanes, kernel.lanes.key_of::<PAIR>(key), block) }
         }
 
-        /// Stepped ([`super::set512_stepped`]) if `STEPPED`, for k = `K` (any k if `K` is 0).
-        /// The batched loop has its own ([`set_cached`]): with the k > 8 lanes out of line,
-        /// its values stay in registers. `bloomlab bench` in cache (k = 7, key by key, 4 runs
-        /// in turn): with k a constant double hashing's insert went 6.74-7.37 -> 6.02-6.05 ns,
-        /// multiply-shift's stayed level; probes set with no branch on k (lanes beyond k
-        /// setting probe 0's bit again) cost more, 6.05-6.77 -> 8.57-8.75 ns multiply-shift,
-        /// 6.71-6.75 -> 7.79-7.88 double hashing.
+        /// Stepped ([`super::set512_stepped`]) if `STEPPED`, for k = `K` (any k if `K` is 0):
+        /// a constant k, and lanes past k left unset rather than setting probe 0's bit again,
+        /// were the faster (docs/PERFORMANCE.md). The batched loop has its own
+        /// ([`set_cached`]): with the k > 8 lanes out of line, its values stay in registers.
         $(#[$attr])*
         #[inline(never)]
         #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]

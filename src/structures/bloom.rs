@@ -187,13 +187,7 @@ impl BloomFilter {
     }
 
     /// [`BloomFilter::contains`] on the scalar loops, out of line so that the vector path
-    /// saves none of the registers they need. `bloomlab bench` in cache (k = 7, key by key,
-    /// medians of 4-5 runs taken in turn against this): the loops inline in `contains` took
-    /// double hashing's absent keys 6.14 -> 5.93 ns but multiply-shift's vector path, which
-    /// then saves six registers, 5.92 -> 6.57 absent and 6.55 -> 7.12 present; the first
-    /// group here and the rest out of line, 6.16 -> 5.94 absent and 9.07 -> 9.97 present; a
-    /// function of double hashing's own, 6.19 -> 6.18 (its loop keeps multiples of the step
-    /// on the stack).
+    /// saves none of the registers they need (the layouts tried: docs/PERFORMANCE.md).
     #[inline(never)]
     fn contains_scalar(&self, key: u64) -> bool {
         with_index!(self.hashes, index => self.all_set(key, |i, x| index(&self.hashes, i, x)))

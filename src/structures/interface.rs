@@ -262,7 +262,7 @@ pub type Design = fn(n: u64, fpr: f64) -> Result<(u64, u32)>;
 pub struct Structure {
     /// What `--filter` and every table call it: `classic`, `growable-bloom-filter`.
     pub name: &'static str,
-    /// One line, for `--help` and the README.
+    /// One line, for `--help`.
     pub help: &'static str,
     pub origin: Origin,
     /// It can remove a key ([`Filter::delete`]).

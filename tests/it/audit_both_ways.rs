@@ -17,7 +17,7 @@ fn audit(filter: &str, extra: &[&str]) -> Output {
 #[test]
 fn a_filter_that_drops_inserts_fails_with_its_first_lost_key() {
     let dropping = format!("exec:{} --break drop-half", fixture());
-    // The README's CI step: --fail-above alone, which the lost keys' low rate passes.
+    // The CI step of README.md and docs/GUIDE.md: --fail-above alone, which the lost keys' low rate passes.
     let out = audit(&dropping, &["--loads", "1", "--fail-above", "1.2"]);
     let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
     assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");

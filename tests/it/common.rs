@@ -53,3 +53,19 @@ pub fn run_in(dir: &std::path::Path, args: &[&str]) -> Output {
         .output()
         .unwrap()
 }
+
+/// Copies the files of `from` whose stem is in `names` (every file and sub-folder when
+/// `names` is empty).
+pub fn copy_dir(from: &std::path::Path, to: &std::path::Path, names: &[&str]) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let path = entry.unwrap().path();
+        let stem = path.file_stem().unwrap().to_str().unwrap();
+        let to = to.join(path.file_name().unwrap());
+        if path.is_file() && (names.is_empty() || names.contains(&stem)) {
+            std::fs::copy(&path, to).unwrap();
+        } else if path.is_dir() && names.is_empty() {
+            copy_dir(&path, &to, names);
+        }
+    }
+}

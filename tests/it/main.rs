@@ -16,6 +16,7 @@ mod calibration;
 mod check_diagnostics;
 mod cli;
 mod conform;
+mod docs;
 mod estimate_faults;
 mod exec;
 mod exec_faults;

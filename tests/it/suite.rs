@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use crate::common::copy_dir;
 use assert_cmd::Command;
 use bloomlab::suite::{self, Comparisons, Reseed, holm_rejections, normal_two_sided_p};
 use indicatif::ProgressBar;
@@ -16,22 +17,6 @@ const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// A small definition (five rows, milliseconds) for the tests that only need one to run.
 const SMALL: &str = "command = \"sweep-size\"\n[params]\nn = 500\nk = 4\nbits_per_key = \"4..12:2\"\nqueries = 5000\n";
-
-/// Copies the files of `from` whose stem is in `names` (every file and sub-folder when
-/// `names` is empty).
-fn copy_dir(from: &Path, to: &Path, names: &[&str]) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let path = entry.unwrap().path();
-        let stem = path.file_stem().unwrap().to_str().unwrap();
-        let to = to.join(path.file_name().unwrap());
-        if path.is_file() && (names.is_empty() || names.contains(&stem)) {
-            fs::copy(&path, to).unwrap();
-        } else if path.is_dir() && names.is_empty() {
-            copy_dir(&path, &to, names);
-        }
-    }
-}
 
 /// A scratch copy of the checked-in experiments named (all when empty) and their results.
 fn scratch_of(names: &[&str]) -> (tempfile::TempDir, PathBuf, PathBuf) {

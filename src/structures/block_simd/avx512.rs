@@ -63,8 +63,7 @@ unsafe fn unset(bits: __m512i, words: __m512i, live: __mmask8) -> bool {
 }
 
 /// The batched queries in cache for double hashing's lanes from half the key ([`Halves`]):
-/// one broadcast and one multiply a key. `bloomlab bench` in cache (k = 7), batched absent:
-/// 2.08 ns a key through [`test512_of`], 1.70 here (medians of 6 runs).
+/// one broadcast and one multiply a key, fewer than through [`test512_of`].
 #[target_feature(enable = "avx2,avx512f,avx512dq,avx512bw,avx512vl")]
 #[inline(never)]
 pub(super) fn test_cached_halves(

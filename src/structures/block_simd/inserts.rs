@@ -2,14 +2,8 @@
 //! time ([`set_octet`]), and the vector paths' entry ([`set512!`]).
 
 /// Sets bits `bits[..live]` (indexes below 512) of a 512-bit block, one word at a time.
-/// Every path inserts this way. In a standalone kernel (k = 7, 79 blocks, fastest of 7
-/// passes of CPU time) a mask assembled in vector registers (eight rotations of the
-/// indexes, or a broadcast per probe) took 7.3-8.0 ns per key where this took 4.9, and
-/// setting each probe as its index is computed, 6.3; in `bloomlab bench` the blocked
-/// insert went from 8.6 to 7.0 ns key by key. With AVX-512, a mask gathered from a table of
-/// eight one-word lanes (`vpermq` of the probe's bit, one `vpternlogq` a probe) and written
-/// with one load and one store took 7.39 ns key by key where this took 6.40 (multiply-shift,
-/// k = 7, in cache, medians of 4 runs taken in turn).
+/// Every path inserts this way: faster than a mask assembled in vector registers and
+/// written at once, on every path tried (docs/PERFORMANCE.md).
 #[inline(always)]
 pub(super) fn set_octet(block: &mut [u64], bits: &[u64; 8], live: usize) {
     let block = &mut block[..8];

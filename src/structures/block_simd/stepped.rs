@@ -20,9 +20,7 @@ pub(super) fn doubles(lanes: &Lanes) -> bool {
 /// `mul_i·y + add_i + c` where `mul_i = i` and `add_i = 0` (double hashing's, [`steps`]), so
 /// the same bits, in general registers. For one key (`ONE_KEY`) each `i·y` is a product by
 /// a constant, all at once, so the stores' addresses are known soonest; in a loop over keys,
-/// g steps by y, fewer instructions. `bloomlab bench` in cache (k = 7): the products took
-/// 7.0 ns key by key and 6.1 batched, the steps 7.3 and 5.3; in a standalone kernel the
-/// vector lanes' products took 7.0 and 6.3 where the steps took 6.4 and 5.7.
+/// g steps by y, fewer instructions (each the faster where it is used: docs/PERFORMANCE.md).
 #[inline(always)]
 pub(super) fn set512_stepped<const ONE_KEY: bool>(
     lanes: &Lanes,
