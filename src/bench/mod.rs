@@ -9,7 +9,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
-use crate::hash::HashScheme;
+use crate::hash::{HashScheme, Simd};
 use crate::keys::KeySource;
 pub use crate::pipeline::timing::{BenchSize, Subject, default_sizes};
 use crate::pipeline::timing::{
@@ -18,9 +18,12 @@ use crate::pipeline::timing::{
 };
 use crate::report::{Cell, Column, Record, col};
 use crate::structures::{Family, Filter, FilterKind, Structure};
+use notes::notes;
 use placement::placements;
 
 pub mod estimates;
+pub mod machine;
+mod notes;
 mod placement;
 pub mod tables;
 mod time_rate;
@@ -53,11 +56,33 @@ pub struct Contender {
 }
 
 impl Contender {
-    /// An empty filter of m bits and k hashes for n keys.
-    pub fn build(&self, m: u64, k: u32, n: u64, seed: u64) -> Result<Box<dyn Filter>> {
-        match &self.maker {
-            Maker::Own(kind, hash) => kind.build(n, m, k, *hash, seed),
-            Maker::Peer(build) => build(m, k, seed),
+    /// An empty filter of m bits and k hashes for n keys, bloomlab's on vector path `simd`
+    /// where it has code for it ([`Filter::take_path`]; none: the widest this CPU runs).
+    pub fn build(
+        &self,
+        m: u64,
+        k: u32,
+        n: u64,
+        seed: u64,
+        simd: Option<Simd>,
+    ) -> Result<Box<dyn Filter>> {
+        let mut filter = match &self.maker {
+            Maker::Own(kind, hash) => kind.build(n, m, k, *hash, seed)?,
+            Maker::Peer(build) => build(m, k, seed)?,
+        };
+        if let Some(simd) = simd {
+            filter.take_path(simd);
+        }
+        Ok(filter)
+    }
+
+    /// The vector path a filter of this contender takes: its [`Filter::vector_path`], else
+    /// `scalar` for bloomlab's and the crate's own for a peer's.
+    fn path(&self, filter: &dyn Filter) -> &'static str {
+        match (filter.vector_path(), &self.maker) {
+            (Some(simd), _) => simd.name(),
+            (None, Maker::Own(..)) => Simd::Scalar.name(),
+            (None, Maker::Peer(_)) => "the crate's",
         }
     }
 }
@@ -174,6 +199,9 @@ pub struct BenchConfig {
     pub seed: u64,
     /// The long sweep: every contender at every size, and the 1024-bit blocked design.
     pub full: bool,
+    /// The vector path bloomlab's filters are forced onto (`--simd`); none: the widest
+    /// this CPU runs.
+    pub simd: Option<Simd>,
 }
 
 /// One contender, one operation, at one size and k.
@@ -216,6 +244,11 @@ pub struct BenchRow {
     pub ratio_to_fastest_peer: Option<f64>,
     /// `ns_per_key / (lines_per_key · ns_line_independent)`: 1 is the memory limit.
     pub ratio_to_limit: f64,
+    /// The vector path that computed the row's probes ([`Simd`]): `scalar` for bloomlab's
+    /// code without vector lanes, `the crate's` for a peer.
+    pub path: String,
+    /// The machine that timed the row ([`machine::Machine::describe`]).
+    pub cpu: String,
 }
 
 impl Record for BenchRow {
@@ -229,6 +262,7 @@ impl Record for BenchRow {
             col("m", Cell::Plain("m")).wide_only(),
             col("k", Cell::Plain("k")),
             col("batched", Cell::Plain("batched")),
+            col("path", Cell::Plain("path")),
             col("ns/key", Cell::Fixed("ns_per_key", 1)),
             col("min", Cell::Fixed("ns_min", 1)),
             col("max", Cell::Fixed("ns_max", 1)),
@@ -236,6 +270,7 @@ impl Record for BenchRow {
             col("lines", Cell::Fixed("lines_per_key", 2)),
             col("× fastest peer", Cell::Fixed("ratio_to_fastest_peer", 2)),
             col("× limit", Cell::Fixed("ratio_to_limit", 2)),
+            col("cpu", Cell::Plain("cpu")).wide_only(),
         ]
     }
 }
@@ -247,6 +282,10 @@ struct SizeRun<'a> {
     keys: KeySource,
     pass_keys: PassKeys,
     lines: LineBuffer,
+    /// [`BenchConfig::simd`].
+    simd: Option<Simd>,
+    /// [`BenchRow::cpu`].
+    cpu: String,
 }
 
 /// A contender's filter at one size and k, filled, with the ns per key of each pass of each
@@ -278,7 +317,7 @@ impl<'c> Entrant<'c> {
         seed: u64,
     ) -> Result<Self> {
         let k = contender.design.k_for(k);
-        let mut filter = contender.build(run.size.m, k, run.n, seed)?;
+        let mut filter = contender.build(run.size.m, k, run.n, seed, run.simd)?;
         if !reinsert_is_idempotent(&*filter) {
             return Err(crate::error::Error::Unsupported {
                 filter: filter.kind().name(),
@@ -291,7 +330,7 @@ impl<'c> Entrant<'c> {
         let copies = placements(filter.memory_bits(), rounds);
         let mut filters = vec![filter];
         for _ in 1..copies {
-            let mut copy = contender.build(run.size.m, k, run.n, seed)?;
+            let mut copy = contender.build(run.size.m, k, run.n, seed, run.simd)?;
             insert_keys(&mut *copy, &run.keys, run.n)?;
             filters.push(copy);
         }
@@ -360,6 +399,8 @@ impl<'c> Entrant<'c> {
                     ns_line_independent: f64::NAN,
                     ratio_to_fastest_peer: None,
                     ratio_to_limit: f64::NAN,
+                    path: contender.path(&*self.filters[0]).into(),
+                    cpu: run.cpu.clone(),
                 }
             })
             .collect()
@@ -441,6 +482,7 @@ pub fn run(config: &BenchConfig, progress: &ProgressBar) -> Result<(Vec<BenchRow
     }
     progress.inc_length((config.sizes.len() * config.ks.len() * contenders.len()) as u64);
     let (mut rows, mut limits) = (Vec::new(), Vec::new());
+    let cpu = machine::Machine::here().describe();
     for size in &config.sizes {
         let n = crate::theory::keys_at(size.m, config.bits_per_key);
         let keys = KeySource::new(config.seed);
@@ -450,6 +492,8 @@ pub fn run(config: &BenchConfig, progress: &ProgressBar) -> Result<(Vec<BenchRow
             pass_keys: PassKeys::new(&keys, n, config.queries),
             keys,
             lines: LineBuffer::new(size.m / 8, config.seed)?,
+            simd: config.simd,
+            cpu: cpu.clone(),
         };
         let mut limit_passes = [Vec::new(), Vec::new()];
         let first_row = rows.len();
@@ -472,86 +516,13 @@ pub fn run(config: &BenchConfig, progress: &ProgressBar) -> Result<(Vec<BenchRow
                 progress.inc(of_design.count() as u64);
             }
         }
-        let [dependent, independent] = limit_passes.map(|ns| Passes::of(ns).median);
+        let [dependent, independent] = limit_passes.map(Passes::of);
         let limit = run.lines.rate(dependent, independent);
         set_limit(&mut rows[first_row..], &limit);
         limits.push(limit);
     }
     set_peer_ratios(&mut rows);
     Ok((rows, limits))
-}
-
-/// The reader's summary: the limit at each size, and for each design a peer implements,
-/// bloomlab's best time over the fastest peer's.
-pub fn notes(rows: &[BenchRow], limits: &[LineRate], config: &BenchConfig) -> Vec<String> {
-    let full = config.full;
-    let mut notes: Vec<String> = limits
-        .iter()
-        .map(|l| {
-            format!(
-                "limit in a {}-byte buffer: a dependent random line read {:.1} ns, independent (prefetched) {:.1} ns",
-                l.bytes, l.dependent_ns, l.independent_ns
-            )
-        })
-        .collect();
-    for row in rows.iter().filter(|r| r.peer == "bloomlab" && r.batched) {
-        if let Some(ratio) = row.ratio_to_fastest_peer {
-            notes.push(format!(
-                "{} {} {} k={}: bloomlab on {} batched {:.2}x the fastest peer, {:.2}x the limit",
-                row.structure, row.operation, row.size, row.k, row.hash, ratio, row.ratio_to_limit
-            ));
-        }
-    }
-    notes.extend(design_rates(rows));
-    let blocked = crate::structures::blocked::STRUCTURE.name;
-    if rows.iter().any(|r| r.structure == blocked) {
-        notes.push(NO_BLOCKED_PEER.into());
-    }
-    let hashes = |name: &str| rows.iter().any(|r| r.peer == "bloomlab" && r.hash == name);
-    if hashes("multiply-shift") && hashes("double-hashing") {
-        notes.push("multiply-shift computes k independent functions (the essay's hash: per probe a multiplication, and a second one unless m is a power of two); double-hashing derives the k from one pair per key, as fastbloom does: like against like".into());
-    }
-    notes.push("CPU time of the bench thread; medians of the passes, min and max beside. The machine's other load still moves them: compare rows within one run".into());
-    if rows.iter().any(|r| placements(r.m, config.passes) > 1) {
-        notes.push("in cache each pass times its own copy of the filter (its own allocation), since where a filter lies can move an in-cache insert by up to 2x: a max far above the median may be one placement's".into());
-    }
-    if !full {
-        for contender in contenders(false) {
-            if let Some(why) = contender.in_cache_only {
-                let peer = contender.peer;
-                notes.push(format!("{peer} ({why}) is timed out of cache with --full"));
-            }
-        }
-    }
-    notes
-}
-
-/// For each size, k and design, bloomlab's fastest batched absent query beside the rate it
-/// measured: what a faster design costs in accuracy at the same bits per key.
-fn design_rates(rows: &[BenchRow]) -> Vec<String> {
-    let absent = |r: &&BenchRow| r.peer == "bloomlab" && r.batched && r.operation == "absent";
-    let mut notes = Vec::new();
-    for row in rows.iter().filter(absent) {
-        let same =
-            |r: &&BenchRow| (&r.structure, &r.size, r.k) == (&row.structure, &row.size, row.k);
-        let fastest = rows
-            .iter()
-            .filter(absent)
-            .filter(same)
-            .min_by(|a, b| a.ns_per_key.total_cmp(&b.ns_per_key));
-        if fastest.is_some_and(|f| std::ptr::eq(f, row)) {
-            notes.push(format!(
-                "{} {} k={}: {:.2} ns per absent query batched ({}) at a rate of {:.3}%",
-                row.structure,
-                row.size,
-                row.k,
-                row.ns_per_key,
-                row.hash,
-                100.0 * row.fpr_measured
-            ));
-        }
-    }
-    notes
 }
 
 /// `x` to two decimals, as the tables print ns.
@@ -577,6 +548,8 @@ mod tests {
             pass_keys: PassKeys::new(&keys, n, 1000),
             keys,
             lines: LineBuffer::new(size.m / 8, seed).unwrap(),
+            simd: None,
+            cpu: String::new(),
         };
         let all = contenders(false);
         let mut entrant = Entrant::enter(&all[0], 7, &run, 3, seed).unwrap();

@@ -3,10 +3,12 @@
 
 use indicatif::ProgressBar;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::hash::Simd;
 use crate::params::{ShapeParams, ValueList, check_count};
 use crate::report::Table;
 
+use super::machine::{Machine, Sharing, trust_notes};
 use super::{BenchConfig, contenders, default_sizes, notes, run, time_versus_rate};
 
 /// The bench's flags as the user gives them.
@@ -23,12 +25,19 @@ pub struct BenchRequest<'a> {
     pub passes: u32,
     /// Time against rate across k instead.
     pub sweep_k: bool,
+    /// The vector path to force bloomlab's filters onto (`--simd`); none: the widest here.
+    pub simd: Option<Simd>,
 }
 
 impl BenchRequest<'_> {
     /// The configuration, every flag checked before any work: k in 1..=64, bits per key in
-    /// (0, 10000], queries in 1..=10^8, passes in 1..=100.
+    /// (0, 10000], queries in 1..=10^8, passes in 1..=100, a `--simd` path this CPU runs.
     pub fn config(&self) -> Result<BenchConfig> {
+        if let Some(simd) = self.simd.filter(|s| !s.runs_here()) {
+            let available: Vec<&str> = Simd::available().iter().map(|s| s.name()).collect();
+            let reason = format!("this CPU ({}) lacks it", Machine::here().describe());
+            return Err(Error::invalid("simd", simd, reason, available.join(", ")));
+        }
         let probe = ShapeParams {
             k: Some(ValueList::parse(
                 "k",
@@ -53,6 +62,7 @@ impl BenchRequest<'_> {
             passes: self.passes,
             seed: 1,
             full: self.full,
+            simd: self.simd,
         })
     }
 
@@ -67,11 +77,25 @@ impl BenchRequest<'_> {
     }
 }
 
-/// The bench's table: every design and peer timed, with its notes.
+/// The bench's table: every design and peer timed, with its notes; the title names the
+/// machine and the vector path, the notes say when other processes or a wide spread of the
+/// line-limit passes make the figures untrustworthy ([`trust_notes`]).
 pub fn bench_table(config: &BenchConfig, progress: &ProgressBar) -> Result<Table> {
+    let sharing = Sharing::start();
     let (rows, limits) = run(config, progress)?;
-    let mut table = Table::from_rows("bench: CPU ns per key, single thread", &rows)?;
-    table.notes = notes(&rows, &limits, config);
+    let shared = sharing.since();
+    let machine = Machine::here();
+    let path = match config.simd {
+        Some(simd) => format!("{simd}, forced (--simd)"),
+        None => format!("{}, the widest this CPU runs", Simd::best()),
+    };
+    let title = format!(
+        "bench: CPU ns per key, single thread, on {}; bloomlab's vector path {path}",
+        machine.describe()
+    );
+    let mut table = Table::from_rows(title, &rows)?;
+    table.notes = trust_notes(&shared, &limits, machine.cpus);
+    table.notes.extend(notes(&rows, &limits, config));
     if contenders(config.full).iter().all(|c| c.peer == "bloomlab") {
         table.notes.push(
             "peers not built: this build left out the `peers` feature (on by default)".into(),

@@ -6,6 +6,7 @@ use clap::Args;
 
 use bloomlab::Result;
 use bloomlab::bench::{self, tables, tables::BenchRequest};
+use bloomlab::hash::Simd;
 use bloomlab::params::preflight;
 use bloomlab::report::{Table, progress_bar};
 
@@ -16,7 +17,7 @@ use super::output::{OutputArgs, emit};
 pub(super) static BENCH: Fixed<BenchArgs> = Fixed {
     name: "bench",
     about: "Time insert and query against the peer crates, or time against rate across k",
-    after_help: "Each bloomlab design (classic, blocked, split-block) is timed key by key and batched\n(insert_many/contains_many) on multiply-shift, and classic and blocked also on\ndouble-hashing (one hash pair per key, the derivation fastbloom uses), beside the peer\ncrates of its design at equal m and k on the same keys, each peer on its fastest hasher\n(fastbloom on foldhash; bloomfilter takes only SipHash-1-3; sbbf-rs, the split-block\ndesign, takes hashes: bloomlab's multiply-shift, timed with it; no Rust crate implements\nthe 512-bit blocked design); the `peers` feature, on by default. The memory\nlimit is measured in the same run: random cache-line reads, dependent and independent,\nin a buffer of each size.\n\nTimes are CPU ns per key of the bench thread, the median of --passes passes with the\nfastest and slowest. A design's contenders take their passes in turn, with a pass of the\nline reads in each round, so that the machine's other load slows them alike (out of cache\nthe design's filters are held at once: classic three of 128 MiB, four with --full).\nIn cache each pass times a copy of the filter of its own (its own allocation), so\nthat where one copy lies does not decide a run's median (docs/PERFORMANCE.md).\nSizes: in-cache m = 40000, out-of-cache m = 2^30 bits, each filled to --bits-per-key;\ninserts time the keys again into the filled filter.\n\nExamples:\n  bloomlab bench\n  bloomlab bench --size in-cache --k 4,7\n  bloomlab bench --full --format csv\n  bloomlab bench --sweep-k --format csv\n  bloomlab bench --workloads",
+    after_help: "Each bloomlab design (classic, blocked, split-block) is timed key by key and batched\n(insert_many/contains_many) on multiply-shift, and classic and blocked also on\ndouble-hashing (one hash pair per key, the derivation fastbloom uses), beside the peer\ncrates of its design at equal m and k on the same keys, each peer on its fastest hasher\n(fastbloom on foldhash; bloomfilter takes only SipHash-1-3; sbbf-rs, the split-block\ndesign, takes hashes: bloomlab's multiply-shift, timed with it; no Rust crate implements\nthe 512-bit blocked design); the `peers` feature, on by default. The memory\nlimit is measured in the same run: random cache-line reads, dependent and independent,\nin a buffer of each size.\n\nTimes are CPU ns per key of the bench thread, the median of --passes passes with the\nfastest and slowest. A design's contenders take their passes in turn, with a pass of the\nline reads in each round, so that the machine's other load slows them alike (out of cache\nthe design's filters are held at once: classic three of 128 MiB, four with --full).\nIn cache each pass times a copy of the filter of its own (its own allocation), so\nthat where one copy lies does not decide a run's median (docs/PERFORMANCE.md).\nSizes: in-cache m = 40000, out-of-cache m = 2^30 bits, each filled to --bits-per-key;\ninserts time the keys again into the filled filter.\n\nThe title and every row name the CPU and the vector path that computed the probes\n(--simd forces one, to time a path this CPU would not choose); the notes say when other\nprocesses shared the machine or the line-limit passes spread widely: then the figures are\nnot to be trusted.\n\nExamples:\n  bloomlab bench\n  bloomlab bench --size in-cache --k 4,7\n  bloomlab bench --full --format csv\n  bloomlab bench --simd avx2 --format csv --out avx2.csv\n  bloomlab bench --sweep-k --format csv\n  bloomlab bench --workloads",
     run: run_bench,
 };
 
@@ -48,6 +49,10 @@ pub(super) struct BenchArgs {
     /// Instead: ns per absent query beside the measured rate for each k, out of cache
     #[arg(long)]
     sweep_k: bool,
+    /// The vector path bloomlab's filters compute their probes on: avx512, avx2 or scalar
+    /// (refused where this CPU lacks it) [default: the widest this CPU runs]
+    #[arg(long, value_parser = clap::value_parser!(Simd))]
+    simd: Option<Simd>,
     /// Instead: RocksDB filter_bench's workloads (95% absent / 95% present mixes, net of a
     /// dry run, many small filters under skewed access); --full runs them after the bench,
     /// into OUT.workloads.EXT with --out
@@ -110,6 +115,7 @@ impl BenchArgs {
             queries: self.queries,
             passes: self.passes,
             sweep_k: self.sweep_k,
+            simd: self.simd,
         }
     }
 }

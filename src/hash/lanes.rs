@@ -9,7 +9,8 @@ use super::{HashFamily, IndexPath, SLOTS};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Simd {
     Scalar,
-    /// AVX2: 4 × 64-bit lanes; a 64-bit product from three 32-bit multiplies.
+    /// AVX2: 4 × 64-bit lanes, a product from three 32-bit multiplies; or 8 × 32-bit lanes
+    /// of the high halves, from 32-bit limbs ([`Limbs`]).
     Avx2,
     /// AVX-512 F, DQ, BW and VL: 8 × 64-bit lanes, `vpmullq`.
     Avx512,
@@ -125,6 +126,76 @@ fn from_pair([[a0, b0], [a1, b1]]: [[u64; 2]; 2], x: u64) -> (u64, u64) {
     )
 }
 
+/// Lanes per chunk of [`Limbs`]: eight 32-bit words, one AVX2 register.
+pub const LIMB_LANES: usize = 8;
+
+/// [`Lanes`] in 32-bit limbs, for vector code without 64-bit products (AVX2): the high 32
+/// bits of `g_i = mul_i·y + add_i + c` from one 32×32→64 product and two 32-bit ones, in
+/// eight lanes of a register, exactly the high half of [`Lanes::index`]'s g. With `u = lo·2^32`
+/// splitting each value into high and low halves (`mul_i = mh·2^32 + ml`, `y = yh·2^32 + yl`,
+/// `add_i = ah·2^32 + al`, `c = ch·2^32 + cl`):
+///
+/// `g_i >> 32 = (L >> 32) + mh·yl + ml·yh + ah + ch  (mod 2^32)`, `L = ml·yl + al + cl`,
+///
+/// where L, at most `(2^32-1)^2 + 2(2^32-1) = 2^64 - 1`, does not overflow 64 bits.
+/// Chunk c holds lanes `8c..8c + 8`; the 64-bit products go two registers a chunk, the
+/// even lanes in one and the odd in the other, so that their high halves interleave back
+/// into lane order with one blend.
+#[derive(Clone, Debug)]
+#[repr(C, align(64))]
+pub struct Limbs {
+    /// `ml` of lanes `8c + 2j` (`even[c][j]`) and `8c + 2j + 1` (`odd[c][j]`), zero-extended.
+    pub even_mul: [[u64; 4]; SLOTS / LIMB_LANES],
+    pub odd_mul: [[u64; 4]; SLOTS / LIMB_LANES],
+    /// `al`, as the multipliers.
+    pub even_add: [[u64; 4]; SLOTS / LIMB_LANES],
+    pub odd_add: [[u64; 4]; SLOTS / LIMB_LANES],
+    /// `mh`, `ml` and `ah` of lanes `8c..8c + 8`.
+    pub mul_high: [[u32; LIMB_LANES]; SLOTS / LIMB_LANES],
+    pub mul_low: [[u32; LIMB_LANES]; SLOTS / LIMB_LANES],
+    pub add_high: [[u32; LIMB_LANES]; SLOTS / LIMB_LANES],
+}
+
+impl Limbs {
+    /// The limbs of `lanes`.
+    pub fn of(lanes: &Lanes) -> Limbs {
+        let chunks = |of: &dyn Fn(usize) -> u64| -> [[u64; 4]; SLOTS / LIMB_LANES] {
+            std::array::from_fn(|c| std::array::from_fn(|j| of(LIMB_LANES * c + 2 * j)))
+        };
+        let words = |of: &dyn Fn(usize) -> u32| -> [[u32; LIMB_LANES]; SLOTS / LIMB_LANES] {
+            std::array::from_fn(|c| std::array::from_fn(|j| of(LIMB_LANES * c + j)))
+        };
+        let low = |v: u64| v & 0xffff_ffff;
+        Limbs {
+            even_mul: chunks(&|i| low(lanes.mul[i])),
+            odd_mul: chunks(&|i| low(lanes.mul[i + 1])),
+            even_add: chunks(&|i| low(lanes.add[i])),
+            odd_add: chunks(&|i| low(lanes.add[i + 1])),
+            mul_high: words(&|i| (lanes.mul[i] >> 32) as u32),
+            mul_low: words(&|i| lanes.mul[i] as u32),
+            add_high: words(&|i| (lanes.add[i] >> 32) as u32),
+        }
+    }
+
+    /// `g_i >> 32` of the key whose [`Lanes::key`] is `(y, c)`, by the limbs' formula: the
+    /// scalar twin of the vector code.
+    pub fn high(&self, i: usize, (y, c): (u64, u64)) -> u32 {
+        let (chunk, lane) = ((i % SLOTS) / LIMB_LANES, i % LIMB_LANES);
+        let (ml, al) = match lane % 2 {
+            0 => (self.even_mul, self.even_add),
+            _ => (self.odd_mul, self.odd_add),
+        };
+        let (ml, al) = (ml[chunk][lane / 2], al[chunk][lane / 2]);
+        let big = ml * (y & 0xffff_ffff) + al + (c & 0xffff_ffff);
+        let (yl, yh, ch) = (y as u32, (y >> 32) as u32, (c >> 32) as u32);
+        ((big >> 32) as u32)
+            .wrapping_add(self.mul_high[chunk][lane].wrapping_mul(yl))
+            .wrapping_add(self.mul_low[chunk][lane].wrapping_mul(yh))
+            .wrapping_add(self.add_high[chunk][lane])
+            .wrapping_add(ch)
+    }
+}
+
 /// The multiply-shift functions `((a_i·x + b_i) · m) >> 64` as lanes, for vector code: the
 /// k multipliers and offsets each in an array of their own (slots from k on zero), and m.
 /// On a power-of-two m the product's high bits are the shift [`HashFamily::index`] takes.
@@ -187,5 +258,38 @@ impl HashFamily {
             pair: pair.unwrap_or_default(),
             pairs: pair.is_some(),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hash::{HashFamily, HashScheme};
+
+    /// The limbs give the high half of every lane's g, for both hashings, keys at the
+    /// extremes among them (the carry of L into the high half included).
+    #[test]
+    fn limbs_give_the_high_half_of_the_lanes() {
+        let keys = (0..3000u64)
+            .map(|x| x.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+            .chain([0, 1, u64::MAX, u64::MAX - 1, 1 << 63, 0xffff_ffff]);
+        for hash in [HashScheme::MultiplyShift, HashScheme::DoubleHashing] {
+            for seed in [3, 11] {
+                let lanes = HashFamily::new(hash, 64, 512, seed).lanes().unwrap();
+                let limbs = Limbs::of(&lanes);
+                for x in keys.clone() {
+                    let (y, c) = lanes.key(x);
+                    for i in 0..SLOTS {
+                        let g = lanes.mul[i].wrapping_mul(y).wrapping_add(lanes.add[i]);
+                        let g = g.wrapping_add(c);
+                        assert_eq!(
+                            limbs.high(i, (y, c)),
+                            (g >> 32) as u32,
+                            "{hash} i={i} x={x}"
+                        );
+                    }
+                }
+            }
+        }
     }
 }

@@ -11,7 +11,7 @@ pub(crate) mod vector;
 
 pub use applied::AppliedHash;
 pub use index::{INDEX_BITS, IndexMath, Probes, Reduce, Reducer, addressable_bits};
-pub use lanes::{AffineLanes, Lanes, Simd};
+pub use lanes::{AffineLanes, LIMB_LANES, Lanes, Limbs, Simd};
 
 /// A hash of bytes with a 64-bit seed, as a shipped library applies it to a key. An integer
 /// key is hashed as its 8 little-endian bytes.

@@ -368,6 +368,8 @@ pub struct LineRate {
     pub bytes: u64,
     pub dependent_ns: f64,
     pub independent_ns: f64,
+    /// The slowest independent pass over the fastest: how much the machine's speed moved.
+    pub independent_spread: f64,
 }
 
 /// A buffer of random cache lines to read, for [`LineRate`]: each line's first word names
@@ -437,12 +439,13 @@ impl LineBuffer {
         black_box(sum);
     }
 
-    /// The rate of this buffer from ns per dependent and per independent read.
-    pub fn rate(&self, dependent_ns: f64, independent_ns: f64) -> LineRate {
+    /// The rate of this buffer from the passes of dependent and of independent reads.
+    pub fn rate(&self, dependent: Passes, independent: Passes) -> LineRate {
         LineRate {
             bytes: self.lines as u64 * 64,
-            dependent_ns,
-            independent_ns,
+            dependent_ns: dependent.median,
+            independent_ns: independent.median,
+            independent_spread: independent.high / independent.low,
         }
     }
 }

@@ -35,6 +35,14 @@ macro_rules! vector_paths {
                 Ok(self)
             }
 
+            /// The filter on `simd` ([`crate::structures::Filter::take_path`]) where it has a kernel and this
+            /// CPU runs the path; else unchanged.
+            fn set_path(&mut self, simd: $crate::hash::Simd) {
+                if let Some(kernel) = self.kernel.as_ref().and_then(|k| k.on(simd)) {
+                    self.kernel = Some(kernel);
+                }
+            }
+
             /// The vector path of the probes, if the filter has a kernel.
             pub fn simd(&self) -> Option<$crate::hash::Simd> {
                 self.kernel.as_ref().map(super::block_simd::Kernel::simd)

@@ -10,7 +10,7 @@
 //! 32-bit words, one probe each, as Parquet's AVX2 filter tests it: one `vptest`.
 
 use super::blocks::Blocks;
-use crate::hash::{Lanes, Simd};
+use crate::hash::{Lanes, Limbs, Simd};
 
 /// The shift of a 512-bit block's in-block indexes (nine bits), and of a split block's
 /// (five bits): each path shifts by the constant, so the kernels take no shift count.
@@ -46,6 +46,8 @@ pub(super) struct Kernel {
     stepped: bool,
     /// Double hashing's lanes from half the key, for the AVX-512 path's batched queries.
     halves: Option<Halves>,
+    /// The lanes in 32-bit limbs, for the AVX2 path.
+    limbs: Limbs,
     /// One key's entries for the path, design, hashing and k, chosen once: a call jumps straight to
     /// its kernel, as Parquet's filters do, instead of matching design and path at every call.
     test_one: unsafe fn(&Kernel, &Blocks, u64) -> bool,
@@ -103,6 +105,7 @@ impl Kernel {
         let fits = blocks.words_per_block == per_block && !blocks.words.is_empty();
         (lanes.shift == shift && fits).then(|| Kernel {
             halves: Halves::new(&lanes, k as usize),
+            limbs: Limbs::of(&lanes),
             lanes,
             k: k as usize,
             simd,
@@ -193,7 +196,7 @@ impl Kernel {
 
 /// A path's entry points, each compiled with the path's features (`$attr`) so that the
 /// kernels inline into the loops of [`Blocks`]: the module defines `test512_of`,
-/// `set512_of` `(lanes, k, key, block)` and `test256_of`, `set256_of` `(lanes, key, block)`,
+/// `set512_of` `(kernel, k, key, block)` and `test256_of`, `set256_of` `(kernel, key, block)`,
 /// each of the key's [`Lanes::key`].
 macro_rules! entries {
     ($(#[$attr:meta])*) => {
@@ -203,30 +206,30 @@ macro_rules! entries {
         /// The kernels of a key itself, for the loops over keys.
         #[inline(always)]
         #[allow(unused_unsafe, reason = "the scalar kernels are safe")]
-        unsafe fn test512(lanes: &Lanes, k: usize, key: u64, block: &[u64]) -> bool {
+        unsafe fn test512(kernel: &Kernel, k: usize, key: u64, block: &[u64]) -> bool {
             // SAFETY: the caller is compiled with the path's features.
-            unsafe { test512_of(lanes, k, lanes.key(key), block) }
+            unsafe { test512_of(kernel, k, kernel.lanes.key(key), block) }
         }
 
         #[inline(always)]
         #[allow(unused_unsafe, reason = "the scalar kernels are safe")]
-        unsafe fn set512(lanes: &Lanes, k: usize, key: u64, block: &mut [u64]) {
+        unsafe fn set512(kernel: &Kernel, k: usize, key: u64, block: &mut [u64]) {
             // SAFETY: as above.
-            unsafe { set512_of(lanes, k, lanes.key(key), block) }
+            unsafe { set512_of(kernel, k, kernel.lanes.key(key), block) }
         }
 
         #[inline(always)]
         #[allow(unused_unsafe, reason = "the scalar kernels are safe")]
-        unsafe fn test256(lanes: &Lanes, key: u64, block: &[u64]) -> bool {
+        unsafe fn test256(kernel: &Kernel, key: u64, block: &[u64]) -> bool {
             // SAFETY: as above.
-            unsafe { test256_of(lanes, lanes.key(key), block) }
+            unsafe { test256_of(kernel, kernel.lanes.key(key), block) }
         }
 
         #[inline(always)]
         #[allow(unused_unsafe, reason = "the scalar kernels are safe")]
-        unsafe fn set256(lanes: &Lanes, key: u64, block: &mut [u64]) {
+        unsafe fn set256(kernel: &Kernel, key: u64, block: &mut [u64]) {
             // SAFETY: as above.
-            unsafe { set256_of(lanes, lanes.key(key), block) }
+            unsafe { set256_of(kernel, kernel.lanes.key(key), block) }
         }
 
         /// One key: an entry per design and operation, so that a call goes straight to
@@ -235,14 +238,14 @@ macro_rules! entries {
         #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
         pub(super) fn test_one512<const PAIR: bool>(kernel: &Kernel, blocks: &Blocks, key: u64) -> bool {
             let block = kernel.block_one::<8>(&blocks.words, key);
-            unsafe { test512_of(&kernel.lanes, kernel.k, kernel.lanes.key_of::<PAIR>(key), block) }
+            unsafe { test512_of(kernel, kernel.k, kernel.lanes.key_of::<PAIR>(key), block) }
         }
 
         $(#[$attr])*
         #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
         pub(super) fn test_one256<const PAIR: bool>(kernel: &Kernel, blocks: &Blocks, key: u64) -> bool {
             let block = kernel.block_one::<4>(&blocks.words, key);
-            unsafe { test256_of(&kernel.lanes, kernel.lanes.key_of::<PAIR>(key), block) }
+            unsafe { test256_of(kernel, kernel.lanes.key_of::<PAIR>(key), block) }
         }
 
         /// Stepped ([`super::set512_stepped`]) if `STEPPED`, for k = `K` (any k if `K` is 0):
@@ -257,7 +260,7 @@ macro_rules! entries {
             let block = kernel.block_one_mut::<8>(&mut blocks.words, key);
             match STEPPED {
                 true => super::set512_stepped::<true>(lanes, k, key, block),
-                false => unsafe { set512_of(lanes, k, lanes.key_of::<PAIR>(key), block) },
+                false => unsafe { set512_of(kernel, k, lanes.key_of::<PAIR>(key), block) },
             }
         }
 
@@ -265,23 +268,23 @@ macro_rules! entries {
         #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
         pub(super) fn set_one256<const PAIR: bool>(kernel: &Kernel, blocks: &mut Blocks, key: u64) {
             let block = kernel.block_one_mut::<4>(&mut blocks.words, key);
-            unsafe { set256_of(&kernel.lanes, kernel.lanes.key_of::<PAIR>(key), block) }
+            unsafe { set256_of(kernel, kernel.lanes.key_of::<PAIR>(key), block) }
         }
 
         /// In cache key by key in one loop; else pipelined ([`Blocks::all_set_many_with`]).
         $(#[$attr])*
         #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
         pub(super) fn test_many(kernel: &Kernel, blocks: &Blocks, keys: &[u64], answers: &mut [bool]) {
-            let (lanes, k) = (&kernel.lanes, kernel.k);
+            let k = kernel.k;
             let in_cache = !prefetch_pays(&blocks.words);
             match (kernel.design, in_cache) {
                 (Design::Blocked512, true) => test_cached::<8>(kernel, &blocks.words, keys, answers),
                 (Design::Split256, true) => test_cached::<4>(kernel, &blocks.words, keys, answers),
                 (Design::Blocked512, false) => {
-                    blocks.all_set_many_with(keys, answers, |x, b| unsafe { test512(lanes, k, x, b) })
+                    blocks.all_set_many_with(keys, answers, |x, b| unsafe { test512(kernel, k, x, b) })
                 }
                 (Design::Split256, false) => {
-                    blocks.all_set_many_with(keys, answers, |x, b| unsafe { test256(lanes, x, b) })
+                    blocks.all_set_many_with(keys, answers, |x, b| unsafe { test256(kernel, x, b) })
                 }
             }
         }
@@ -292,12 +295,12 @@ macro_rules! entries {
         #[inline(never)]
         #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
         fn test_cached<const W: usize>(kernel: &Kernel, words: &[u64], keys: &[u64], answers: &mut [bool]) {
-            let (lanes, k) = (&kernel.lanes, kernel.k);
+            let k = kernel.k;
             for (answer, &key) in answers.iter_mut().zip(keys) {
                 let block = kernel.block::<W>(words, key);
                 *answer = match W {
-                    8 => unsafe { test512(lanes, k, key, block) },
-                    _ => unsafe { test256(lanes, key, block) },
+                    8 => unsafe { test512(kernel, k, key, block) },
+                    _ => unsafe { test256(kernel, key, block) },
                 };
             }
         }
@@ -313,8 +316,8 @@ macro_rules! entries {
                 let block = kernel.block_mut::<W>(words, key);
                 match (W, STEPPED) {
                     (8, true) => super::set512_stepped::<false>(lanes, k, key, block),
-                    (8, false) => unsafe { set512(lanes, k, key, block) },
-                    (4, _) => unsafe { set256(lanes, key, block) },
+                    (8, false) => unsafe { set512(kernel, k, key, block) },
+                    (4, _) => unsafe { set256(kernel, key, block) },
                     _ => unreachable!("blocks are of 8 or 4 words"),
                 }
             }
@@ -336,10 +339,10 @@ macro_rules! entries {
                     blocks.set_many_with(keys, |x, b| super::set512_stepped::<false>(lanes, k, x, b))
                 }
                 (Design::Blocked512, false) => {
-                    blocks.set_many_with(keys, |x, b| unsafe { set512(lanes, k, x, b) })
+                    blocks.set_many_with(keys, |x, b| unsafe { set512(kernel, k, x, b) })
                 }
                 (Design::Split256, false) => {
-                    blocks.set_many_with(keys, |x, b| unsafe { set256(lanes, x, b) })
+                    blocks.set_many_with(keys, |x, b| unsafe { set256(kernel, x, b) })
                 }
             }
         }
@@ -387,179 +390,36 @@ mod scalar {
 
     /// Probe by probe, exiting after each group that fails ([`all_set_in`]).
     #[inline(always)]
-    fn test512_of(lanes: &Lanes, k: usize, key: (u64, u64), block: &[u64]) -> bool {
-        all_set_in(block, 0, k, &|_, i| probe(lanes, key, i))
+    fn test512_of(kernel: &Kernel, k: usize, key: (u64, u64), block: &[u64]) -> bool {
+        all_set_in(block, 0, k, &|_, i| probe(&kernel.lanes, key, i))
     }
 
     /// Eight probes at a time ([`set_octet`]).
     #[inline(always)]
-    fn set512_of(lanes: &Lanes, k: usize, key: (u64, u64), block: &mut [u64]) {
+    fn set512_of(kernel: &Kernel, k: usize, key: (u64, u64), block: &mut [u64]) {
         for c in 0..k.div_ceil(8) {
-            let bits = std::array::from_fn(|i| lanes.index(8 * c + i, key));
+            let bits = std::array::from_fn(|i| kernel.lanes.index(8 * c + i, key));
             set_octet(block, &bits, k - 8 * c);
         }
     }
 
     #[inline(always)]
-    fn test256_of(lanes: &Lanes, key: (u64, u64), block: &[u64]) -> bool {
-        covers(block, &mask256(lanes, key))
+    fn test256_of(kernel: &Kernel, key: (u64, u64), block: &[u64]) -> bool {
+        covers(block, &mask256(&kernel.lanes, key))
     }
 
     #[inline(always)]
-    fn set256_of(lanes: &Lanes, key: (u64, u64), block: &mut [u64]) {
+    fn set256_of(kernel: &Kernel, key: (u64, u64), block: &mut [u64]) {
         block
             .iter_mut()
-            .zip(mask256(lanes, key))
+            .zip(mask256(&kernel.lanes, key))
             .for_each(|(w, m)| *w |= m)
     }
 }
 
-/// AVX2: the 64-bit lane products from 32-bit multiplies, four lanes to a register.
-/// Each function requires AVX2 (its callers are compiled with it).
+/// AVX2, in a file of its own.
 #[cfg(target_arch = "x86_64")]
-mod avx2 {
-    use std::arch::x86_64::*;
-
-    use super::{BLOCKED_SHIFT, SPLIT_SHIFT};
-    use crate::hash::Lanes;
-    use crate::hash::vector::avx2::mul64;
-
-    entries!(#[target_feature(enable = "avx2")]);
-
-    // Assembling the mask in two registers cost more than setting the probes one by one.
-    set512!(#[target_feature(enable = "avx2")]);
-
-    /// Sets the probes of lanes `8c..8c + 8` (those below k).
-    #[inline(always)]
-    unsafe fn set_chunk(lanes: &Lanes, k: usize, c: usize, key: (u64, u64), block: &mut [u64]) {
-        let mut bits = [0u64; 8];
-        // SAFETY: AVX2; four u64, 32 bytes, to each half of `bits`.
-        unsafe {
-            _mm256_storeu_si256(
-                bits.as_mut_ptr().cast(),
-                quad::<{ BLOCKED_SHIFT as i32 }>(lanes, 2 * c, key),
-            );
-            let high = quad::<{ BLOCKED_SHIFT as i32 }>(lanes, 2 * c + 1, key);
-            _mm256_storeu_si256(bits[4..].as_mut_ptr().cast(), high);
-        }
-        super::set_octet(block, &bits, k - 8 * c);
-    }
-
-    /// The indexes of lanes `4q..4q + 4` of the key whose [`Lanes::key`] is `(y, c)`.
-    #[inline(always)]
-    unsafe fn quad<const SHIFT: i32>(lanes: &Lanes, q: usize, (y, c): (u64, u64)) -> __m256i {
-        let (mul, add) = (&lanes.mul[4 * q..][..4], &lanes.add[4 * q..][..4]);
-        // SAFETY: AVX2; each slice holds four u64, 32 bytes.
-        unsafe {
-            let mul = _mm256_loadu_si256(mul.as_ptr().cast());
-            let add = _mm256_loadu_si256(add.as_ptr().cast());
-            let y = _mm256_set1_epi64x(y as i64);
-            let g = _mm256_add_epi64(mul64(mul, y, _mm256_srli_epi64::<32>(y)), add);
-            let g = _mm256_add_epi64(g, _mm256_set1_epi64x(c as i64));
-            _mm256_srli_epi64::<SHIFT>(g)
-        }
-    }
-
-    /// The indexes of lanes `8c..8c + 8` (each below 2^32) as eight 32-bit words, in the
-    /// lane order [0, 4, 1, 5, 2, 6, 3, 7].
-    #[inline(always)]
-    unsafe fn octet<const SHIFT: i32>(lanes: &Lanes, c: usize, key: (u64, u64)) -> __m256i {
-        // SAFETY: AVX2.
-        unsafe {
-            let (low, high) = (
-                quad::<SHIFT>(lanes, 2 * c, key),
-                quad::<SHIFT>(lanes, 2 * c + 1, key),
-            );
-            _mm256_or_si256(low, _mm256_slli_epi64::<32>(high))
-        }
-    }
-
-    /// Four words.
-    #[inline(always)]
-    unsafe fn load(words: &[u64]) -> __m256i {
-        let words = &words[..4];
-        // SAFETY: AVX2; four u64, 32 bytes.
-        unsafe { _mm256_loadu_si256(words.as_ptr().cast()) }
-    }
-
-    /// Whether a probe of lanes `8c..8c + 8` (those below k) is unset in the block held as
-    /// sixteen 32-bit words, `low` and `high`: `vpermd` fetches each probe's word from both
-    /// halves, and bit 3 of its word number picks one.
-    #[inline(always)]
-    unsafe fn misses(
-        lanes: &Lanes,
-        k: usize,
-        c: usize,
-        key: (u64, u64),
-        [low, high]: [__m256i; 2],
-    ) -> bool {
-        // SAFETY: AVX2.
-        unsafe {
-            let bits = octet::<{ BLOCKED_SHIFT as i32 }>(lanes, c, key);
-            let order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
-            let live = _mm256_cmpgt_epi32(_mm256_set1_epi32((k - 8 * c) as i32), order);
-            let word = _mm256_srli_epi32::<5>(bits);
-            let one_bit = _mm256_and_si256(bits, _mm256_set1_epi32(31));
-            let mask = _mm256_and_si256(_mm256_sllv_epi32(_mm256_set1_epi32(1), one_bit), live);
-            let held = _mm256_castps_si256(_mm256_blendv_ps(
-                _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(low, word)),
-                _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(high, word)),
-                _mm256_castsi256_ps(_mm256_slli_epi32::<28>(word)),
-            ));
-            let missing = _mm256_andnot_si256(held, mask);
-            _mm256_testz_si256(missing, missing) == 0
-        }
-    }
-
-    #[inline(always)]
-    unsafe fn test512_of(lanes: &Lanes, k: usize, key: (u64, u64), block: &[u64]) -> bool {
-        // SAFETY: AVX2.
-        unsafe {
-            let halves = [load(&block[..4]), load(&block[4..8])];
-            !misses(lanes, k, 0, key, halves) && (k <= 8 || test512_beyond(lanes, k, key, block))
-        }
-    }
-
-    /// Lanes 8 and beyond of [`test512_of`], out of line: most k are at most 8.
-    #[target_feature(enable = "avx2")]
-    #[inline(never)]
-    fn test512_beyond(lanes: &Lanes, k: usize, key: (u64, u64), block: &[u64]) -> bool {
-        // SAFETY: compiled with AVX2.
-        unsafe {
-            let halves = [load(&block[..4]), load(&block[4..8])];
-            (1..k.div_ceil(8)).all(|c| !misses(lanes, k, c, key, halves))
-        }
-    }
-
-    /// A split block's mask: probe j's bit in 32-bit word j, of the key whose [`Lanes::key`]
-    /// is `key`.
-    #[inline(always)]
-    unsafe fn mask256(lanes: &Lanes, key: (u64, u64)) -> __m256i {
-        // SAFETY: AVX2.
-        unsafe {
-            let bits = octet::<{ SPLIT_SHIFT as i32 }>(lanes, 0, key);
-            let in_order = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
-            let bits = _mm256_permutevar8x32_epi32(bits, in_order);
-            _mm256_sllv_epi32(_mm256_set1_epi32(1), bits)
-        }
-    }
-
-    #[inline(always)]
-    unsafe fn test256_of(lanes: &Lanes, key: (u64, u64), block: &[u64]) -> bool {
-        // SAFETY: AVX2.
-        unsafe { _mm256_testc_si256(load(block), mask256(lanes, key)) != 0 }
-    }
-
-    #[inline(always)]
-    unsafe fn set256_of(lanes: &Lanes, key: (u64, u64), block: &mut [u64]) {
-        let block = &mut block[..4];
-        // SAFETY: AVX2; four u64, 32 bytes.
-        unsafe {
-            let words = _mm256_or_si256(load(block), mask256(lanes, key));
-            _mm256_storeu_si256(block.as_mut_ptr().cast(), words)
-        }
-    }
-}
+mod avx2;
 
 /// AVX-512, in a file of its own.
 #[cfg(target_arch = "x86_64")]

@@ -193,6 +193,12 @@ impl Filter for BlockedFilter {
     fn hash_name(&self) -> AppliedHash {
         self.in_block.scheme().into()
     }
+    fn vector_path(&self) -> Option<crate::hash::Simd> {
+        self.simd()
+    }
+    fn take_path(&mut self, simd: crate::hash::Simd) {
+        self.set_path(simd)
+    }
     /// The mean over blocks of `(block fill)^k`.
     fn fpr_from_bits(&self) -> f64 {
         let block_bits = (self.blocks.words_per_block * 64) as f64;

@@ -133,6 +133,12 @@ impl BloomFilter {
         Ok(self)
     }
 
+    /// Computes the probes on `simd` (which must run on this CPU) where the family has a
+    /// vector form, else on the scalar loops.
+    pub fn set_path(&mut self, simd: Simd) {
+        self.kernel = Kernel::new(&self.hashes, self.k, simd);
+    }
+
     /// The path that computes the probes.
     pub fn simd(&self) -> Simd {
         self.kernel.as_ref().map_or(Simd::Scalar, Kernel::simd)

@@ -5,7 +5,7 @@ use super::interface::{
 };
 use crate::error::Result;
 use crate::structures::bloom::BloomFilter;
-use crate::hash::{AppliedHash, HashScheme};
+use crate::hash::{AppliedHash, HashScheme, Simd};
 use crate::theory;
 
 pub static STRUCTURE: Structure = Structure {
@@ -105,5 +105,11 @@ impl Filter for BloomFilter {
     }
     fn bit_view(&self) -> Option<&BloomFilter> {
         Some(self)
+    }
+    fn vector_path(&self) -> Option<Simd> {
+        Some(self.simd())
+    }
+    fn take_path(&mut self, simd: Simd) {
+        self.set_path(simd)
     }
 }

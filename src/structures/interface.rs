@@ -9,7 +9,7 @@ use std::sync::{Arc, OnceLock};
 use serde::{Serialize, Serializer};
 
 use crate::error::{Error, Result};
-use crate::hash::{AppliedHash, HashScheme, IndexMath};
+use crate::hash::{AppliedHash, HashScheme, IndexMath, Simd};
 use crate::structures::bloom::BloomFilter;
 pub use crate::structures::descriptor::{
     Argument, Family, Origin, PeerCrate, Rate, RateOfArgument,
@@ -248,6 +248,15 @@ pub trait Filter: Membership + Send + Sync {
     fn bit_view(&self) -> Option<&BloomFilter> {
         None
     }
+    /// The vector path that computes the probes, for a structure with vector code; None
+    /// (the default) for every other.
+    fn vector_path(&self) -> Option<Simd> {
+        None
+    }
+    /// Computes the probes on `simd`, which must run on this CPU ([`Simd::runs_here`]), where
+    /// the structure has code for it (a structure without keeps its own): the same bits on
+    /// every path. Nothing by default.
+    fn take_path(&mut self, _simd: Simd) {}
 }
 
 /// Builds a filter of a kind for n keys at a target rate, with a hash seed.

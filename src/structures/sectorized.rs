@@ -18,7 +18,7 @@ use super::interface::{
 };
 use crate::error::{Error, Result};
 use crate::structures::bloom::popcount;
-use crate::hash::{AppliedHash, HashFamily};
+use crate::hash::{AppliedHash, HashFamily, Simd};
 use crate::words::Words;
 
 /// Bits in a cache-sectorized filter's block: one cache line.
@@ -228,6 +228,24 @@ impl Lookup {
     /// The widest path this CPU runs.
     pub fn best() -> Lookup {
         *Self::available().last().unwrap_or(&Lookup::Scalar)
+    }
+
+    /// The lookup of a vector path: each needs a subset of the path's features.
+    pub fn of(simd: Simd) -> Lookup {
+        match simd {
+            Simd::Scalar => Lookup::Scalar,
+            Simd::Avx2 => Lookup::Avx2,
+            Simd::Avx512 => Lookup::Avx512,
+        }
+    }
+
+    /// The vector path whose name the lookup takes.
+    pub fn simd(self) -> Simd {
+        match self {
+            Lookup::Scalar => Simd::Scalar,
+            Lookup::Avx2 => Simd::Avx2,
+            Lookup::Avx512 => Simd::Avx512,
+        }
     }
 }
 
@@ -454,6 +472,14 @@ impl Filter for SectorizedFilter {
     }
     fn hash_name(&self) -> AppliedHash {
         self.bits.scheme().into()
+    }
+    fn vector_path(&self) -> Option<Simd> {
+        Some(self.lookup.simd())
+    }
+    fn take_path(&mut self, simd: Simd) {
+        if Lookup::available().contains(&Lookup::of(simd)) {
+            self.lookup = Lookup::of(simd);
+        }
     }
 }
 

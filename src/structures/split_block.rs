@@ -201,6 +201,12 @@ impl Filter for SplitBlockFilter {
     fn hash_name(&self) -> AppliedHash {
         self.in_word.scheme().into()
     }
+    fn vector_path(&self) -> Option<crate::hash::Simd> {
+        self.simd()
+    }
+    fn take_path(&mut self, simd: crate::hash::Simd) {
+        self.set_path(simd)
+    }
     fn fpr_from_bits(&self) -> f64 {
         self.blocks.mean_over_blocks(block_rate)
     }

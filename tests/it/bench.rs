@@ -21,6 +21,7 @@ fn every_contender_measures_the_rate_of_its_design_and_is_compared_like_with_lik
         passes: 1,
         seed: 1,
         full: false,
+        simd: None,
     };
     let (rows, limits) = run(&config, &ProgressBar::hidden()).unwrap();
     let all = contenders(false);

@@ -11,6 +11,7 @@ mod audit_both_ways;
 mod audit_keys;
 mod audit_progress;
 mod bench;
+mod bench_paths;
 mod bloom_variants;
 mod calibration;
 mod check_diagnostics;

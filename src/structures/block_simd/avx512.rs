@@ -90,7 +90,8 @@ pub(super) fn test_cached_halves(
 }
 
 #[inline(always)]
-unsafe fn test512_of(lanes: &Lanes, k: usize, key: (u64, u64), block: &[u64]) -> bool {
+unsafe fn test512_of(kernel: &Kernel, k: usize, key: (u64, u64), block: &[u64]) -> bool {
+    let lanes = &kernel.lanes;
     // SAFETY: AVX-512.
     unsafe {
         !misses(lanes, k, 0, key, load512(block))
@@ -113,9 +114,10 @@ set512!(#[target_feature(enable = "avx2,avx512f,avx512dq,avx512bw,avx512vl")]);
 
 /// Sets the probes of lanes `8c..8c + 8` (those below k).
 #[inline(always)]
-unsafe fn set_chunk(lanes: &Lanes, k: usize, c: usize, key: (u64, u64), block: &mut [u64]) {
+unsafe fn set_chunk(kernel: &Kernel, k: usize, c: usize, key: (u64, u64), block: &mut [u64]) {
     // SAFETY: AVX-512; eight u64 lanes to eight u64.
-    let bits: [u64; 8] = unsafe { std::mem::transmute(octet::<BLOCKED_SHIFT>(lanes, c, key)) };
+    let bits: [u64; 8] =
+        unsafe { std::mem::transmute(octet::<BLOCKED_SHIFT>(&kernel.lanes, c, key)) };
     super::set_octet(block, &bits, k - 8 * c);
 }
 
@@ -139,17 +141,17 @@ unsafe fn load256(words: &[u64]) -> __m256i {
 }
 
 #[inline(always)]
-unsafe fn test256_of(lanes: &Lanes, key: (u64, u64), block: &[u64]) -> bool {
+unsafe fn test256_of(kernel: &Kernel, key: (u64, u64), block: &[u64]) -> bool {
     // SAFETY: AVX-512.
-    unsafe { _mm256_testc_si256(load256(block), mask256(lanes, key)) != 0 }
+    unsafe { _mm256_testc_si256(load256(block), mask256(&kernel.lanes, key)) != 0 }
 }
 
 #[inline(always)]
-unsafe fn set256_of(lanes: &Lanes, key: (u64, u64), block: &mut [u64]) {
+unsafe fn set256_of(kernel: &Kernel, key: (u64, u64), block: &mut [u64]) {
     let block = &mut block[..4];
     // SAFETY: AVX-512; four u64, 32 bytes.
     unsafe {
-        let words = _mm256_or_si256(load256(block), mask256(lanes, key));
+        let words = _mm256_or_si256(load256(block), mask256(&kernel.lanes, key));
         _mm256_storeu_si256(block.as_mut_ptr().cast(), words)
     }
 }

@@ -14,30 +14,30 @@ pub(super) fn set_octet(block: &mut [u64], bits: &[u64; 8], live: usize) {
     }
 }
 
-/// A vector path's `set512_of(lanes, k, key, block)`, of the key's `Lanes::key`, compiled
+/// A vector path's `set512_of(kernel, k, key, block)`, of the key's `Lanes::key`, compiled
 /// with the path's features (`$attr`): the indexes in vector lanes, set one by one
 /// ([`set_octet`]), lanes 0..8 in line and the rest (k > 8, rare) out of line, so that the
 /// common case has no chunk loop.
-/// The path's module defines `set_chunk(lanes, k, c, key, block)`, which sets the probes of
-/// lanes `8c..8c + 8` (those below k), and imports `Lanes`.
+/// The path's module defines `set_chunk(kernel, k, c, key, block)`, which sets the probes of
+/// lanes `8c..8c + 8` (those below k).
 macro_rules! set512 {
     ($(#[$attr:meta])*) => {
         #[inline(always)]
-        unsafe fn set512_of(lanes: &Lanes, k: usize, key: (u64, u64), block: &mut [u64]) {
+        unsafe fn set512_of(kernel: &Kernel, k: usize, key: (u64, u64), block: &mut [u64]) {
             // SAFETY: the caller is compiled with the path's features.
-            unsafe { set_chunk(lanes, k, 0, key, block) };
+            unsafe { set_chunk(kernel, k, 0, key, block) };
             if k > 8 {
                 // SAFETY: compiled with the same features as this caller.
-                unsafe { set512_beyond(lanes, k, key, block) }
+                unsafe { set512_beyond(kernel, k, key, block) }
             }
         }
 
         /// Lanes 8 and beyond of [`set512_of`].
         $(#[$attr])*
         #[inline(never)]
-        fn set512_beyond(lanes: &Lanes, k: usize, key: (u64, u64), block: &mut [u64]) {
+        fn set512_beyond(kernel: &Kernel, k: usize, key: (u64, u64), block: &mut [u64]) {
             // SAFETY: compiled with the path's features.
-            (1..k.div_ceil(8)).for_each(|c| unsafe { set_chunk(lanes, k, c, key, block) })
+            (1..k.div_ceil(8)).for_each(|c| unsafe { set_chunk(kernel, k, c, key, block) })
         }
     };
 }

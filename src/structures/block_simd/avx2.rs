@@ -1,0 +1,186 @@
+//! AVX2: eight lanes to a register as 32-bit words. AVX2 has no 64-bit lane product, but an
+//! index needs only the high bits of `g_i`, and those come from 32-bit limbs ([`Limbs`]):
+//! one 32×32→64 product for the carry of the low halves (`vpmuludq`, four lanes a register,
+//! two registers) and two 32-bit products (`vpmulld`, eight lanes), where the 64-bit
+//! product takes three `vpmuludq` for every four lanes. The queries take the limbs; the
+//! 512-bit inserts keep the 64-bit products ([`set_chunk`]). Each function requires AVX2
+//! (its callers are compiled with it).
+
+use std::arch::x86_64::*;
+
+use super::{BLOCKED_SHIFT, SPLIT_SHIFT};
+use crate::hash::vector::avx2::mul64;
+use crate::hash::{Lanes, Limbs};
+
+entries!(#[target_feature(enable = "avx2")]);
+
+// Assembling the mask in two registers cost more than setting the probes one by one.
+set512!(#[target_feature(enable = "avx2")]);
+
+/// Four u64 or eight u32, 32 bytes.
+#[inline(always)]
+unsafe fn load<T>(words: &[T]) -> __m256i {
+    assert!(size_of_val(words) >= 32);
+    // SAFETY: AVX2; 32 bytes.
+    unsafe { _mm256_loadu_si256(words.as_ptr().cast()) }
+}
+
+/// `g_i >> 32` of lanes `8c..8c + 8` in lane order, of the key whose [`Lanes::key`] is
+/// `(y, c)` ([`Limbs`]).
+#[inline(always)]
+unsafe fn high(limbs: &Limbs, chunk: usize, (y, c): (u64, u64)) -> __m256i {
+    // SAFETY: AVX2; each array holds 32 bytes.
+    unsafe {
+        // One broadcast each of y and c; their halves are shuffled out of it in the vector
+        // unit (`vpshufd`), not moved from general registers again.
+        let y_wide = _mm256_set1_epi64x(y as i64);
+        let c_wide = _mm256_set1_epi64x(c as i64);
+        let c_low = _mm256_blend_epi32::<0b1010_1010>(c_wide, _mm256_setzero_si256());
+        let even = low_sums(
+            &limbs.even_mul[chunk],
+            &limbs.even_add[chunk],
+            y_wide,
+            c_low,
+        );
+        let odd = low_sums(&limbs.odd_mul[chunk], &limbs.odd_add[chunk], y_wide, c_low);
+        let carried = _mm256_blend_epi32::<0b1010_1010>(_mm256_srli_epi64::<32>(even), odd);
+        let (y_low, y_high) = (
+            _mm256_shuffle_epi32::<0b0000_0000>(y_wide),
+            _mm256_shuffle_epi32::<0b0101_0101>(y_wide),
+        );
+        let cross = _mm256_add_epi32(
+            _mm256_mullo_epi32(load(&limbs.mul_high[chunk]), y_low),
+            _mm256_mullo_epi32(load(&limbs.mul_low[chunk]), y_high),
+        );
+        let c_high = _mm256_shuffle_epi32::<0b0101_0101>(c_wide);
+        let offset = _mm256_add_epi32(load(&limbs.add_high[chunk]), c_high);
+        _mm256_add_epi32(carried, _mm256_add_epi32(cross, offset))
+    }
+}
+
+/// `L = ml·yl + al + cl` of four lanes ([`Limbs`]), from `mul` and `add` (their `ml` and
+/// `al`), `y` (yl in the low half of each lane) and `c_low` (cl in each lane).
+#[inline(always)]
+unsafe fn low_sums(mul: &[u64; 4], add: &[u64; 4], y: __m256i, c_low: __m256i) -> __m256i {
+    // SAFETY: AVX2.
+    unsafe {
+        _mm256_add_epi64(
+            _mm256_add_epi64(_mm256_mul_epu32(load(mul), y), load(add)),
+            c_low,
+        )
+    }
+}
+
+/// The indexes `g_i >> (32 + HIGH)` of lanes `8c..8c + 8`, in lane order.
+#[inline(always)]
+unsafe fn indexes<const HIGH: i32>(kernel: &Kernel, chunk: usize, key: (u64, u64)) -> __m256i {
+    // SAFETY: AVX2.
+    unsafe { _mm256_srli_epi32::<HIGH>(high(&kernel.limbs, chunk, key)) }
+}
+
+/// The shifts of [`indexes`] for the two designs.
+const BLOCKED_HIGH: i32 = BLOCKED_SHIFT as i32 - 32;
+const SPLIT_HIGH: i32 = SPLIT_SHIFT as i32 - 32;
+
+/// Sets the probes of lanes `8c..8c + 8` (those below k), from the 64-bit products
+/// ([`quad`]): their stores start from the first four lanes, where the limbs finish all
+/// eight at once, and through the limbs the inserts were slower (docs/PERFORMANCE.md).
+#[inline(always)]
+unsafe fn set_chunk(kernel: &Kernel, k: usize, c: usize, key: (u64, u64), block: &mut [u64]) {
+    let mut bits = [0u64; 8];
+    // SAFETY: AVX2; four u64, 32 bytes, to each half of `bits`.
+    unsafe {
+        let low = quad(&kernel.lanes, 2 * c, key);
+        _mm256_storeu_si256(bits.as_mut_ptr().cast(), low);
+        let high = quad(&kernel.lanes, 2 * c + 1, key);
+        _mm256_storeu_si256(bits[4..].as_mut_ptr().cast(), high);
+    }
+    super::set_octet(block, &bits, k - 8 * c);
+}
+
+/// The 512-bit indexes of lanes `4q..4q + 4` of the key whose [`Lanes::key`] is `(y, c)`,
+/// each g a 64-bit product of three 32-bit ones ([`mul64`]).
+#[inline(always)]
+unsafe fn quad(lanes: &Lanes, q: usize, (y, c): (u64, u64)) -> __m256i {
+    let (mul, add) = (&lanes.mul[4 * q..][..4], &lanes.add[4 * q..][..4]);
+    // SAFETY: AVX2; each slice holds four u64, 32 bytes.
+    unsafe {
+        let y = _mm256_set1_epi64x(y as i64);
+        let g = _mm256_add_epi64(mul64(load(mul), y, _mm256_srli_epi64::<32>(y)), load(add));
+        let g = _mm256_add_epi64(g, _mm256_set1_epi64x(c as i64));
+        _mm256_srli_epi64::<{ BLOCKED_SHIFT as i32 }>(g)
+    }
+}
+
+/// Whether a probe of lanes `8c..8c + 8` (those below k) is unset in the block held as
+/// sixteen 32-bit words, `low` and `high`: `vpermd` fetches each probe's word from both
+/// halves, and bit 3 of its word number picks one.
+#[inline(always)]
+unsafe fn misses(
+    kernel: &Kernel,
+    k: usize,
+    c: usize,
+    key: (u64, u64),
+    [low, high]: [__m256i; 2],
+) -> bool {
+    // SAFETY: AVX2.
+    unsafe {
+        let bits = indexes::<BLOCKED_HIGH>(kernel, c, key);
+        let order = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        let live = _mm256_cmpgt_epi32(_mm256_set1_epi32((k - 8 * c) as i32), order);
+        let word = _mm256_srli_epi32::<5>(bits);
+        let one_bit = _mm256_and_si256(bits, _mm256_set1_epi32(31));
+        let mask = _mm256_and_si256(_mm256_sllv_epi32(_mm256_set1_epi32(1), one_bit), live);
+        let held = _mm256_castps_si256(_mm256_blendv_ps(
+            _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(low, word)),
+            _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(high, word)),
+            _mm256_castsi256_ps(_mm256_slli_epi32::<28>(word)),
+        ));
+        let missing = _mm256_andnot_si256(held, mask);
+        _mm256_testz_si256(missing, missing) == 0
+    }
+}
+
+#[inline(always)]
+unsafe fn test512_of(kernel: &Kernel, k: usize, key: (u64, u64), block: &[u64]) -> bool {
+    // SAFETY: AVX2.
+    unsafe {
+        let halves = [load(&block[..4]), load(&block[4..8])];
+        !misses(kernel, k, 0, key, halves) && (k <= 8 || test512_beyond(kernel, k, key, block))
+    }
+}
+
+/// Lanes 8 and beyond of [`test512_of`], out of line: most k are at most 8.
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+fn test512_beyond(kernel: &Kernel, k: usize, key: (u64, u64), block: &[u64]) -> bool {
+    // SAFETY: compiled with AVX2.
+    unsafe {
+        let halves = [load(&block[..4]), load(&block[4..8])];
+        (1..k.div_ceil(8)).all(|c| !misses(kernel, k, c, key, halves))
+    }
+}
+
+/// A split block's mask: probe j's bit in 32-bit word j, of the key whose [`Lanes::key`]
+/// is `key`: the lanes come in word order, so no permutation.
+#[inline(always)]
+unsafe fn mask256(kernel: &Kernel, key: (u64, u64)) -> __m256i {
+    // SAFETY: AVX2.
+    unsafe { _mm256_sllv_epi32(_mm256_set1_epi32(1), indexes::<SPLIT_HIGH>(kernel, 0, key)) }
+}
+
+#[inline(always)]
+unsafe fn test256_of(kernel: &Kernel, key: (u64, u64), block: &[u64]) -> bool {
+    // SAFETY: AVX2.
+    unsafe { _mm256_testc_si256(load(&block[..4]), mask256(kernel, key)) != 0 }
+}
+
+#[inline(always)]
+unsafe fn set256_of(kernel: &Kernel, key: (u64, u64), block: &mut [u64]) {
+    let block = &mut block[..4];
+    // SAFETY: AVX2; four u64, 32 bytes.
+    unsafe {
+        let words = _mm256_or_si256(load(block), mask256(kernel, key));
+        _mm256_storeu_si256(block.as_mut_ptr().cast(), words)
+    }
+}
