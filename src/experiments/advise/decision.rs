@@ -154,7 +154,7 @@ fn plateau_line(plan: &AdvisePlan, priced: &[Priced], choice: &Choice, pick: usi
             "plateau: no filter is chosen; no structure's measured configurations all cost within the tolerance".to_string()
         }
         None => format!(
-            "plateau: {}'s largest configuration measured costs more than the tolerance over the best (its cost rises again with memory)",
+            "plateau: none of {}'s configurations measured at its most bits per key costs within the tolerance",
             families[0]
         ),
     };

@@ -6,7 +6,7 @@ use std::time::Instant;
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 
-use super::candidates::Config;
+use super::candidates::{self, Config};
 use super::cost::{Bounded, CostInputs, INPUT_CONFIDENCE, TIMED_PASSES, cost};
 use super::flags::{AdvisePlan, WorkCost};
 use super::measure::{self, Keyed};
@@ -293,14 +293,20 @@ fn measure_contenders(
             steps
                 .bar
                 .inc(plan.n + (2 * timed_keys(plan.n) + workload) * TIMED_PASSES as u64);
+            let config = candidates::exact(config, plan.n);
             contenders.push(Contender {
-                config: config.clone(),
+                config,
                 rate,
                 lookups,
             });
         }
     }
-    let position = |c: &Contender| plan.configs.iter().position(|p| *p == c.config);
+    let position = |c: &Contender| {
+        let same = |p: &&Config| {
+            (p.kind.name(), p.m, p.k) == (c.config.kind.name(), c.config.m, c.config.k)
+        };
+        plan.configs.iter().position(|p| same(&p))
+    };
     contenders.sort_by_key(position);
     Ok(contenders)
 }

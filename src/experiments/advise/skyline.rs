@@ -107,12 +107,20 @@ pub fn choose(points: &[Point], tolerance: Tolerance) -> Option<Choice> {
 }
 
 /// The plateau of one structure's points `(bits per key, tied)`: the fewest bits per key
-/// from which every point with as many or more is tied; `None` when the point with the most
-/// is not tied (or there are none).
+/// from which, at every bits per key measured with as many or more, some point is tied
+/// (of points at one memory, fewer hashes among them, the user takes the best); `None` when
+/// none at the most bits per key is tied (or there are none).
 pub fn plateau(points: &[(f64, bool)]) -> Option<f64> {
     let mut sorted = points.to_vec();
     sorted.sort_by(|a, b| b.0.total_cmp(&a.0));
-    sorted
+    let mut levels: Vec<(f64, bool)> = Vec::new();
+    for (bits, tied) in sorted {
+        match levels.last_mut() {
+            Some(level) if level.0 == bits => level.1 |= tied,
+            _ => levels.push((bits, tied)),
+        }
+    }
+    levels
         .iter()
         .take_while(|(_, tied)| *tied)
         .last()
@@ -191,6 +199,11 @@ mod tests {
             Some(16.0)
         );
         assert_eq!(plateau(&[(8.0, true), (16.0, false)]), None);
+        // At one memory, one tied point (the best k) ties the level.
+        assert_eq!(
+            plateau(&[(8.0, false), (8.0, true), (16.0, true)]),
+            Some(8.0)
+        );
         assert_eq!(plateau(&[]), None);
     }
 
