@@ -65,7 +65,7 @@ fn run_experiment(experiment: &dyn Registered, matches: &ArgMatches) -> Result<E
     let args =
         RunArgs::from_arg_matches(matches).map_err(|e| bloomlab::Error::Output(e.to_string()))?;
     experiment.planning_cost(matches)?.check(args.yes)?;
-    let prepared = experiment.prepare_matches(matches)?;
+    // The output paths before planning, which for some experiments (advise) is itself work.
     if let Some(path) = &args.output.out {
         preflight::check_output("out", path)?;
     }
@@ -75,6 +75,7 @@ fn run_experiment(experiment: &dyn Registered, matches: &ArgMatches) -> Result<E
             preflight::check_distinct(("out", out), ("plot", path))?;
         }
     }
+    let prepared = experiment.prepare_matches(matches)?;
     prepared.cost().check(args.yes)?;
     let bar = progress_bar(args.output.quiet, "keys");
     bar.set_message(experiment.name());

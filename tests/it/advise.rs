@@ -67,7 +67,9 @@ fn the_cost_interval_covers_the_true_cost() {
 /// Each bad flag is refused with exit 2, naming the flag and its range, before any work.
 #[test]
 fn bad_flags_are_refused_naming_the_flag() {
-    let cases: [(&[&str], &str); 8] = [
+    let cases: [(&[&str], &str); 10] = [
+        (&["--tolerance", "0"], "ns in (0, 1e9]"),
+        (&["--tolerance", "150%"], "(0%, 100%]"),
         (&["--negative-share", "1.5"], "--negative-share"),
         (
             &["--work-ns", "fast"],
@@ -107,8 +109,8 @@ fn bad_flags_are_refused_naming_the_flag() {
         .stderr(predicates::str::contains("the smallest that does is"));
 }
 
-/// Runs advise with `[params]` and returns its rows.
-fn advise(params: &str) -> Vec<serde_json::Map<String, Value>> {
+/// Runs advise with `[params]` and returns its table.
+fn advise_table(params: &str) -> bloomlab::report::Table {
     let table: toml::Table = toml::from_str(params).unwrap();
     let outcome = find("advise")
         .unwrap()
@@ -116,7 +118,12 @@ fn advise(params: &str) -> Vec<serde_json::Map<String, Value>> {
         .unwrap()
         .run(&ProgressBar::hidden())
         .unwrap();
-    outcome.table.records
+    outcome.table
+}
+
+/// Runs advise with `[params]` and returns its rows.
+fn advise(params: &str) -> Vec<serde_json::Map<String, Value>> {
+    advise_table(params).records
 }
 
 fn chosen(rows: &[serde_json::Map<String, Value>]) -> &serde_json::Map<String, Value> {
@@ -125,7 +132,7 @@ fn chosen(rows: &[serde_json::Map<String, Value>]) -> &serde_json::Map<String, V
     picked[0]
 }
 
-const SMALL: &str = "n = 10000\nqueries = 20000\ncontenders = 6\n";
+const SMALL: &str = "n = 10000\nqueries = 20000\ncontenders = 6\ntarget_seconds = 10\n";
 
 /// No filter pays where few queries are negative, or where the work is cheaper than a
 /// lookup: each query then costs at least its lookup on top of (nearly) all the work.
@@ -152,4 +159,29 @@ fn dear_work_buys_a_low_rate_and_cheap_work_a_filter() {
     assert_ne!(cheap["structure"], "no filter");
     let rate = dear["fpr_closed_form"].as_f64().unwrap();
     assert!(rate <= 1e-3, "{dear:?}");
+}
+
+/// The first lines are the decision, before any table: the recommendation, what its cost is
+/// made of, how many were tied, the plateau, and what the end-to-end run decided. A
+/// tolerance wider than every cost ties them all, and the least memory, no filter, is
+/// recommended.
+#[test]
+fn the_first_lines_are_the_decision_and_a_tie_takes_the_least_memory() {
+    let table = advise_table(&format!(
+        "{SMALL}negative_share = 0.9\nwork_ns = \"20\"\ntolerance = \"1000\""
+    ));
+    let starts = [
+        "recommendation: no filter",
+        "its cost per query: lookups",
+        "tied: ",
+        "plateau: ",
+        "end to end: ",
+    ];
+    assert_eq!(table.preamble.len(), starts.len(), "{:?}", table.preamble);
+    for (line, start) in table.preamble.iter().zip(starts) {
+        assert!(line.starts_with(start), "{line}");
+    }
+    let count = table.records.len();
+    assert!(table.preamble[2].starts_with(&format!("tied: {count} of {count}")));
+    assert_eq!(chosen(&table.records)["structure"], "no filter");
 }

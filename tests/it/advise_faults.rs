@@ -91,3 +91,91 @@ fn a_run_estimated_past_the_limit_is_refused_before_planning() {
     assert_eq!(output.status.code(), Some(2), "{text}");
     assert!(text.contains("--yes"), "{text}");
 }
+
+/// Refusals that only the flags decide come before any filter is built: a budget no filter
+/// meets (`--memory 1`, at 10^8 keys: 83 s and 1.4 GB of empty filters read for their
+/// memory before the refusal), a rate bound none reaches (`--max-fpr 1e-9`), and an output
+/// path whose folder does not exist (refused after planning, where sweep-size refuses it
+/// at once). Each at n = 10^8 with `--yes`, where planning alone is more than a minute:
+/// the timeout is a hang guard against that, not a speed target.
+#[test]
+fn refusals_come_before_any_filter_is_built() {
+    let cases: [(&[&str], &str); 3] = [
+        (&["--memory", "1"], "--memory"),
+        (&["--max-fpr", "1e-9"], "--max-fpr"),
+        (&["--out", "/nonexistent/dir/x.csv"], "--out"),
+    ];
+    for (flags, names) in cases {
+        let output = bloomlab()
+            .args(["advise", "--n", "1e8", "--yes", "--work-ns", "20"])
+            .args(flags)
+            .timeout(std::time::Duration::from_secs(30))
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{flags:?}: {text}");
+        assert!(text.contains(names), "{flags:?}: {text}");
+    }
+}
+
+/// `--contenders 500 --target-seconds 10` measured no contender and recommended no filter:
+/// the measuring budget was shared equally among 500 (10 ms each), less than any
+/// measurement takes. The budget is now granted in order of priority, each structure's
+/// best first.
+#[test]
+fn many_contenders_on_a_short_target_measure_some() {
+    let output = bloomlab()
+        .args([
+            "advise",
+            "--n",
+            "10000",
+            "--queries",
+            "1000",
+            "--contenders",
+            "500",
+            "--work-ns",
+            "cache-miss",
+            "--target-seconds",
+            "10",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    let measured = text
+        .split("; measured ")
+        .nth(1)
+        .and_then(|t| t.split(' ').next())
+        .and_then(|t| t.parse::<u32>().ok());
+    assert!(measured.is_some_and(|m| m > 0), "{text}");
+}
+
+/// `--work-ns 1e9` ran past 120 s against a 10 s target: the end-to-end run did 500
+/// queries a pass whatever each cost (500 s a pass of no filter), and calibrating the busy
+/// loop timed calls of its full length. The end-to-end run now takes at most its share of
+/// the target, or is left out with a note saying why; the timeout is a hang guard.
+#[test]
+fn dear_work_keeps_within_the_target() {
+    let output = bloomlab()
+        .args([
+            "advise",
+            "--n",
+            "1000",
+            "--queries",
+            "1000",
+            "--needs",
+            "delete",
+            "--contenders",
+            "2",
+            "--work-ns",
+            "1e9",
+            "--target-seconds",
+            "10",
+        ])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(text.contains("end to end not run"), "{text}");
+}

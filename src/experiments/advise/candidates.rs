@@ -72,7 +72,8 @@ pub struct Config {
     pub m: u64,
     pub k: u32,
     /// Bytes the structure holds for n keys (a counting filter's counters, the nominal table
-    /// of a static one).
+    /// of a static one); above [`MEMORY_READ_KEYS`], in proportion to a smaller filter's
+    /// until the configuration is built.
     pub memory_bytes: u64,
     /// The structure's exact expected rate at n keys.
     pub fpr_closed_form: f64,
@@ -136,14 +137,29 @@ fn memory_bytes(kind: FilterKind, n: u64, m: u64, k: u32) -> Option<u64> {
     Some(filter.memory_bits().div_ceil(8))
 }
 
-/// Every configuration of every structure meeting `needs`, with its closed-form rate, for n
-/// keys: designs at [`design_rates`], and for dynamic structures up to [`FEWER_HASHES`]
-/// fewer hashes at the same memory.
-pub fn space(n: u64, needs: Needs) -> Vec<Config> {
+/// One point of the space before its memory is read: what the closed forms alone say of it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Design {
+    pub kind: FilterKind,
+    pub m: u64,
+    pub k: u32,
+    pub fpr_closed_form: f64,
+}
+
+/// Every design of every structure meeting `needs`, with its closed-form rate, for n keys:
+/// designs at [`design_rates`], and for dynamic structures up to [`FEWER_HASHES`] fewer
+/// hashes at the same memory. Closed forms only: nothing is built.
+pub fn designs(n: u64, needs: Needs) -> Vec<Design> {
+    designs_at(n, needs, &design_rates())
+}
+
+/// [`designs`] at the given design rates only (the closed forms of blocked designs take
+/// seconds over the whole space at large n; a refusal needs only the space's extremes).
+pub fn designs_at(n: u64, needs: Needs, rates: &[f64]) -> Vec<Design> {
     let mut seen = BTreeSet::new();
-    let mut configs = Vec::new();
+    let mut designs = Vec::new();
     for kind in structures().into_iter().filter(|k| needs.met_by(k.clone())) {
-        for fpr in design_rates() {
+        for &fpr in rates {
             let Some((m, k)) = designed(kind.clone(), n, fpr) else {
                 continue;
             };
@@ -154,31 +170,74 @@ pub fn space(n: u64, needs: Needs) -> Vec<Config> {
             };
             for k in fewest..=k {
                 if seen.insert((kind.name(), m, k))
-                    && let Some(config) = config(kind.clone(), n, m, k)
+                    && let Some(design) = design(kind.clone(), n, m, k)
                 {
-                    configs.push(config);
+                    designs.push(design);
                 }
             }
         }
     }
-    configs
+    designs
 }
 
-/// The configuration of `kind` with m bits and k, when the structure takes it and its
-/// closed-form rate is a rate.
-fn config(kind: FilterKind, n: u64, m: u64, k: u32) -> Option<Config> {
+/// The design of `kind` with m bits and k, when the structure takes it and its closed-form
+/// rate is a rate.
+fn design(kind: FilterKind, n: u64, m: u64, k: u32) -> Option<Design> {
     let m = kind.layout(m, k).ok()?;
     let fpr = kind.fpr_exact(n, m, k);
     if !(fpr.is_finite() && fpr < 1.0) {
         return None;
     }
-    Some(Config {
-        kind: kind.clone(),
+    Some(Design {
+        kind,
         m,
         k,
-        memory_bytes: memory_bytes(kind.clone(), n, m, k)?,
         fpr_closed_form: fpr,
-        lines: kind.structure().lines_per_query.map_or(k, |lines| lines(k)),
+    })
+}
+
+/// Most keys at which a design's memory is read from its empty filter at n.
+pub const MEMORY_READ_KEYS: u64 = 1 << 20;
+
+/// A design's memory: read from its empty filter at n keys, or above
+/// [`MEMORY_READ_KEYS`] from the filter of that many keys at the same bits per key, in
+/// proportion to the tables (building a thousand empty filters at n = 5·10^7 took three
+/// minutes of zeroing); a contender measured reports its own filter's.
+fn memory_at(kind: FilterKind, n: u64, m: u64, k: u32) -> Option<u64> {
+    if n <= MEMORY_READ_KEYS || kind.is_static() {
+        return memory_bytes(kind, n, m, k);
+    }
+    let ratio = MEMORY_READ_KEYS as f64 / n as f64;
+    let small = kind.layout((m as f64 * ratio).ceil() as u64, k).ok()?;
+    let bytes = memory_bytes(kind, MEMORY_READ_KEYS, small, k)?;
+    Some((bytes as f64 * m as f64 / small as f64).ceil() as u64)
+}
+
+/// `c` with its memory read from its own empty filter at n keys, where [`memory_at`] took it
+/// in proportion (as it was where the filter cannot be built).
+pub fn exact(c: &Config, n: u64) -> Config {
+    match n > MEMORY_READ_KEYS && !c.kind.is_static() {
+        true => Config {
+            memory_bytes: memory_bytes(c.kind.clone(), n, c.m, c.k).unwrap_or(c.memory_bytes),
+            ..c.clone()
+        },
+        false => c.clone(),
+    }
+}
+
+/// The configuration of a design, with its memory ([`memory_at`]).
+fn config(d: &Design, n: u64) -> Option<Config> {
+    Some(Config {
+        kind: d.kind.clone(),
+        m: d.m,
+        k: d.k,
+        memory_bytes: memory_at(d.kind.clone(), n, d.m, d.k)?,
+        fpr_closed_form: d.fpr_closed_form,
+        lines: d
+            .kind
+            .structure()
+            .lines_per_query
+            .map_or(d.k, |lines| lines(d.k)),
     })
 }
 
@@ -195,61 +254,128 @@ pub struct Limits {
 }
 
 impl Limits {
-    fn rate_ok(&self, c: &Config) -> bool {
-        self.max_fpr.is_none_or(|e| c.fpr_closed_form <= e)
-    }
-
     fn memory_ok(&self, c: &Config) -> bool {
         self.memory_bytes.is_none_or(|b| c.memory_bytes <= b)
     }
 }
 
-/// The configurations within the limits; refuses limits no configuration meets, naming the
-/// smallest budget that would do (or, when the rate bound alone is out of reach, the lowest
-/// rate the space reaches). `budget` names the budget's flag and the value it was given.
-pub fn within(space: Vec<Config>, n: u64, limits: &Limits, budget: &Budget) -> Result<Vec<Config>> {
-    let kept: Vec<Config> = space
+/// Whether a structure's memory is at least its table, `m / 8` bytes, so that a design
+/// whose table alone is over the budget can be left out before its filter is built to read
+/// its memory (a test holds every structure of the space to it).
+fn memory_at_least_table(d: &Design, bytes: u64) -> bool {
+    d.m.div_ceil(8) > bytes
+}
+
+/// The configurations within the limits, from the designs: the rate bound and the budget
+/// applied to the closed forms and tables first, so that only the designs left are built
+/// to read their memory. Refuses limits no configuration meets, naming the smallest budget
+/// that would do (or, when the rate bound alone is out of reach, the lowest rate the space
+/// reaches). `budget` names the budget's flag and the value it was given.
+pub fn within(designs: &[Design], n: u64, limits: &Limits, budget: &Budget) -> Result<Vec<Config>> {
+    let rate_ok: Vec<&Design> = designs
         .iter()
-        .filter(|c| limits.rate_ok(c) && limits.memory_ok(c))
-        .cloned()
+        .filter(|d| limits.max_fpr.is_none_or(|e| d.fpr_closed_form <= e))
+        .collect();
+    if rate_ok.is_empty() {
+        return Err(unreachable_rate(designs, n, limits));
+    }
+    let kept: Vec<Config> = rate_ok
+        .iter()
+        .filter(|d| {
+            limits
+                .memory_bytes
+                .is_none_or(|b| !memory_at_least_table(d, b))
+        })
+        .filter_map(|d| config(d, n))
+        .filter(|c| limits.memory_ok(c))
         .collect();
     if !kept.is_empty() {
         return Ok(kept);
     }
+    let Some(c) = smallest(rate_ok, n) else {
+        return Err(Error::invalid(
+            budget.0,
+            &budget.1,
+            format!("no structure of the space can be built for {n} keys"),
+            "a smaller --n",
+        ));
+    };
     let bound = limits
         .max_fpr
         .map_or(String::new(), |e| format!(" at rate <= {e}"));
-    match space
-        .iter()
-        .filter(|c| limits.rate_ok(c))
-        .min_by_key(|c| c.memory_bytes)
-    {
-        Some(c) => {
-            let bits = c.memory_bytes as f64 * 8.0 / n as f64;
-            Err(Error::invalid(
-                budget.0,
-                &budget.1,
-                format!(
-                    "no structure holds {n} keys{bound} within this budget; the smallest that does is {} (k = {}) with {} bytes",
-                    c.kind, c.k, c.memory_bytes
-                ),
-                format!("at least {} bytes ({bits:.2} bits per key)", c.memory_bytes),
-            ))
-        }
-        None => Err(Error::invalid(
-            "max-fpr",
-            limits.max_fpr.unwrap_or(f64::NAN),
-            format!("no structure in the space reaches this rate at {n} keys"),
-            format!(
-                "at least the lowest closed-form rate in the space, {:.3e}",
-                space
-                    .iter()
-                    .map(|c| c.fpr_closed_form)
-                    .fold(f64::INFINITY, f64::min)
-            ),
-        )),
-    }
+    let bits = c.memory_bytes as f64 * 8.0 / n as f64;
+    Err(Error::invalid(
+        budget.0,
+        &budget.1,
+        format!(
+            "no structure holds {n} keys{bound} within this budget; the smallest that does is {} (k = {}) with {} bytes",
+            c.kind, c.k, c.memory_bytes
+        ),
+        format!("at least {} bytes ({bits:.2} bits per key)", c.memory_bytes),
+    ))
 }
+
+/// The refusal of a rate bound that no design reaches.
+fn unreachable_rate(designs: &[Design], n: u64, limits: &Limits) -> Error {
+    Error::invalid(
+        "max-fpr",
+        limits.max_fpr.unwrap_or(f64::NAN),
+        format!("no structure in the space reaches this rate at {n} keys"),
+        format!(
+            "at least the lowest closed-form rate in the space, {:.3e}",
+            designs
+                .iter()
+                .map(|d| d.fpr_closed_form)
+                .fold(f64::INFINITY, f64::min)
+        ),
+    )
+}
+
+/// Refuses, from the space's extremes alone, limits that [`within`] would refuse after
+/// computing every design: a rate bound below every structure's most precise design, or
+/// (without a rate bound) a budget below every structure's least precise one. A
+/// structure's rate falls and its memory grows with the precision of its design.
+pub fn refuse_early(n: u64, needs: Needs, limits: &Limits, budget: &Budget) -> Result<()> {
+    let rates = design_rates();
+    if limits.max_fpr.is_some() {
+        let precise = designs_at(n, needs, &rates[rates.len() - 1..]);
+        let reached = precise
+            .iter()
+            .any(|d| limits.max_fpr.is_none_or(|e| d.fpr_closed_form <= e));
+        return match reached {
+            true => Ok(()),
+            false => Err(unreachable_rate(&precise, n, limits)),
+        };
+    }
+    if limits.memory_bytes.is_some() {
+        within(&designs_at(n, needs, &rates[..1]), n, limits, budget)?;
+    }
+    Ok(())
+}
+
+/// The configuration of least memory among `designs`, building as few as it can: in order
+/// of their tables, until a table alone holds more than the least memory found.
+fn smallest(mut designs: Vec<&Design>, n: u64) -> Option<Config> {
+    designs.sort_by_key(|d| d.m);
+    let mut least: Option<Config> = None;
+    for d in designs {
+        if least
+            .as_ref()
+            .is_some_and(|c| memory_at_least_table(d, c.memory_bytes))
+        {
+            break;
+        }
+        if let Some(c) = config(d, n)
+            && least
+                .as_ref()
+                .is_none_or(|l| c.memory_bytes < l.memory_bytes)
+        {
+            least = Some(c);
+        }
+    }
+    least
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -272,5 +398,16 @@ mod tests {
         }
         let classic = FilterKind::named("classic").unwrap();
         assert!(table_ignores_k(classic) && !table_ignores_k(quotient));
+    }
+
+    /// A design whose table alone is over the budget is left out before it is built: that
+    /// holds only if every structure's memory is at least its table.
+    #[test]
+    fn every_structure_holds_at_least_its_table() {
+        let n = 5_000;
+        for d in designs(n, Needs::StaticOk) {
+            let c = config(&d, n).unwrap();
+            assert!(!memory_at_least_table(&d, c.memory_bytes), "{d:?}: {c:?}");
+        }
     }
 }

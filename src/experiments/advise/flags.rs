@@ -2,6 +2,7 @@
 
 use super::AdviseParams;
 use super::candidates::{self, Budget, Config, Limits, Needs};
+use super::skyline::Tolerance;
 use crate::error::{Error, Result};
 use crate::keys::KeySpec;
 use crate::params::check_count;
@@ -44,6 +45,30 @@ impl WorkCost {
     }
 }
 
+const TOLERANCE_ALLOWED: &str = "ns in (0, 1e9], or a share of the best cost in (0%, 100%]";
+
+/// Parses `--tolerance`: `N` ns, or `N%` of the best cost; the default when not given.
+pub fn tolerance(text: Option<&str>) -> Result<Tolerance> {
+    let Some(text) = text else {
+        return Ok(Tolerance::default());
+    };
+    let refuse = || Error::invalid("tolerance", text, "not a tolerance", TOLERANCE_ALLOWED);
+    let trimmed = text.trim();
+    match trimmed.strip_suffix('%') {
+        Some(share) => match share.trim().parse::<f64>() {
+            Ok(p) if p > 0.0 && p <= 100.0 => Ok(Tolerance {
+                share: p / 100.0,
+                ns: 0.0,
+            }),
+            _ => Err(refuse()),
+        },
+        None => match trimmed.parse::<f64>() {
+            Ok(ns) if ns > 0.0 && ns <= MAX_WORK_NS => Ok(Tolerance { share: 0.0, ns }),
+            _ => Err(refuse()),
+        },
+    }
+}
+
 /// A validated advise run.
 #[derive(Clone, Debug)]
 pub struct AdvisePlan {
@@ -56,6 +81,8 @@ pub struct AdvisePlan {
     pub keys: KeySpec,
     pub queries: u64,
     pub contenders: usize,
+    /// Costs within it of the best are tied (`--tolerance`).
+    pub tolerance: Tolerance,
     /// Every configuration is measured, none pruned by the time model.
     pub measure_all: bool,
     /// Wall seconds the run aims at (`--target-seconds`).
@@ -144,14 +171,16 @@ pub fn plan(params: &AdviseParams) -> Result<AdvisePlan> {
         ));
     }
     let target_seconds = target_seconds(params)?;
+    let tolerance = tolerance(params.tolerance.as_deref())?;
     let (memory_bytes, flag) = budget(params, n)?;
     let limits = Limits {
         memory_bytes,
         max_fpr,
     };
-    let space = candidates::space(n, needs);
-    let size = space.len();
-    let configs = candidates::within(space, n, &limits, &flag)?;
+    candidates::refuse_early(n, needs, &limits, &flag)?;
+    let designs = candidates::designs(n, needs);
+    let size = designs.len();
+    let configs = candidates::within(&designs, n, &limits, &flag)?;
     Ok(AdvisePlan {
         n,
         negative_share,
@@ -162,6 +191,7 @@ pub fn plan(params: &AdviseParams) -> Result<AdvisePlan> {
         keys,
         queries,
         contenders,
+        tolerance,
         measure_all: params.measure_all,
         target_seconds,
         seed: params.seeds.seed(),

@@ -7,6 +7,7 @@
 
 pub mod candidates;
 pub mod cost;
+mod decision;
 mod flags;
 mod measure;
 pub mod model;
@@ -79,6 +80,11 @@ pub struct AdviseParams {
     #[arg(long)]
     #[serde(default)]
     pub measure_all: bool,
+    /// Costs within this of the best are tied, and the least memory among them is chosen:
+    /// ns in (0, 10^9], or a share of the best cost as N% in (0, 100] [default: 1% of the
+    /// best cost or 1 ns, the larger]
+    #[arg(long, allow_hyphen_values = true)]
+    pub tolerance: Option<String>,
     /// Wall seconds the run aims at; half of them go to measuring the contenders, an equal
     /// share each [10..=3600, default 60]
     #[arg(long, allow_hyphen_values = true)]
@@ -97,9 +103,11 @@ impl Experiment for Advise {
 Cost per query (Lang, Neumann, Kemper and Boncz, PVLDB 12(5), 2019):
   σ·t_a + (1 - σ)·t_p + (σ·ε + (1 - σ))·t_w, against t_w without a filter,
 with t_a and t_p the measured absent and present lookup times, ε the measured rate, and
-intervals that hold together with 95% confidence. Among the configurations whose cost
-interval overlaps the best one's, the least memory is chosen; the choice, the runner-up and
-no filter are then run end to end in front of a simulated lookup of cost t_w.
+intervals that hold together with 95% confidence. Configurations whose cost is within
+--tolerance of the best are tied, and the least memory among them is chosen; the choice,
+the runner-up and no filter are then run end to end in front of a simulated lookup of
+cost t_w, and where the choice does not beat the runner-up there, the two are tied and
+the one with less memory is recommended.
 
 Named costs: cache-miss (a dependent random read in 128 MiB, measured in the run), ssd
 (100000 ns, a random NVMe read), network (500000 ns, a round trip in a data centre).

@@ -17,6 +17,29 @@ use crate::error::Result;
 /// The rate whose design is each structure's reference configuration.
 pub const REFERENCE_FPR: f64 = 0.01;
 
+/// Most keys a reference holds: a larger n is priced from a reference of this many keys at
+/// the same bits per key, its table's line reads measured at the real size (the model's
+/// lines term), so that the time model costs seconds at n = 10^8 as at 10^6.
+pub const REFERENCE_KEYS_MAX: u64 = 1 << 20;
+
+/// The reference `c`, sized for n keys, scaled to hold `keys` keys at the same bits per
+/// key: its table laid out anew, its memory in proportion. `c` itself where n is at most
+/// `keys`, or where the structure does not lay out the smaller table.
+pub fn scaled(c: &Config, n: u64, keys: u64) -> Config {
+    if n <= keys {
+        return c.clone();
+    }
+    let ratio = keys as f64 / n as f64;
+    match c.kind.layout((c.m as f64 * ratio).ceil() as u64, c.k) {
+        Ok(m) => Config {
+            m,
+            memory_bytes: (c.memory_bytes as f64 * m as f64 / c.m as f64).ceil() as u64,
+            ..c.clone()
+        },
+        Err(_) => c.clone(),
+    }
+}
+
 /// One structure's reference: its configuration, measured ns per absent lookup and ns per
 /// key of its build (wall time, n keys inserted).
 #[derive(Clone, Debug, PartialEq)]
@@ -129,6 +152,41 @@ impl TimeModel {
     }
 }
 
+/// Of `costs` (predicted ns to measure each, in the order time is granted), which are
+/// measured within `budget` ns: in order, each that fits in what is left, and the first
+/// whatever it costs (a run measures at least one contender).
+pub fn within_budget(costs: &[f64], budget: f64) -> Vec<bool> {
+    let mut left = budget;
+    costs
+        .iter()
+        .enumerate()
+        .map(|(i, &ns)| {
+            let fits = i == 0 || ns <= left;
+            if fits {
+                left -= ns;
+            }
+            fits
+        })
+        .collect()
+}
+
+/// `contenders` in the order measuring time is granted: each structure's best predicted
+/// configuration at `t_w`, cheapest first, then the others by predicted cost.
+pub fn by_priority(contenders: &[Config], model: &TimeModel, sigma: f64, t_w: f64) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..contenders.len()).collect();
+    order.sort_by(|&a, &b| {
+        let (a, b) = (&contenders[a], &contenders[b]);
+        model
+            .cost(a, sigma, t_w)
+            .total_cmp(&model.cost(b, sigma, t_w))
+    });
+    let mut seen = std::collections::BTreeSet::new();
+    let (bests, rest): (Vec<usize>, Vec<usize>) = order
+        .into_iter()
+        .partition(|&i| seen.insert(contenders[i].kind.name()));
+    bests.into_iter().chain(rest).collect()
+}
+
 /// The contenders, at most `limit` unless the structures alone need more: for each structure,
 /// its best predicted configuration at each of `work_ns` (the run's `t_w` first, then the
 /// plot's ends), then the best predicted overall until `limit`. In the order of `configs`.
@@ -174,4 +232,22 @@ pub fn contenders(
         .filter(|&i| picked[i])
         .map(|i| configs[i].clone())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `--contenders 500 --target-seconds 10` measured no contender: each was granted an
+    /// equal share of the budget (5 s / 500 = 10 ms), less than any measurement takes. In
+    /// order of priority, each that fits in what is left is measured, the first always.
+    #[test]
+    fn the_budget_is_granted_in_order_not_shared_equally() {
+        let costs = vec![40e6; 500];
+        let kept = within_budget(&costs, 5e9);
+        assert_eq!(kept.iter().filter(|&&k| k).count(), 125);
+        assert!(kept[..125].iter().all(|&k| k));
+        assert_eq!(within_budget(&[3e9, 4e9, 1e9], 5e9), [true, false, true]);
+        assert_eq!(within_budget(&[9e9, 1e9], 5e9), [true, false]);
+    }
 }

@@ -3,10 +3,11 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
-use super::candidates::Config;
 use super::cost::speedup;
+use super::decision::{self, EndToEnd};
 use super::flags::AdvisePlan;
 use super::priced::{PLOT_WORK_NS, Priced, Resolved};
+use super::skyline::Choice;
 use super::validate::Checked;
 use crate::error::Result;
 use crate::experiments::Outcome;
@@ -49,9 +50,12 @@ pub struct AdviceRow {
     pub speedup: f64,
     /// No other configuration has at most its memory and its cost.
     pub on_skyline: bool,
-    /// The least memory among the configurations whose cost interval overlaps the best.
+    /// The recommendation: the least memory among the configurations whose cost is within
+    /// the tolerance of the best, unless end to end the runner-up beat it by more than the
+    /// tolerance or tied it with less memory.
     pub chosen: bool,
-    /// The best of another structure: what the choice is checked against.
+    /// The best of another structure: what the choice is checked against end to end (or
+    /// the model's choice, where the end-to-end run overturned it).
     pub runner_up: bool,
     /// End to end: measured ns per query of the workload (chosen, runner-up, no filter).
     pub ns_end_to_end: Option<f64>,
@@ -72,8 +76,8 @@ impl Record for AdviceRow {
             col("ns absent", Cell::Fixed("ns_lookup_absent", 1)),
             col("ns present", Cell::Fixed("ns_lookup_present", 1)).wide_only(),
             col("cost ns", Cell::Fixed("cost_ns", 1)),
-            col("low", Cell::Fixed("cost_low", 1)).wide_only(),
-            col("high", Cell::Fixed("cost_high", 1)).wide_only(),
+            col("low", Cell::Fixed("cost_low", 1)),
+            col("high", Cell::Fixed("cost_high", 1)),
             col("speedup", Cell::Times("speedup")),
             col("skyline", Cell::Plain("on_skyline")).wide_only(),
             col("chosen", Cell::Plain("chosen")).flags_when("true"),
@@ -111,94 +115,37 @@ fn row(p: &Priced, n: u64, t_w: f64) -> AdviceRow {
     }
 }
 
-/// Why the choice beats the runner-up: the term of the cost that differs most.
-fn why(plan: &AdvisePlan, chosen: &Priced, other: &Priced, t_w: f64) -> String {
-    let s = plan.negative_share;
-    let lookup = other.lookup_ns(s) - chosen.lookup_ns(s);
-    let eps = |p: &Priced| p.rate.as_ref().map_or(1.0, |r| r.fpr_measured);
-    let work = s * (eps(other) - eps(chosen)) * t_w;
-    let (mine, theirs) = (chosen.point().memory_bytes, other.point().memory_bytes);
-    let gap = other.cost.value - chosen.cost.value;
-    if !chosen.cost.overlaps(&other.cost) || gap > 0.0 && mine >= theirs {
-        let reason = match lookup.abs() >= work.abs() {
-            true => format!("lookups {lookup:+.1} ns per query (time)"),
-            false => format!("wasted work {work:+.1} ns per query (rate)"),
-        };
-        format!(
-            "beats {} by {gap:.1} ns per query: its {reason} in its favour",
-            other.family()
-        )
-    } else {
-        format!(
-            "costs the same as {} within the intervals ([{:.1}, {:.1}] against [{:.1}, {:.1}] ns) with less memory ({mine} against {theirs} bytes)",
-            other.family(),
-            chosen.cost.low,
-            chosen.cost.high,
-            other.cost.low,
-            other.cost.high
-        )
-    }
-}
-
-/// The constructor call of a peer crate's configuration, as its adapter builds it (its
-/// descriptor's [`PeerCrate::constructor`](crate::structures::PeerCrate)).
-fn constructor(c: &Config) -> Option<String> {
-    let constructor = c.kind.structure().origin.about()?.constructor?;
-    Some(constructor(c.m, c.k))
-}
-
-/// The recommendation line.
-fn recommendation(
-    plan: &AdvisePlan,
-    priced: &[Priced],
-    chosen: usize,
-    other: Option<usize>,
-    t_w: f64,
-) -> String {
-    let p = &priced[chosen];
-    let versus = other.map_or(String::new(), |o| {
-        format!("; it {}", why(plan, p, &priced[o], t_w))
-    });
-    match &p.config {
-        None => format!(
-            "recommendation: no filter pays at σ = {} and t_w = {t_w:.1} ns{versus}",
-            plan.negative_share
-        ),
-        Some(c) => {
-            let call = constructor(c).map_or(String::new(), |call| format!(", built as {call}"));
-            format!(
-                "recommendation: {}{call}: {:.1} ns per query against {t_w:.1} without a filter ({:.2}x){versus}",
-                p.describe(plan.n),
-                p.cost.value,
-                t_w / p.cost.value
-            )
-        }
-    }
-}
-
 /// The rows, notes, plate and measurements of the run.
 pub fn outcome(
     plan: &AdvisePlan,
     resolved: &Resolved,
     priced: Vec<Priced>,
-    chosen: usize,
-    runner_up: Option<usize>,
+    (choice, runner_up): (&Choice, Option<usize>),
     checked: Vec<(usize, Checked)>,
     mut notes: Vec<String>,
 ) -> Result<Outcome> {
     let t_w = resolved.t_work.value;
+    let (pick, end_to_end): (usize, EndToEnd) =
+        decision::decide(&priced, choice, runner_up, &checked);
     let mut rows: Vec<AdviceRow> = priced.iter().map(|p| row(p, plan.n, t_w)).collect();
-    rows[chosen].chosen = true;
-    if let Some(r) = runner_up {
+    rows[pick].chosen = true;
+    if let Some(r) = runner_up.filter(|&r| r != pick) {
         rows[r].runner_up = true;
+    }
+    if pick != choice.chosen {
+        rows[choice.chosen].runner_up = true;
     }
     for (i, passes) in &checked {
         rows[*i].ns_end_to_end = Some(passes.workload.median);
     }
     notes.extend(super::report_checks::lines(
-        plan, &priced, chosen, runner_up, &checked, t_w,
+        plan,
+        &priced,
+        choice.chosen,
+        &checked,
+        t_w,
     ));
-    notes.push(recommendation(plan, &priced, chosen, runner_up, t_w));
+    let preamble = decision::lines(plan, &priced, choice, runner_up, (pick, end_to_end), t_w);
     let title = format!(
         "advise: n = {}, σ = {}, t_w = {t_w:.1} ns{}: cost per query of each contender",
         plan.n,
@@ -207,6 +154,7 @@ pub fn outcome(
     );
     let mut table = Table::from_rows(title, &rows)?;
     table.notes = notes;
+    table.preamble = preamble;
     Ok(Outcome {
         table,
         measurements: priced.iter().filter_map(|p| p.rate.clone()).collect(),

@@ -11,12 +11,12 @@ fn off(measured: f64, predicted: f64) -> f64 {
     100.0 * (measured - predicted) / predicted
 }
 
-/// One line per run of the workload, then whether the measured order is the predicted one.
+/// One line per run of the workload (what the runs decide is the decision's,
+/// [`super::decision`]).
 pub fn lines(
     plan: &AdvisePlan,
     priced: &[Priced],
     chosen: usize,
-    runner_up: Option<usize>,
     checked: &[(usize, Checked)],
     t_w: f64,
 ) -> Vec<String> {
@@ -38,30 +38,6 @@ pub fn lines(
     for (i, c) in checked.iter().filter(|(i, _)| *i != none) {
         let role = if *i == chosen { "chosen" } else { "runner-up" };
         lines.push(contender_line(plan, &priced[*i], role, c, baseline));
-    }
-    let measured = |i: usize| {
-        checked
-            .iter()
-            .find(|(j, _)| *j == i)
-            .map(|(_, c)| c.workload.median)
-    };
-    if let (Some(r), Some(mine)) = (runner_up, measured(chosen))
-        && let Some(theirs) = measured(r)
-    {
-        lines.push(format!(
-            "end to end the {} ({mine:.1} ns) {} the runner-up {} ({theirs:.1} ns)",
-            if chosen == none {
-                "choice of no filter"
-            } else {
-                "choice"
-            },
-            if mine <= theirs {
-                "beats"
-            } else {
-                "does NOT beat"
-            },
-            priced[r].family()
-        ));
     }
     lines
 }

@@ -6,7 +6,7 @@ use std::time::Instant;
 use indicatif::ProgressBar;
 use rayon::prelude::*;
 
-use super::candidates::Config;
+use super::candidates::{self, Config};
 use super::cost::{Bounded, CostInputs, INPUT_CONFIDENCE, TIMED_PASSES, cost};
 use super::flags::{AdvisePlan, WorkCost};
 use super::measure::{self, Keyed};
@@ -41,9 +41,9 @@ const VALIDATION_BUDGET_NS: f64 = 2e8;
 const VALIDATION_ROUNDS: u32 = 5;
 
 /// Share of the run's time target (`--target-seconds`, a minute by default, which a run at
-/// n = 10^6 should keep) that the contenders' measurements may take together, each an
-/// equal part; the rest is the time model's references, the work's calibration and the
-/// workload end to end.
+/// n = 10^6 should keep) that the contenders' measurements may take together, granted in
+/// order of priority; the rest is the time model's references, the work's calibration and
+/// the workload end to end ([`VALIDATION_SHARE`]).
 const MEASURING_SHARE: f64 = 0.5;
 
 /// ns the contenders' measurements may take together.
@@ -101,8 +101,9 @@ fn shape(plan: &AdvisePlan, c: &Config) -> Keyed {
 }
 
 /// The time model: one reference per structure built (its wall time per key) and timed,
-/// line reads per size.
+/// at most [`model::REFERENCE_KEYS_MAX`] keys each, and line reads per size.
 fn calibrate(plan: &AdvisePlan, steps: &Steps) -> Result<TimeModel> {
+    let keys = plan.n.min(model::REFERENCE_KEYS_MAX);
     let refs = model::references(&plan.configs);
     let mut measured = Vec::new();
     let count = refs.len();
@@ -112,11 +113,13 @@ fn calibrate(plan: &AdvisePlan, steps: &Steps) -> Result<TimeModel> {
             i + 1,
             config.kind
         ));
-        let s = shape(plan, &config);
+        let config = model::scaled(&config, plan.n, keys);
+        let mut s = shape(plan, &config);
+        s.shape.n = keys;
         let started = Instant::now();
         let mut filter = measure::filled(&s)?;
-        let insert_ns = started.elapsed().as_nanos() as f64 / plan.n as f64;
-        steps.bar.inc(plan.n);
+        let insert_ns = started.elapsed().as_nanos() as f64 / keys as f64;
+        steps.bar.inc(keys);
         let times = measure::lookups(&mut *filter, &s, plan.batched, REFERENCE_KEYS, 3)?;
         measured.push(Reference {
             config,
@@ -144,9 +147,10 @@ fn lookups_measured(plan: &AdvisePlan) -> u64 {
 }
 
 /// The configurations to measure: all with `--measure-all` (no time model, no cap), else
-/// the time model's contenders at `t_w` and at the plot's ends, less those whose predicted
-/// measurement ([`TimeModel::measuring_ns`]) exceeds their share of [`measuring_budget_ns`],
-/// each named in a note.
+/// the time model's contenders at `t_w` and at the plot's ends, as many as their predicted
+/// measurements ([`TimeModel::measuring_ns`]) fit in [`measuring_budget_ns`], granted in
+/// order of priority ([`model::by_priority`], [`model::within_budget`]), and returned in that
+/// order; those left out are named in a note.
 fn pick(
     plan: &AdvisePlan,
     steps: &Steps,
@@ -160,27 +164,59 @@ fn pick(
     let ends = [t_w, PLOT_WORK_NS.0, PLOT_WORK_NS.1];
     let sigma = plan.negative_share;
     let picked = model::contenders(&plan.configs, &model, sigma, &ends, plan.contenders);
-    let share = measuring_budget_ns(plan) / picked.len().max(1) as f64;
-    let (kept, dear): (Vec<Config>, Vec<Config>) = picked
-        .into_iter()
-        .partition(|c| model.measuring_ns(c, plan.n, lookups_measured(plan)) <= share);
-    for c in dear {
+    let order = model::by_priority(&picked, &model, sigma, t_w);
+    let predicted = |c: &Config| model.measuring_ns(c, plan.n, lookups_measured(plan));
+    let costs: Vec<f64> = order.iter().map(|&i| predicted(&picked[i])).collect();
+    let budget = measuring_budget_ns(plan);
+    let fits = model::within_budget(&costs, budget);
+    let mut kept = vec![false; picked.len()];
+    for (&i, &fit) in order.iter().zip(&fits) {
+        kept[i] = fit;
+    }
+    let left_out: Vec<&Config> = (0..picked.len())
+        .filter(|&i| !kept[i])
+        .map(|i| &picked[i])
+        .collect();
+    if !left_out.is_empty() {
+        let all: f64 = costs.iter().sum();
         notes.push(format!(
-            "not measured: {} (m = {}, k = {}): predicted {:.1} s to build and time ({:.0} ns per insert), over its share of the run's {} s target ({:.1} s)",
-            c.kind,
-            c.m,
-            c.k,
-            model.measuring_ns(&c, plan.n, lookups_measured(plan)) / 1e9,
-            model.insert_ns(&c),
+            "not measured: {} of {} contenders ({}), predicted over the {:.0} s the contenders may take (half of --target-seconds {}); all of them would take about {:.0} s: raise --target-seconds to about {:.0}, or lower --contenders",
+            left_out.len(),
+            picked.len(),
+            by_structure(&left_out),
+            budget / 1e9,
             plan.target_seconds,
-            share / 1e9
+            all / 1e9,
+            (all / 1e9 / MEASURING_SHARE).ceil()
         ));
     }
-    Ok(kept)
+    Ok(order
+        .into_iter()
+        .filter(|&i| kept[i])
+        .map(|i| picked[i].clone())
+        .collect())
+}
+
+/// How many of `configs` each structure has: `blocked 3, cuckoo 1`.
+fn by_structure(configs: &[&Config]) -> String {
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for c in configs {
+        let name = c.kind.to_string();
+        match counts.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, count)) => *count += 1,
+            None => counts.push((name, 1)),
+        }
+    }
+    let parts: Vec<String> = counts.iter().map(|(n, c)| format!("{n} {c}")).collect();
+    parts.join(", ")
 }
 
 /// Rates two at a time (on both cores), then times one at a time (alone, so that no other
-/// contender shares the cache). A configuration that refused keys is dropped with a note.
+/// contender shares the cache), in the order given; once the measurements have taken
+/// [`measuring_budget_ns`] (the time model predicts them only roughly), the contenders left
+/// are named in a note and not measured (`--measure-all` measures every one). A
+/// configuration that refused keys is dropped with a note. Returned in the order of the
+/// plan's configurations.
 fn measure_contenders(
     plan: &AdvisePlan,
     picked: &[Config],
@@ -189,60 +225,83 @@ fn measure_contenders(
 ) -> Result<Vec<Contender>> {
     let count = picked.len();
     let workload = workload_keys(t_w);
-    let rates: Vec<Measurement> = picked
-        .par_iter()
-        .enumerate()
-        .map(|(i, c)| {
-            steps.show(format!(
-                "advise: rate of contender {} of {count} ({}, k = {})",
-                i + 1,
-                c.kind,
-                c.k
-            ));
-            measure::rate(&shape(plan, c), plan.queries, &|keys| steps.bar.inc(keys))
-        })
-        .collect::<Result<_>>()?;
+    let started = Instant::now();
     let mut contenders = Vec::new();
-    for (i, (config, rate)) in picked.iter().zip(rates).enumerate() {
-        steps.show(format!(
-            "advise: lookup times of contender {} of {count} ({}, k = {})",
-            i + 1,
-            config.kind,
-            config.k
-        ));
-        if let Some(failed) = rate.failed_inserts.filter(|&f| f > 0) {
+    for (pair, configs) in picked.chunks(2).enumerate() {
+        let spent = started.elapsed().as_nanos() as f64;
+        if !plan.measure_all && !contenders.is_empty() && spent > measuring_budget_ns(plan) {
+            let left: Vec<&Config> = picked[2 * pair..].iter().collect();
             notes.push(format!(
-                "dropped {} (m = {}, k = {}): {failed} keys refused",
-                config.kind, config.m, config.k
+                "not measured: {} more contenders, the measurements having taken the {:.0} s they may (half of --target-seconds {}): {}",
+                left.len(),
+                spent / 1e9,
+                plan.target_seconds,
+                by_structure(&left)
             ));
-            continue;
+            break;
         }
-        let s = shape(plan, config);
-        let mut filter = measure::filled(&s)?;
-        let separate = measure::lookups(
-            &mut *filter,
-            &s,
-            plan.batched,
-            timed_keys(plan.n),
-            TIMED_PASSES,
-        )?;
-        let lookups = validate::in_workload_shape(
-            &*filter,
-            &s,
-            separate,
-            plan.negative_share,
-            plan.batched,
-            (workload, TIMED_PASSES),
-        )?;
-        steps
-            .bar
-            .inc(plan.n + (2 * timed_keys(plan.n) + workload) * TIMED_PASSES as u64);
-        contenders.push(Contender {
-            config: config.clone(),
-            rate,
-            lookups,
-        });
+        let rates: Vec<Measurement> = configs
+            .par_iter()
+            .enumerate()
+            .map(|(j, c)| {
+                steps.show(format!(
+                    "advise: rate of contender {} of {count} ({}, k = {})",
+                    2 * pair + j + 1,
+                    c.kind,
+                    c.k
+                ));
+                measure::rate(&shape(plan, c), plan.queries, &|keys| steps.bar.inc(keys))
+            })
+            .collect::<Result<_>>()?;
+        for (j, (config, rate)) in configs.iter().zip(rates).enumerate() {
+            steps.show(format!(
+                "advise: lookup times of contender {} of {count} ({}, k = {})",
+                2 * pair + j + 1,
+                config.kind,
+                config.k
+            ));
+            if let Some(failed) = rate.failed_inserts.filter(|&f| f > 0) {
+                notes.push(format!(
+                    "dropped {} (m = {}, k = {}): {failed} keys refused",
+                    config.kind, config.m, config.k
+                ));
+                continue;
+            }
+            let s = shape(plan, config);
+            let mut filter = measure::filled(&s)?;
+            let separate = measure::lookups(
+                &mut *filter,
+                &s,
+                plan.batched,
+                timed_keys(plan.n),
+                TIMED_PASSES,
+            )?;
+            let lookups = validate::in_workload_shape(
+                &*filter,
+                &s,
+                separate,
+                plan.negative_share,
+                plan.batched,
+                (workload, TIMED_PASSES),
+            )?;
+            steps
+                .bar
+                .inc(plan.n + (2 * timed_keys(plan.n) + workload) * TIMED_PASSES as u64);
+            let config = candidates::exact(config, plan.n);
+            contenders.push(Contender {
+                config,
+                rate,
+                lookups,
+            });
+        }
     }
+    let position = |c: &Contender| {
+        let same = |p: &&Config| {
+            (p.kind.name(), p.m, p.k) == (c.config.kind.name(), c.config.m, c.config.k)
+        };
+        plan.configs.iter().position(|p| same(&p))
+    };
+    contenders.sort_by_key(position);
     Ok(contenders)
 }
 
@@ -264,11 +323,32 @@ fn price(plan: &AdvisePlan, contender: &Contender, t_work: Bounded) -> Bounded {
     })
 }
 
+/// How the run keeps to `--target-seconds`, said before any work.
+fn budget_line(plan: &AdvisePlan) -> String {
+    let t = plan.target_seconds as f64;
+    let contenders = match plan.measure_all {
+        true => {
+            "every configuration measured (--measure-all: not bounded by the target)".to_string()
+        }
+        false => format!(
+            "references of at most {} keys for the time model, then the contenders measured within {:.0} s, granted in order of priority",
+            plan.n.min(model::REFERENCE_KEYS_MAX),
+            t * MEASURING_SHARE
+        ),
+    };
+    format!(
+        "time: --target-seconds {}: {contenders}; the end-to-end run within {:.0} s",
+        plan.target_seconds,
+        t * VALIDATION_SHARE
+    )
+}
+
 /// Measures, prices and chooses, then runs the workload for the choice, the runner-up and
 /// no filter.
 pub fn run(plan: &AdvisePlan, progress: &ProgressBar) -> Result<Outcome> {
-    let mut notes = Vec::new();
     let steps = Steps::new(progress);
+    let mut notes = vec![budget_line(plan)];
+    steps.show(format!("advise: {}", notes[0]));
     steps.show("advise: the cost of the work".into());
     let mut resolved = resolve_work(plan)?;
     let t_w = resolved.t_work;
@@ -296,34 +376,89 @@ pub fn run(plan: &AdvisePlan, progress: &ProgressBar) -> Result<Outcome> {
     for (p, on) in priced.iter_mut().zip(skyline::skyline(&points)) {
         p.on_skyline = on;
     }
-    let chosen = skyline::choose(&points).unwrap_or(priced.len() - 1);
-    let runner_up = priced::runner_up(&priced, chosen);
+    let choice = skyline::choose(&points, plan.tolerance).expect("no filter is always priced");
+    let runner_up = priced::runner_up(&priced, choice.chosen);
     steps.show("advise: the workload end to end".into());
     let checked = validate_choice(
         plan,
         &priced,
-        &[Some(chosen), runner_up],
-        &mut resolved.work,
+        &[Some(choice.chosen), runner_up],
+        (&mut resolved.work, &mut notes),
     )?;
-    report::outcome(plan, &resolved, priced, chosen, runner_up, checked, notes)
+    report::outcome(
+        plan,
+        &resolved,
+        priced,
+        (&choice, runner_up),
+        checked,
+        notes,
+    )
+}
+
+/// Share of `--target-seconds` the end-to-end run may take.
+const VALIDATION_SHARE: f64 = 0.25;
+
+/// Fewest queries per pass of an end-to-end run worth its time.
+const MIN_VALIDATION_QUERIES: u64 = 100;
+
+/// Most queries per pass of the end-to-end run.
+const MAX_VALIDATION_QUERIES: u64 = 1_000_000;
+
+/// Queries per pass of the end-to-end run: as many as fit [`VALIDATION_SHARE`] of the
+/// target over its rounds and its warming pass, each running every one of `runs` (their
+/// predicted costs per query, no filter's `t_w` among them), at most
+/// [`MAX_VALIDATION_QUERIES`]: behind dear work a false positive costs the run `t_w / count`
+/// a query, so the count bounds how finely the end-to-end run can tell two filters apart
+/// (at 100 µs, 2000 queries made one false positive 50 ns, the whole default tolerance of
+/// a 5000 ns cost). `Err` with the seconds the passes of [`MIN_VALIDATION_QUERIES`] would
+/// take where even those do not fit.
+fn validation_count(plan: &AdvisePlan, runs: &[f64]) -> std::result::Result<u64, f64> {
+    let per_query: f64 = runs.iter().sum::<f64>() * f64::from(VALIDATION_ROUNDS + 1);
+    let budget = plan.target_seconds as f64 * 1e9 * VALIDATION_SHARE;
+    let fit = (budget / per_query).floor() as u64;
+    match fit >= MIN_VALIDATION_QUERIES {
+        true => Ok(fit.min(MAX_VALIDATION_QUERIES)),
+        false => Err(per_query * MIN_VALIDATION_QUERIES as f64 / 1e9),
+    }
 }
 
 /// The end-to-end run: for each of `which` (indexes into `priced`) and for no filter, ns per
-/// query, median and spread, and each filter's lookups timed beside it.
+/// query, median and spread, and each filter's lookups timed beside it; none, with a note,
+/// where it would not fit its share of the target ([`validation_count`]).
 fn validate_choice(
     plan: &AdvisePlan,
     priced: &[Priced],
     which: &[Option<usize>],
-    work: &mut Work,
+    (work, notes): (&mut Work, &mut Vec<String>),
 ) -> Result<Vec<(usize, Checked)>> {
     let none = priced.len() - 1;
-    let mut indexes: Vec<usize> = which
-        .iter()
-        .flatten()
-        .copied()
-        .filter(|&i| i != none)
-        .collect();
+    let mut indexes: Vec<usize> = which.iter().flatten().copied().collect();
+    indexes.retain(|&i| i != none);
     indexes.dedup();
+    let Some(any) = priced.iter().find_map(|p| p.config.as_ref()).cloned() else {
+        return Ok(Vec::new());
+    };
+    let (s, t_w, sigma) = (
+        shape(plan, &any),
+        priced[none].cost.value,
+        plan.negative_share,
+    );
+    let costs: Vec<f64> = indexes
+        .iter()
+        .chain([&none])
+        .map(|&i| priced[i].cost.value)
+        .collect();
+    let count = match validation_count(plan, &costs) {
+        Ok(count) => count,
+        Err(seconds) => {
+            notes.push(format!(
+                "end to end not run: {} rounds of {MIN_VALIDATION_QUERIES} queries would take about {seconds:.0} s, over a quarter of --target-seconds {}",
+                VALIDATION_ROUNDS + 1,
+                plan.target_seconds
+            ));
+            return Ok(Vec::new());
+        }
+    };
     let filters = indexes
         .iter()
         .map(|&i| measure::filled(&shape(plan, priced[i].config.as_ref().expect("a filter"))))
@@ -332,16 +467,6 @@ fn validate_choice(
         filters.iter().map(|f| Some(&**f)).collect();
     runs.push(None);
     indexes.push(none);
-    let any = priced.iter().find_map(|p| p.config.as_ref()).cloned();
-    let Some(any) = any else {
-        return Ok(Vec::new());
-    };
-    let (s, t_w, sigma) = (
-        shape(plan, &any),
-        priced[none].cost.value,
-        plan.negative_share,
-    );
-    let count = validate::query_count(t_w, VALIDATION_BUDGET_NS);
     let queries = validate::queries(&s, sigma, count, plan.seed, 0);
     let model = validate::queries(&s, sigma, workload_keys(t_w), s.seed ^ 0x5EED, MODEL_FIRST);
     let passes = validate::run(

@@ -1,7 +1,8 @@
-//! The Pareto skyline of memory against cost, and the choice among the configurations: the
-//! least memory among those whose cost interval overlaps the best one's, so that where the
-//! measurements cannot tell costs apart the smaller filter is chosen (an expensive `t_w`
-//! would otherwise drift to the most precise configuration the space allows).
+//! The Pareto skyline of memory against cost, and the choice among the configurations:
+//! those whose central cost is within a practical tolerance of the best one's are tied
+//! (equivalent for the user), and among them the least memory is chosen, so that where the
+//! costs cannot be told apart the smaller filter is chosen (an expensive `t_w` would
+//! otherwise drift to the most precise configuration the space allows).
 
 use super::cost::Bounded;
 
@@ -10,6 +11,46 @@ use super::cost::Bounded;
 pub struct Point {
     pub memory_bytes: u64,
     pub cost: Bounded,
+}
+
+/// Within how many ns of the best cost a configuration is tied with it (`--tolerance`):
+/// `max(share · best, ns)`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tolerance {
+    /// Share of the best cost.
+    pub share: f64,
+    /// ns.
+    pub ns: f64,
+}
+
+impl Default for Tolerance {
+    /// 1% of the best cost, or 1 ns, whichever is larger.
+    fn default() -> Self {
+        Tolerance {
+            share: 0.01,
+            ns: 1.0,
+        }
+    }
+}
+
+impl Tolerance {
+    /// The tolerance in ns at a best cost of `best` ns.
+    pub fn width(self, best: f64) -> f64 {
+        (self.share * best).max(self.ns)
+    }
+
+    /// How the tolerance was set, for the decision's lines.
+    pub fn describe(self) -> String {
+        match (self.share > 0.0, self.ns > 0.0) {
+            (true, true) => format!(
+                "{}% of the best cost or {} ns, the larger",
+                100.0 * self.share,
+                self.ns
+            ),
+            (true, false) => format!("{}% of the best cost", 100.0 * self.share),
+            _ => format!("{} ns", self.ns),
+        }
+    }
 }
 
 /// `on[i]`: no other point has at most the memory and at most the cost (central values),
@@ -31,18 +72,59 @@ pub fn best(points: &[Point]) -> Option<usize> {
     (0..points.len()).min_by(|&a, &b| points[a].cost.value.total_cmp(&points[b].cost.value))
 }
 
-/// The chosen index: among the points whose cost interval overlaps the best one's, the least
-/// memory, then the lower cost.
-pub fn choose(points: &[Point]) -> Option<usize> {
-    let best = &points[best(points)?];
-    (0..points.len())
-        .filter(|&i| points[i].cost.overlaps(&best.cost))
-        .min_by(|&a, &b| {
-            let (a, b) = (&points[a], &points[b]);
-            a.memory_bytes
-                .cmp(&b.memory_bytes)
-                .then(a.cost.value.total_cmp(&b.cost.value))
-        })
+/// The choice: the best point, the points tied with it (central cost at most
+/// `best + width`, the best among them) and the chosen one, the least memory among the
+/// tied, then the lower cost.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Choice {
+    pub best: usize,
+    pub tied: Vec<usize>,
+    pub chosen: usize,
+    /// The tolerance in ns at the best cost.
+    pub width: f64,
+}
+
+/// The choice among `points` at `tolerance`; `None` for no points.
+pub fn choose(points: &[Point], tolerance: Tolerance) -> Option<Choice> {
+    let best = best(points)?;
+    let width = tolerance.width(points[best].cost.value);
+    let limit = points[best].cost.value + width;
+    let tied: Vec<usize> = (0..points.len())
+        .filter(|&i| points[i].cost.value <= limit)
+        .collect();
+    let chosen = *tied.iter().min_by(|&&a, &&b| {
+        let (a, b) = (&points[a], &points[b]);
+        a.memory_bytes
+            .cmp(&b.memory_bytes)
+            .then(a.cost.value.total_cmp(&b.cost.value))
+    })?;
+    Some(Choice {
+        best,
+        tied,
+        chosen,
+        width,
+    })
+}
+
+/// The plateau of one structure's points `(bits per key, tied)`: the fewest bits per key
+/// from which, at every bits per key measured with as many or more, some point is tied
+/// (of points at one memory, fewer hashes among them, the user takes the best); `None` when
+/// none at the most bits per key is tied (or there are none).
+pub fn plateau(points: &[(f64, bool)]) -> Option<f64> {
+    let mut sorted = points.to_vec();
+    sorted.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let mut levels: Vec<(f64, bool)> = Vec::new();
+    for (bits, tied) in sorted {
+        match levels.last_mut() {
+            Some(level) if level.0 == bits => level.1 |= tied,
+            _ => levels.push((bits, tied)),
+        }
+    }
+    levels
+        .iter()
+        .take_while(|(_, tied)| *tied)
+        .last()
+        .map(|&(bits, _)| bits)
 }
 
 #[cfg(test)]
@@ -73,25 +155,56 @@ mod tests {
     }
 
     #[test]
-    fn choice_is_least_memory_among_overlapping_the_best() {
-        // Best is 10 ± 1 (30 bytes); 11.5 ± 1 overlaps it with 20 bytes: chosen.
+    fn choice_is_least_memory_among_the_tied() {
+        // Best is 10 (40 bytes); within 2 ns: 11.5 (20 bytes), chosen; 13 is not tied.
         let points = [
             point(40, 10.0, 1.0),
             point(20, 11.5, 1.0),
-            point(10, 13.0, 0.5), // [12.5, 13.5] misses [9, 11]
+            point(10, 13.0, 0.5),
         ];
-        assert_eq!(best(&points), Some(0));
-        assert_eq!(choose(&points), Some(1));
-        // With tight intervals nothing overlaps: the best stands.
-        let tight = [point(40, 10.0, 0.1), point(20, 11.5, 0.1)];
-        assert_eq!(choose(&tight), Some(0));
-        assert_eq!(choose(&[]), None);
+        let two = Tolerance {
+            share: 0.0,
+            ns: 2.0,
+        };
+        let choice = choose(&points, two).unwrap();
+        assert_eq!((choice.best, choice.chosen), (0, 1));
+        assert_eq!(choice.tied, [0, 1]);
+        // The default: 1% of 10 ns is below 1 ns, so 1 ns: nothing else is tied.
+        assert_eq!(choose(&points, Tolerance::default()).unwrap().chosen, 0);
+        assert_eq!(choose(&[], two), None);
+        // 1% of a 5000 ns cost is 50 ns.
+        assert_eq!(Tolerance::default().width(5000.0), 50.0);
     }
 
     #[test]
-    fn no_filter_wins_a_tie_it_cannot_be_told_from() {
+    fn no_filter_wins_a_tie() {
         let points = [point(0, 20.0, 0.0), point(1000, 19.5, 1.0)];
-        assert_eq!(choose(&points), Some(0));
+        assert_eq!(choose(&points, Tolerance::default()).unwrap().chosen, 0);
+        let strict = Tolerance {
+            share: 0.0,
+            ns: 0.1,
+        };
+        assert_eq!(choose(&points, strict).unwrap().chosen, 1);
+    }
+
+    #[test]
+    fn the_plateau_starts_where_every_larger_point_is_tied() {
+        assert_eq!(
+            plateau(&[(8.0, false), (16.0, true), (12.0, true)]),
+            Some(12.0)
+        );
+        // A point out of the tolerance above the plateau's start ends it there.
+        assert_eq!(
+            plateau(&[(8.0, true), (12.0, false), (16.0, true)]),
+            Some(16.0)
+        );
+        assert_eq!(plateau(&[(8.0, true), (16.0, false)]), None);
+        // At one memory, one tied point (the best k) ties the level.
+        assert_eq!(
+            plateau(&[(8.0, false), (8.0, true), (16.0, true)]),
+            Some(8.0)
+        );
+        assert_eq!(plateau(&[]), None);
     }
 
     /// The paper's regimes, on fixed times: a fast filter of few bits at 1% against a slow
@@ -104,7 +217,8 @@ mod tests {
         let choose_at = |t_w: f64| {
             let fast = cost_at(0.9, 0.01, 3.0, 3.0, t_w);
             let precise = cost_at(0.9, 1e-6, 20.0, 20.0, t_w);
-            choose(&[point(10_000, fast, 0.5), point(30_000, precise, 0.5)])
+            let points = [point(10_000, fast, 0.5), point(30_000, precise, 0.5)];
+            choose(&points, Tolerance::default()).map(|c| c.chosen)
         };
         assert_eq!(choose_at(20.0), Some(0));
         assert_eq!(choose_at(1e6), Some(1));

@@ -64,9 +64,19 @@ fn spin_call_ns(steps: u64) -> f64 {
     .median
 }
 
+/// Longest call of [`spin`] calibrated at its own length (1 ms): a longer one is that
+/// call's steps in proportion, its fixed overhead long amortised, so that calibrating
+/// `--work-ns 1e9` takes milliseconds, not the seconds of calls of its length.
+const LONGEST_CALIBRATED_NS: f64 = 1e6;
+
 /// Steps of [`spin`] whose call takes `work_ns`: a first guess from a long call, then two
-/// corrections at the call's own length (short calls carry the call's fixed overhead).
+/// corrections at the call's own length (short calls carry the call's fixed overhead); past
+/// [`LONGEST_CALIBRATED_NS`], that length's steps in proportion.
 pub fn spin_steps(work_ns: f64) -> u64 {
+    if work_ns > LONGEST_CALIBRATED_NS {
+        let steps = spin_steps(LONGEST_CALIBRATED_NS) as f64;
+        return (steps * work_ns / LONGEST_CALIBRATED_NS).round() as u64;
+    }
     let per_step = spin_call_ns(10_000) / 10_000.0;
     let mut steps = (work_ns / per_step).round().max(1.0) as u64;
     for _ in 0..2 {
