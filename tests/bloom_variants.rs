@@ -27,6 +27,7 @@ fn setup(filter: FilterKind, n: u64, m: u64, k: u32, queries: u64) -> Setup {
         hash_seed: 32,
         hash: HashScheme::MultiplyShift,
         filter,
+        work: Default::default(),
         keying: Default::default(),
     }
 }

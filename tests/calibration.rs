@@ -102,6 +102,7 @@ fn measured_rows_carry_the_between_filter_variance() {
                 hash_seed,
                 hash: HashScheme::MultiplyShift,
                 filter: FilterKind::CLASSIC,
+                work: Default::default(),
                 keying: Default::default(),
             };
             measure("calibration", &setup).expect("a valid setup")
@@ -466,6 +467,7 @@ fn the_trials_interval_covers_the_rate_averaged_over_filters() {
                     hash_seed: group * 10 + t,
                     hash: HashScheme::MultiplyShift,
                     filter: FilterKind::CLASSIC,
+                    work: Default::default(),
                     keying: Default::default(),
                 };
                 measure("calibration", &setup).expect("a valid setup")

@@ -82,6 +82,7 @@ fn a_trial_is_a_pure_function_of_its_setup() {
         hash_seed: 4,
         hash: HashScheme::MultiplyShift,
         filter: FilterKind::CLASSIC,
+        work: Default::default(),
         keying: Default::default(),
     };
     assert_eq!(run_trial(&setup).unwrap(), run_trial(&setup).unwrap());
@@ -119,6 +120,7 @@ fn parallel_and_sequential_trials_agree_exactly() {
             hash_seed: 8,
             hash,
             filter: FilterKind::CLASSIC,
+            work: Default::default(),
             keying: Default::default(),
         };
         assert_eq!(

@@ -63,6 +63,7 @@ fn setup(filter: FilterKind, n: u64, bits_per_key: u64, k: u32, hash_seed: u64) 
         hash_seed,
         hash: HashScheme::MultiplyShift,
         filter,
+        work: Default::default(),
         keying: Default::default(),
     }
 }

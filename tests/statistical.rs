@@ -18,6 +18,7 @@ fn setup(n: u64, m: u64, k: u32, hash: HashScheme) -> Setup {
         hash_seed: 12,
         hash,
         filter: FilterKind::CLASSIC,
+        work: Default::default(),
         keying: Default::default(),
     }
 }

@@ -50,6 +50,7 @@ fn setup(filter: FilterKind, n: u64, m: u64, k: u32) -> Setup {
         hash_seed: 22,
         hash: HashScheme::MultiplyShift,
         filter,
+        work: Default::default(),
         keying: Default::default(),
     }
 }

@@ -28,6 +28,7 @@ fn z_scores(name: &str, n: u64, m: u64, k: u32, queries: u64) -> Vec<f64> {
                 hash_seed: seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 5,
                 hash: HashScheme::MultiplyShift,
                 filter: filter.clone(),
+                work: Default::default(),
                 keying: Default::default(),
             };
             measure("z-spread", &setup).unwrap().z_exact

@@ -91,6 +91,7 @@ pub fn shapes(keys: u64, exec: Option<FilterKind>) -> Result<Vec<(String, Setup)
         hash_seed: 2,
         hash: HashScheme::MultiplyShift,
         filter,
+        work: Default::default(),
         keying: Default::default(),
     };
     let classic = FilterKind::of(&classic::STRUCTURE);

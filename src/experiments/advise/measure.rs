@@ -36,6 +36,7 @@ pub fn rate(keyed: &Keyed, queries: u64, on_keys: &(dyn Fn(u64) + Sync)) -> Resu
         hash_seed: shape.hash_seed,
         hash: shape.hash,
         filter: shape.kind.clone(),
+        work: Default::default(),
         keying: Keying {
             keys: keyed.keys.clone(),
             ..Keying::default()

@@ -170,6 +170,7 @@ fn audit_entry(
             hash_seed: seeds.hash_seed(),
             hash: HashScheme::MultiplyShift,
             filter: entry.kind.clone(),
+            work: Default::default(),
             keying: Keying {
                 keys: plan.keys.keys(),
                 query_keys: plan.keys.query_keys.clone(),

@@ -166,6 +166,7 @@ fn plans(
                 hash_seed,
                 hash: HashScheme::MultiplyShift,
                 filter: kind,
+                work: Default::default(),
                 keying: Default::default(),
             };
             plans.push((fpr, setup));
