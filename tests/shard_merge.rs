@@ -176,3 +176,19 @@ fn a_shard_out_of_range_is_refused_before_work() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("--shard"));
 }
+
+#[test]
+fn the_estimate_counts_the_units_and_names_the_build_the_version_prints() {
+    let out = bloomlab(&["sweep-size", "--queries", QUERIES, "--estimate"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let estimate: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // 5 rows (4..12 bits per key) of 3 blocks of 2^20 queries.
+    assert_eq!(estimate["units"], 15);
+    assert_eq!(estimate["rows"], 5);
+    assert!(estimate["seconds"].as_f64().unwrap() > 0.0);
+    let version = text(&bloomlab(&["--version"]).stdout);
+    let build = &estimate["build"];
+    let commit = build["commit"].as_str().unwrap();
+    assert!(version.contains(commit) && version.contains(build["dirty"].as_str().unwrap()));
+    assert!(commit.len() == 40 || commit == "unknown", "{commit}");
+}

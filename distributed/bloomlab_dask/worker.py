@@ -14,19 +14,18 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 import types
 
 
 
 def _children():
-    """The bloomlab processes this worker process runs now, by pid, and their lock: held in
-    sys.modules, since these functions arrive pickled by value, each task with its own
-    globals."""
+    """The bloomlab processes this worker process runs now, by pid, their lock, and the
+    checks this worker passed: held in sys.modules, since these functions arrive pickled by
+    value, each task with its own globals."""
     registry = sys.modules.get("_bloomlab_dask_children")
     if registry is None:
         registry = types.ModuleType("_bloomlab_dask_children")
-        registry.children, registry.lock = {}, threading.Lock()
+        registry.children, registry.lock, registry.checked = {}, threading.Lock(), set()
         registry = sys.modules.setdefault("_bloomlab_dask_children", registry)
     return registry
 
@@ -86,7 +85,11 @@ def check(bloomlab, build, paths, dask_worker=None):
 def run_shard(bloomlab, build, paths, command, index, count, timeout, attempts=3):
     """Shard `index` of `count` of `command`: the partial file's text. A run past `timeout`
     seconds is killed and run again, `attempts` times in all."""
-    program = resolve(bloomlab, check(bloomlab, build, paths))
+    registry, asked = _children(), (bloomlab, build, tuple(paths))
+    if asked not in registry.checked:
+        check(bloomlab, build, paths)
+        registry.checked.add(asked)
+    program = resolve(bloomlab, _where())
     env = dict(os.environ, RAYON_NUM_THREADS=os.environ.get("BLOOMLAB_DASK_THREADS", "1"))
     for attempt in range(attempts):
         with tempfile.TemporaryDirectory(prefix="bloomlab-dask-") as folder:
@@ -114,12 +117,10 @@ def _run(args, env, timeout):
         with registry.lock:
             registry.children[child.pid] = child
         try:
-            start = time.monotonic()
-            while child.poll() is None:
-                if timeout and time.monotonic() - start > timeout:
-                    _kill(child)
-                    return "timeout", ""
-                time.sleep(0.05)
+            child.wait(timeout=timeout or None)
+        except subprocess.TimeoutExpired:
+            _kill(child)
+            return "timeout", ""
         finally:
             with registry.lock:
                 registry.children.pop(child.pid, None)
