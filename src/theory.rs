@@ -225,6 +225,16 @@ pub fn classic_design(n: u64, fpr: f64) -> (u64, u32) {
     (m, whole_optimal_k(n, m))
 }
 
+/// Bits of a table of n keys at `bits_per_key`: `max(1, ceil(n·bits_per_key))`.
+pub fn bits_at(n: u64, bits_per_key: f64) -> u64 {
+    ((n as f64 * bits_per_key).ceil() as u64).max(1)
+}
+
+/// Keys a table of `bits` holds at `bits_per_key`: `max(1, round(bits / bits_per_key))`.
+pub fn keys_at(bits: u64, bits_per_key: f64) -> u64 {
+    ((bits as f64 / bits_per_key).round() as u64).max(1)
+}
+
 /// The information floor `log2(1/ε)` bits per key.
 pub fn information_floor(fpr: f64) -> f64 {
     -fpr.log2()

@@ -11,25 +11,20 @@ use bloomlab::structures::interface::Shape;
 use bloomlab::structures::sectorized::{
     CACHE_BLOCK_BITS, CACHE_GROUPS, Lookup, SECTOR_BITS, SectorizedFilter,
 };
-use bloomlab::structures::{FilterKind, Membership};
+use bloomlab::structures::{FilterKind, Membership, Spec};
 
 fn named(name: &str) -> FilterKind {
     FilterKind::named(name).unwrap()
 }
 
 fn setup(filter: FilterKind, n: u64, m: u64, k: u32, queries: u64) -> Setup {
-    Setup {
+    let m = filter.layout(m, k).unwrap();
+    Setup::new(
+        Spec::shape(filter, m, k).hashed(HashScheme::MultiplyShift, 32),
         n,
-        m: filter.layout(m, k).unwrap(),
-        k,
         queries,
-        seed: 31,
-        hash_seed: 32,
-        hash: HashScheme::MultiplyShift,
-        filter,
-        work: Default::default(),
-        keying: Default::default(),
-    }
+        31,
+    )
 }
 
 /// Bound: |z| <= 4 against the exact expectation, and the bits check passes.

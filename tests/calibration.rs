@@ -13,7 +13,7 @@ use bloomlab::stats::{
     paired_ratio_interval, queries_to_detect, ratio_interval, ratio_to_constant,
     replicates_to_order, stouffer, wilson_interval, z_averaged, z_score,
 };
-use bloomlab::structures::FilterKind;
+use bloomlab::structures::{FilterKind, Spec};
 use bloomlab::theory::{fpr_between_filter_variance, fpr_exact, fpr_moments};
 use bloomlab::{BloomFilter, HashScheme, KeySource};
 
@@ -93,18 +93,13 @@ fn assert_unit_spread(label: &str, zs: &[f64]) {
 fn measured_rows_carry_the_between_filter_variance() {
     let rows: Vec<_> = (0..300)
         .map(|hash_seed| {
-            let setup = Setup {
-                n: 500,
-                m: 1_000,
-                k: 4,
-                queries: 10_000,
-                seed: 7,
-                hash_seed,
-                hash: HashScheme::MultiplyShift,
-                filter: FilterKind::CLASSIC,
-                work: Default::default(),
-                keying: Default::default(),
-            };
+            let setup = Setup::new(
+                Spec::shape(FilterKind::CLASSIC, 1_000, 4)
+                    .hashed(HashScheme::MultiplyShift, hash_seed),
+                500,
+                10_000,
+                7,
+            );
             measure("calibration", &setup).expect("a valid setup")
         })
         .collect();
@@ -458,18 +453,13 @@ fn the_trials_interval_covers_the_rate_averaged_over_filters() {
     for group in 0..300u64 {
         let rows: Vec<Measurement> = (0..10)
             .map(|t| {
-                let setup = Setup {
+                let setup = Setup::new(
+                    Spec::shape(FilterKind::CLASSIC, m, k)
+                        .hashed(HashScheme::MultiplyShift, group * 10 + t),
                     n,
-                    m,
-                    k,
                     queries,
-                    seed: 1_000 + group,
-                    hash_seed: group * 10 + t,
-                    hash: HashScheme::MultiplyShift,
-                    filter: FilterKind::CLASSIC,
-                    work: Default::default(),
-                    keying: Default::default(),
-                };
+                    1_000 + group,
+                );
                 measure("calibration", &setup).expect("a valid setup")
             })
             .collect();

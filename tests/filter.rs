@@ -2,7 +2,7 @@
 
 use bloomlab::pipeline::measurement::Setup;
 use bloomlab::pipeline::run_trial;
-use bloomlab::structures::FilterKind;
+use bloomlab::structures::{FilterKind, Spec};
 use bloomlab::{BloomFilter, HashScheme, KeySource};
 use proptest::prelude::*;
 
@@ -73,24 +73,16 @@ proptest! {
 
 #[test]
 fn a_trial_is_a_pure_function_of_its_setup() {
-    let setup = Setup {
-        n: 3_000,
-        m: 30_000,
-        k: 5,
-        queries: 20_000,
-        seed: 9,
-        hash_seed: 4,
-        hash: HashScheme::MultiplyShift,
-        filter: FilterKind::CLASSIC,
-        work: Default::default(),
-        keying: Default::default(),
-    };
+    let setup = Setup::new(
+        Spec::shape(FilterKind::CLASSIC, 30_000, 5).hashed(HashScheme::MultiplyShift, 4),
+        3_000,
+        20_000,
+        9,
+    );
     assert_eq!(run_trial(&setup).unwrap(), run_trial(&setup).unwrap());
-    let reseeded = run_trial(&Setup {
-        hash_seed: 5,
-        ..setup.clone()
-    })
-    .unwrap();
+    let mut reseeded = setup.clone();
+    reseeded.spec.hash_seed = 5;
+    let reseeded = run_trial(&reseeded).unwrap();
     assert_ne!(run_trial(&setup).unwrap(), reseeded);
 }
 
@@ -111,18 +103,12 @@ fn parallel_and_sequential_trials_agree_exactly() {
         HashScheme::LowBits,
         HashScheme::DoubleHashing,
     ] {
-        let setup = Setup {
-            n: 50_000,
-            m: 480_000,
-            k: 7,
-            queries: 50_000,
-            seed: 3,
-            hash_seed: 8,
-            hash,
-            filter: FilterKind::CLASSIC,
-            work: Default::default(),
-            keying: Default::default(),
-        };
+        let setup = Setup::new(
+            Spec::shape(FilterKind::CLASSIC, 480_000, 7).hashed(hash, 8),
+            50_000,
+            50_000,
+            3,
+        );
         assert_eq!(
             run_trial_with(&setup, Threads::Sequential).unwrap(),
             run_trial_with(&setup, Threads::Parallel).unwrap(),

@@ -11,6 +11,7 @@ use bloomlab::params::{Count, MRound, MeasureParams};
 use bloomlab::pipeline::measure;
 use bloomlab::pipeline::measurement::Measurement;
 use bloomlab::stats::Check;
+use bloomlab::structures::Sizing;
 use bloomlab::{BloomFilter, Error};
 
 /// The z bound of the bits check: two-sided 6.3e-5 per row.
@@ -24,7 +25,7 @@ fn params() -> MeasureParams {
 }
 
 fn row(params: &MeasureParams, n: u64, m: u64, k: u32) -> Measurement {
-    measure("keys", &params.setup(n, m, k).unwrap()).unwrap()
+    measure("keys", &params.setup(n, Sizing::Shape { m, k }).unwrap()).unwrap()
 }
 
 #[test]
@@ -124,14 +125,19 @@ fn m_round_changes_the_array_and_keeps_k() {
 }
 
 fn row_m(params: &MeasureParams, m: u64) -> u64 {
-    params.setup(1_000, m, 7).unwrap().m
+    params
+        .setup(1_000, Sizing::Shape { m, k: 7 })
+        .unwrap()
+        .spec
+        .nominal()
+        .0
 }
 
 #[test]
 fn mask_needs_a_power_of_two() {
     let mut mask = params();
     mask.keying.reduce = Some(Reduce::Mask);
-    match mask.setup(1_000, 10_000, 7) {
+    match mask.setup(1_000, Sizing::Shape { m: 10_000, k: 7 }) {
         Err(Error::InvalidParam { name, .. }) => assert_eq!(name, "reduce"),
         other => panic!("expected a refusal, got {other:?}"),
     }
@@ -178,11 +184,18 @@ fn a_key_file_sets_n_and_its_repeats_are_overlap() {
     );
     from_file.queries = Some(Count(301));
     assert!(
-        from_file.setup(300, 3_000, 4).is_err(),
+        from_file
+            .setup(300, Sizing::Shape { m: 3_000, k: 4 })
+            .is_err(),
         "more queries than lines"
     );
     from_file.queries = Some(Count(300));
-    match measure("keys", &from_file.setup(300, 3_000, 4).unwrap()) {
+    match measure(
+        "keys",
+        &from_file
+            .setup(300, Sizing::Shape { m: 3_000, k: 4 })
+            .unwrap(),
+    ) {
         Err(Error::InvalidParam { name, .. }) => assert_eq!(name, "query_keys"),
         other => panic!("every query was inserted: {other:?}"),
     }

@@ -9,7 +9,13 @@
 use bloomlab::KeySource;
 use bloomlab::error::Error;
 use bloomlab::pipeline::count_parallel;
-use bloomlab::structures::{Filter, FilterKind};
+use bloomlab::structures::{Filter, FilterKind, Spec};
+
+/// The crate's filter built by its own constructor for n keys at ε.
+fn for_rate(name: &str, n: u64, fpr: f64, hash_seed: u64) -> Box<dyn Filter> {
+    let spec = Spec::rate(named(name), n, fpr);
+    Spec { hash_seed, ..spec }.build(n).unwrap()
+}
 
 fn named(name: &str) -> FilterKind {
     FilterKind::named(name).unwrap()
@@ -39,7 +45,7 @@ fn filled(mut filter: Box<dyn Filter>, keys: &KeySource, n: u64) -> Box<dyn Filt
 fn qfilter_matches_its_fingerprint_prediction_and_space() {
     let keys = KeySource::new(7);
     let n = 100_000;
-    let filter = filled(named("qfilter").for_rate(n, 0.001, 0).unwrap(), &keys, n);
+    let filter = filled(for_rate("qfilter", n, 0.001, 0), &keys, n);
     let (z, measured, predicted) = z_of(&*filter, &keys, n, 4_000_000);
     assert!(
         z.abs() <= 4.0,
@@ -55,11 +61,7 @@ fn qfilter_matches_its_fingerprint_prediction_and_space() {
 #[test]
 fn qfilter_full_refuses_and_counts() {
     let keys = KeySource::new(8);
-    let filter = filled(
-        named("qfilter").for_rate(1_000, 0.01, 0).unwrap(),
-        &keys,
-        2_000,
-    );
+    let filter = filled(for_rate("qfilter", 1_000, 0.01, 0), &keys, 2_000);
     // 1000 keys take 2048 slots (1024 hold 973), 1946 of them usable; a key whose 18-bit
     // fingerprint is already stored (about 2000²/2^19 = 8) takes none.
     let failed = filter.failed_inserts().unwrap();
@@ -100,11 +102,7 @@ fn cuckoofilter_matches_its_prediction_near_full() {
 fn ribbon_filter_keeps_2_to_the_minus_r_in_64_bit_rows() {
     let keys = KeySource::new(10);
     let n = 50_000;
-    let filter = filled(
-        named("ribbon-filter").for_rate(n, 0.01, 3).unwrap(),
-        &keys,
-        n,
-    );
+    let filter = filled(for_rate("ribbon-filter", n, 0.01, 3), &keys, n);
     let (z, measured, predicted) = z_of(&*filter, &keys, n, 2_000_000);
     assert_eq!(predicted, 0.5f64.powi(7));
     assert!(
@@ -125,11 +123,7 @@ fn ribbon_filter_keeps_2_to_the_minus_r_in_64_bit_rows() {
 fn ribbon_filter_at_scale_is_refused_in_words() {
     let keys = KeySource::new(11);
     let n = 300_000;
-    let filter = filled(
-        named("ribbon-filter").for_rate(n, 0.01, 2).unwrap(),
-        &keys,
-        n,
-    );
+    let filter = filled(for_rate("ribbon-filter", n, 0.01, 2), &keys, n);
     let error = count_parallel(&*filter, 0..10, |c| keys.key(c), &|_| {}).unwrap_err();
     assert!(
         matches!(&error, Error::Refused { message, .. } if message.contains("construction failed")),

@@ -12,7 +12,7 @@ use bloomlab::params::{Count, SeedParams, ValueList};
 use bloomlab::pipeline::measure;
 use bloomlab::pipeline::measurement::Setup;
 use bloomlab::structures::peers::{Growable, SubFilter};
-use bloomlab::structures::{Family, Filter, FilterKind, Membership};
+use bloomlab::structures::{Family, Filter, FilterKind, Membership, Spec};
 use indicatif::ProgressBar;
 use proptest::prelude::*;
 
@@ -39,7 +39,9 @@ proptest! {
         let kind = &FilterKind::peers()[which];
         let filter: Option<Box<dyn Filter>> = if by_rate {
             let fpr = 0.5f64.powi((bits_per_key / 2).max(1) as i32);
-            Some(kind.for_rate((n / 4).max(1), fpr, hash_seed).unwrap())
+            let n = (n / 4).max(1);
+            let spec = Spec::rate(kind.clone(), n, fpr).hashed(HashScheme::MultiplyShift, hash_seed);
+            Some(spec.build(n).unwrap())
         } else {
             kind.layout(n * bits_per_key, k)
                 .ok()
@@ -54,18 +56,13 @@ proptest! {
 }
 
 fn setup(filter: FilterKind, n: u64, bits_per_key: u64, k: u32, hash_seed: u64) -> Setup {
-    Setup {
+    let m = filter.layout(n * bits_per_key, k).unwrap();
+    Setup::new(
+        Spec::shape(filter, m, k).hashed(HashScheme::MultiplyShift, hash_seed),
         n,
-        m: filter.layout(n * bits_per_key, k).unwrap(),
-        k,
-        queries: 200_000,
-        seed: 31,
-        hash_seed,
-        hash: HashScheme::MultiplyShift,
-        filter,
-        work: Default::default(),
-        keying: Default::default(),
-    }
+        200_000,
+        31,
+    )
 }
 
 #[test]

@@ -6,21 +6,15 @@
 use bloomlab::HashScheme;
 use bloomlab::pipeline::measure;
 use bloomlab::pipeline::measurement::{BITS_CHECK_Z, Setup};
-use bloomlab::structures::FilterKind;
+use bloomlab::structures::{FilterKind, Spec};
 
 fn setup(n: u64, m: u64, k: u32, hash: HashScheme) -> Setup {
-    Setup {
+    Setup::new(
+        Spec::shape(FilterKind::CLASSIC, m, k).hashed(hash, 12),
         n,
-        m,
-        k,
-        queries: 60_000,
-        seed: 11,
-        hash_seed: 12,
-        hash,
-        filter: FilterKind::CLASSIC,
-        work: Default::default(),
-        keying: Default::default(),
-    }
+        60_000,
+        11,
+    )
 }
 
 #[test]

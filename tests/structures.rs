@@ -5,7 +5,7 @@ use bloomlab::HashScheme;
 use bloomlab::KeySource;
 use bloomlab::pipeline::measure;
 use bloomlab::pipeline::measurement::Setup;
-use bloomlab::structures::FilterKind;
+use bloomlab::structures::{FilterKind, Spec};
 use proptest::prelude::*;
 
 /// A registered structure by name.
@@ -41,18 +41,13 @@ proptest! {
 }
 
 fn setup(filter: FilterKind, n: u64, m: u64, k: u32) -> Setup {
-    Setup {
+    let m = filter.layout(m, k).unwrap();
+    Setup::new(
+        Spec::shape(filter, m, k).hashed(HashScheme::MultiplyShift, 22),
         n,
-        m: filter.layout(m, k).unwrap(),
-        k,
-        queries: 60_000,
-        seed: 21,
-        hash_seed: 22,
-        hash: HashScheme::MultiplyShift,
-        filter,
-        work: Default::default(),
-        keying: Default::default(),
-    }
+        60_000,
+        21,
+    )
 }
 
 #[test]

@@ -6,7 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
-use bloomlab::suite::{self, Family, Reseed, holm_rejections, normal_two_sided_p};
+use bloomlab::suite::{self, Comparisons, Reseed, holm_rejections, normal_two_sided_p};
 use indicatif::ProgressBar;
 use predicates::prelude::*;
 use rand::{RngExt, SeedableRng};
@@ -525,7 +525,7 @@ fn real_reseeded_checks_keep_their_family_wise_bound() {
 
 #[test]
 fn a_family_of_one_is_a_plain_test() {
-    let mut family = Family::new(0.05);
+    let mut family = Comparisons::new(0.05);
     family.add(
         "one".into(),
         suite::Comparison {

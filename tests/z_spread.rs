@@ -10,7 +10,7 @@
 use bloomlab::hash::HashScheme;
 use bloomlab::pipeline::measure;
 use bloomlab::pipeline::measurement::Setup;
-use bloomlab::structures::FilterKind;
+use bloomlab::structures::{FilterKind, Spec};
 
 const FILTERS: u64 = 120;
 
@@ -19,18 +19,15 @@ fn z_scores(name: &str, n: u64, m: u64, k: u32, queries: u64) -> Vec<f64> {
     let filter = FilterKind::named(name).unwrap();
     (1..=FILTERS)
         .map(|seed| {
-            let setup = Setup {
+            let setup = Setup::new(
+                Spec::shape(filter.clone(), m, k).hashed(
+                    HashScheme::MultiplyShift,
+                    seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 5,
+                ),
                 n,
-                m,
-                k,
                 queries,
                 seed,
-                hash_seed: seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 5,
-                hash: HashScheme::MultiplyShift,
-                filter: filter.clone(),
-                work: Default::default(),
-                keying: Default::default(),
-            };
+            );
             measure("z-spread", &setup).unwrap().z_exact
         })
         .collect()

@@ -24,7 +24,7 @@ use crate::hash::HashScheme;
 use crate::params::preflight::{cpu_seconds, operations_seconds};
 use crate::pipeline::measurement::Setup;
 use crate::report::{Cell, Column, Record, col};
-use crate::structures::FilterKind;
+use crate::structures::{FilterKind, Spec};
 
 /// The lowest ratio of estimate to real time that passes.
 pub const LOW: f64 = 0.5;
@@ -82,17 +82,9 @@ impl Record for EstimateRow {
 /// run of 600,000 key operations or more ([`crate::params::preflight::operations_seconds`]).
 pub fn shapes(keys: u64, exec: Option<FilterKind>) -> Result<Vec<(String, Setup)>> {
     use crate::structures::{blocked, classic, peers::fastbloom};
-    let setup = |filter: FilterKind, n: u64, k: u32| Setup {
-        n,
-        m: 10 * n,
-        k,
-        queries: n,
-        seed: 1,
-        hash_seed: 2,
-        hash: HashScheme::MultiplyShift,
-        filter,
-        work: Default::default(),
-        keying: Default::default(),
+    let setup = |filter: FilterKind, n: u64, k: u32| {
+        let spec = Spec::shape(filter, 10 * n, k).hashed(HashScheme::MultiplyShift, 2);
+        Setup::new(spec, n, n, 1)
     };
     let classic = FilterKind::of(&classic::STRUCTURE);
     let blocked = FilterKind::of(&blocked::STRUCTURE);
@@ -118,7 +110,8 @@ pub fn check(shapes: &[(String, Setup)], progress: &ProgressBar) -> Result<Vec<E
         .iter()
         .map(|(shape, setup)| {
             let operations = (setup.n + setup.queries) as f64;
-            let estimated = operations_seconds(setup.filter.clone(), setup.k, setup.m, operations);
+            let (m, k) = setup.spec.nominal();
+            let estimated = operations_seconds(setup.filter().clone(), k, m, operations);
             let (start, cpu) = (Instant::now(), cpu_seconds());
             crate::pipeline::measure("estimates", setup)?;
             let (wall, cpu) = (start.elapsed().as_secs_f64(), cpu_seconds() - cpu);
@@ -126,10 +119,10 @@ pub fn check(shapes: &[(String, Setup)], progress: &ProgressBar) -> Result<Vec<E
             let ratio = estimated / cpu;
             Ok(EstimateRow {
                 shape: shape.clone(),
-                filter: setup.filter.to_string(),
+                filter: setup.filter().to_string(),
                 n: setup.n,
-                m: setup.m,
-                k: setup.k,
+                m,
+                k,
                 queries: setup.queries,
                 estimated_seconds: estimated,
                 cpu_seconds: cpu,

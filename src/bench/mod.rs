@@ -442,7 +442,7 @@ pub fn run(config: &BenchConfig, progress: &ProgressBar) -> Result<(Vec<BenchRow
     progress.inc_length((config.sizes.len() * config.ks.len() * contenders.len()) as u64);
     let (mut rows, mut limits) = (Vec::new(), Vec::new());
     for size in &config.sizes {
-        let n = ((size.m as f64 / config.bits_per_key).round() as u64).max(1);
+        let n = crate::theory::keys_at(size.m, config.bits_per_key);
         let keys = KeySource::new(config.seed);
         let run = SizeRun {
             size,

@@ -55,7 +55,7 @@ pub fn time_versus_rate(config: &BenchConfig, progress: &ProgressBar) -> Result<
         label: "out-of-cache",
         m: 1 << 30,
     });
-    let n = ((size.m as f64 / config.bits_per_key).round() as u64).max(1);
+    let n = crate::theory::keys_at(size.m, config.bits_per_key);
     let keys = KeySource::new(config.seed);
     let pass_keys = PassKeys::new(&keys, n, config.queries);
     progress.inc_length(config.ks.len() as u64);

@@ -500,7 +500,7 @@ pub fn run(config: &WorkloadConfig, progress: &ProgressBar) -> Result<Vec<Worklo
     let mut rows = Vec::new();
     for structure in STRUCTURES {
         for size in &config.mix_sizes {
-            let n = ((size.m as f64 / config.bits_per_key).round() as u64).max(1);
+            let n = crate::theory::keys_at(size.m, config.bits_per_key);
             let set = FilterSet::build(structure.clone(), 1, n, size.m, config)?;
             for (name, present_share) in MIXES {
                 let queries = Queries::new(1, n, present_share, UNIFORM, config.seed);

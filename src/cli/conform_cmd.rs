@@ -8,6 +8,7 @@ use bloomlab::Result;
 use bloomlab::console;
 use bloomlab::experiments::size as sizing;
 use bloomlab::params::{Count, MAX_COUNT, ProgramParams, check_count};
+use bloomlab::theory;
 
 use super::command::Fixed;
 
@@ -51,26 +52,18 @@ pub(super) struct ConformArgs {
 }
 
 fn run_conform(args: &ConformArgs) -> Result<ExitCode> {
-    use bloomlab::experiments::conform::{ConformRequest, Conformance, Sizing, conform};
+    use bloomlab::experiments::conform::{ConformRequest, Conformance, conform};
+    use bloomlab::structures::{Sizing, Spec};
     let filter = args.program.attach(args.filter.clone());
     let n = check_count("n", args.n.0, 1, MAX_COUNT)?;
     let queries = check_count("queries", args.queries.0, 1, MAX_COUNT)?;
-    let by_shape = args.bits_per_key.is_some() || args.k.is_some();
-    let sizing = match filter.structure().for_rate {
-        Some(_) if !by_shape => Sizing::Rate(sizing::check_fpr(args.fpr)?),
-        _ => Sizing::Shape {
-            bits_per_key: sizing::check_bits_per_key(args.bits_per_key.unwrap_or(10.0))?,
-            k: args
-                .k
-                .unwrap_or_else(|| fixed_k(filter.clone(), n, args.fpr).unwrap_or(7)),
-        },
-    };
+    let sizing = sizing_of(args, &filter, n)?;
     // Two filters of n keys, each asked the queries twice (batched and one by one).
     let k = match sizing {
         Sizing::Shape { k, .. } => k,
         Sizing::Rate(_) => 7,
     };
-    let bits = ((n as f64 * args.bits_per_key.unwrap_or(10.0)).ceil()) as u64;
+    let bits = theory::bits_at(n, args.bits_per_key.unwrap_or(10.0));
     let operations = 2.0 * (n as f64 + 2.0 * queries as f64);
     bloomlab::params::preflight::Cost {
         key_operations: bloomlab::params::preflight::weighted_operations(
@@ -82,10 +75,14 @@ fn run_conform(args: &ConformArgs) -> Result<ExitCode> {
         peak_bytes: 2.0 * bits as f64 / 8.0,
     }
     .check(args.yes)?;
-    let request = ConformRequest {
+    let spec = Spec {
         filter: filter.clone(),
-        n,
         sizing,
+        ..Spec::default()
+    };
+    let request = ConformRequest {
+        spec: spec.hashed(bloomlab::HashScheme::MultiplyShift, args.seed),
+        n,
         queries,
         seed: args.seed,
     };
@@ -99,6 +96,32 @@ fn run_conform(args: &ConformArgs) -> Result<ExitCode> {
             Ok(ExitCode::FAILURE)
         }
     }
+}
+
+/// How the structure is sized: by its constructor for a rate where it has one and no shape
+/// is asked, else by `--bits-per-key` and `--k`.
+fn sizing_of(
+    args: &ConformArgs,
+    filter: &bloomlab::structures::FilterKind,
+    n: u64,
+) -> Result<bloomlab::structures::Sizing> {
+    use bloomlab::structures::{Rate, Sizing};
+    let by_shape = args.bits_per_key.is_some() || args.k.is_some();
+    Ok(match filter.structure().for_rate {
+        Some(_) if !by_shape => Sizing::Rate(Rate {
+            fpr: sizing::check_fpr(args.fpr)?,
+            n,
+        }),
+        _ => Sizing::Shape {
+            m: theory::bits_at(
+                n,
+                sizing::check_bits_per_key(args.bits_per_key.unwrap_or(10.0))?,
+            ),
+            k: args
+                .k
+                .unwrap_or_else(|| fixed_k(filter.clone(), n, args.fpr).unwrap_or(7)),
+        },
+    })
 }
 
 /// The k a structure fixes (a split-block filter sets one bit in each of its 8 words): its

@@ -1,19 +1,16 @@
 //! `--fpr` for the experiments built on shapes (overfill, seed-check): the filter is designed
-//! by a target rate ε instead of m and k, as most libraries are. bloomlab's structures get the
-//! classic sizing for it, m = ⌈n·(-ln ε)/(ln 2)²⌉ bits and k = round((m/n)·ln 2) (SPEC's
-//! sizing discipline, [`crate::theory::bits_per_key_for_fpr`]); a program behind `exec:` is
-//! sent `(n, fpr)` and sizes itself, so that a library whose constructor takes no m and k
-//! (rbloom, pybloom-live, pyprobables, Guava) runs too.
+//! by a target rate ε instead of m and k, as most libraries are: a [`crate::structures::Sizing::Rate`], which
+//! sizes each structure by its design (the classic one's is SPEC's sizing discipline,
+//! [`crate::theory::classic_design`]) and a peer crate or a program behind `exec:` by its own
+//! constructor, so that a library whose constructor takes no m and k (rbloom, pybloom-live,
+//! pyprobables, Guava) runs too.
 
 use crate::error::{Error, Result};
 use crate::params::ShapeParams;
-use crate::pipeline::measurement::Setup;
-use crate::structures::FilterKind;
-use crate::structures::exec::sizing::Rate;
-use crate::theory::{bits_per_key_for_fpr, whole_optimal_k};
+use crate::structures::{FilterKind, Spec};
 
 /// The rate of `--fpr`, refused outside (0, 1) or beside a shape flag.
-pub fn rate(fpr: Option<f64>, shape: &ShapeParams, design_n: Option<u64>) -> Result<Option<Rate>> {
+pub fn rate(fpr: Option<f64>, shape: &ShapeParams) -> Result<Option<f64>> {
     let Some(fpr) = fpr else {
         return Ok(None);
     };
@@ -33,13 +30,7 @@ pub fn rate(fpr: Option<f64>, shape: &ShapeParams, design_n: Option<u64>) -> Res
             "--fpr, or --bits-per-key/--m/--k, not both",
         ));
     }
-    Ok(Some(Rate { fpr, design_n }))
-}
-
-/// `setup`, a program in it sized by `rate` (by shape when None).
-pub fn sized(mut setup: Setup, rate: Option<Rate>) -> Setup {
-    setup.keying.rate = rate;
-    setup
+    Ok(Some(fpr))
 }
 
 /// Keys, bits and k of the shape a program is asked to take by [`sizes_itself`].
@@ -54,7 +45,7 @@ pub fn sizes_itself(filter: FilterKind) -> Result<Option<String>> {
         return Ok(None);
     }
     let (n, m, k) = PROBE;
-    let refusal = match filter.build(n, m, k, Default::default(), 0) {
+    let refusal = match Spec::shape(filter.clone(), m, k).build(n) {
         Ok(mut built) => return built.finish().map(|()| None),
         Err(Error::Exec {
             refused: true,
@@ -63,7 +54,7 @@ pub fn sizes_itself(filter: FilterKind) -> Result<Option<String>> {
         }) => message,
         Err(other) => return Err(other),
     };
-    match filter.for_rate(n, 0.01, 0) {
+    match Spec::rate(filter, n, 0.01).build(n) {
         Ok(mut built) => {
             built.finish()?;
             let reason = refusal
@@ -101,28 +92,4 @@ pub fn axis_refused(
             }
         ),
     )
-}
-
-/// The rate of the classic optimum at `bits_per_key`: ε = e^{-(m/n)(ln 2)²}, the inverse of
-/// [`bits_per_key_for_fpr`]; what sweep-size sends a program that sizes itself.
-pub fn fpr_for_bits_per_key(bits_per_key: f64) -> f64 {
-    (-bits_per_key * std::f64::consts::LN_2.powi(2)).exp()
-}
-
-/// m and k for n keys at ε by the classic sizing.
-pub fn shape(n: u64, fpr: f64) -> (u64, u32) {
-    let m = ((n as f64 * bits_per_key_for_fpr(fpr)).ceil() as u64).max(1);
-    (m, whole_optimal_k(n, m))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// 10^6 keys at 1%: 9,585,059 bits and k = 7 (the textbook 9.59 bits per key).
-    #[test]
-    fn one_percent_is_the_textbook_shape() {
-        assert_eq!(shape(1_000_000, 0.01), (9_585_059, 7));
-        assert!((fpr_for_bits_per_key(bits_per_key_for_fpr(0.01)) - 0.01).abs() < 1e-12);
-    }
 }

@@ -17,29 +17,19 @@
 mod promise;
 
 use crate::error::Result;
-use crate::hash::HashScheme;
 use crate::keys::KeySource;
 use crate::pipeline::fill;
-use crate::structures::{BATCH, Filter, FilterKind, for_each_batch};
+use crate::structures::{BATCH, Filter, Spec, for_each_batch};
 
 /// Absent keys also asked one at a time, against their batched answers.
 pub const SINGLE_KEYS: u64 = 100;
 
-/// How the checked structure is sized for its n keys.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Sizing {
-    /// Its own constructor for a target rate ([`FilterKind::for_rate`]).
-    Rate(f64),
-    /// m = `bits_per_key`·n bits with k hashes ([`FilterKind::build`]).
-    Shape { bits_per_key: f64, k: u32 },
-}
-
-/// What is checked: the structure, sized for n keys.
+/// What is checked: the structure as built ([`Spec`]; its hash seed is the keys' `seed`
+/// too), holding n keys.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ConformRequest {
-    pub filter: FilterKind,
+    pub spec: Spec,
     pub n: u64,
-    pub sizing: Sizing,
     pub queries: u64,
     pub seed: u64,
 }
@@ -65,15 +55,10 @@ fn violated(
 
 /// Runs the checks of the module documentation on `request`.
 pub fn conform(request: &ConformRequest) -> Result<Conformance> {
-    let ConformRequest { ref filter, n, .. } = *request;
+    let ConformRequest { ref spec, n, .. } = *request;
+    let filter = &spec.filter;
     let keys = KeySource::new(request.seed);
-    let build = || match request.sizing {
-        Sizing::Rate(fpr) => filter.for_rate(n, fpr, request.seed),
-        Sizing::Shape { bits_per_key, k } => {
-            let m = promise::shape_bits(n, bits_per_key);
-            filter.build(n, m, k, HashScheme::MultiplyShift, request.seed)
-        }
-    };
+    let build = || spec.build(n);
     let (mut first, mut second) = (build()?, build()?);
     let memory_before = first.memory_bits();
     fill(&mut *first, 0..n, |c| keys.key(c), false, &|_| {})?;
@@ -86,7 +71,7 @@ pub fn conform(request: &ConformRequest) -> Result<Conformance> {
     if let Some(violation) = differs {
         return violated(&mut *first, &mut *second, violation);
     }
-    let promised = promise::promised(&*first, request.sizing, n);
+    let promised = promise::promised(&*first, spec.sizing, n);
     if let Some(violation) = promise::far_above(false_positives, request.queries, promised) {
         return violated(&mut *first, &mut *second, violation);
     }

@@ -362,9 +362,10 @@ pub fn rows_of(setups: &[Setup], trials: u64) -> Vec<Setup> {
     setups
         .iter()
         .flat_map(|s| {
-            (0..trials).map(move |t| Setup {
-                hash_seed: s.hash_seed.wrapping_add(t),
-                ..s.clone()
+            (0..trials).map(move |t| {
+                let mut trial = s.clone();
+                trial.spec.hash_seed = s.spec.hash_seed.wrapping_add(t);
+                trial
             })
         })
         .collect()
@@ -428,15 +429,14 @@ impl MeasuredPlan {
             .iter()
             .map(|s| {
                 let operations = keys_of_setup(s) as f64;
-                crate::params::preflight::weighted_operations(
-                    s.filter.clone(),
-                    s.k,
-                    s.m,
-                    operations,
-                )
+                let (m, k) = s.spec.nominal();
+                crate::params::preflight::weighted_operations(s.filter().clone(), k, m, operations)
             })
             .sum();
-        let largest = self.setups.iter().map(|s| s.m).max().unwrap_or(0) as f64;
+        let largest = (self.setups.iter())
+            .map(|s| s.spec.nominal().0)
+            .max()
+            .unwrap_or(0) as f64;
         let at_once = (self.setups.len() as f64 * trials).min(rayon::current_num_threads() as f64);
         Cost {
             key_operations,
@@ -538,21 +538,14 @@ impl Record for Measurement {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::structures::FilterKind;
+    use crate::structures::{FilterKind, Spec};
 
     #[test]
     fn progress_counts_every_key_inserted_and_queried() {
-        let setup = |n, queries| Setup {
-            n,
-            m: 10 * n,
-            k: 4,
-            queries,
-            seed: 1,
-            hash_seed: 2,
-            hash: crate::hash::HashScheme::MultiplyShift,
-            filter: FilterKind::default(),
-            work: Default::default(),
-            keying: Default::default(),
+        let setup = |n, queries| {
+            let spec = Spec::shape(FilterKind::default(), 10 * n, 4)
+                .hashed(crate::hash::HashScheme::MultiplyShift, 2);
+            Setup::new(spec, n, queries, 1)
         };
         // The second setup takes the parallel path, in chunks.
         let setups = [setup(1_000, 5_000), setup(300_000, 1_200_000)];

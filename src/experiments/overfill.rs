@@ -13,6 +13,7 @@ use crate::pipeline::measurement::{CONFIDENCE, Measurement};
 use crate::plot::{Axis, Colour, Mark, Panel, Plate, Series, extent};
 use crate::report::{Cell, Column, Record, col, percent};
 use crate::stats::averaged_ratio_to_constant;
+use crate::structures::{Rate, Sizing};
 use crate::theory;
 
 pub const DEFAULT_DESIGN_N: u64 = 4_000;
@@ -37,8 +38,8 @@ pub struct OverfillParams {
     /// Overfill factors s: keys inserted = s x design-n [> 0, <= 100]
     #[arg(long, value_name = "LIST", allow_hyphen_values = true)]
     pub factors: Option<ValueList>,
-    /// Design by target rate instead of m and k: the classic sizing for design-n keys at this
-    /// rate, and a program behind exec: sizes itself from (design-n, fpr) [(0, 1)]
+    /// Design by target rate instead of m and k: each structure's design for design-n keys at
+    /// this rate; a peer crate or a program behind exec: sizes itself from (design-n, fpr) [(0, 1)]
     #[arg(long, allow_hyphen_values = true)]
     pub fpr: Option<f64>,
 }
@@ -105,8 +106,8 @@ pub struct OverfillPlan {
     m: u64,
     ks: Vec<u32>,
     factors: Vec<f64>,
-    /// `--fpr`: a program sizes itself by it.
-    rate: Option<crate::structures::exec::sizing::Rate>,
+    /// `--fpr` of a structure that sizes itself by it ([`crate::structures::Spec::sizes_itself`]).
+    sized_itself: Option<f64>,
     measured: MeasuredPlan,
 }
 
@@ -146,32 +147,38 @@ impl Experiment for Overfill {
 
     fn plan(params: &OverfillParams) -> Result<OverfillPlan> {
         let design_n = design_n(params)?;
-        let rate = super::by_rate::rate(params.fpr, &params.shape, Some(design_n))?;
-        let (m, ks) = match rate {
-            Some(rate) => {
-                let (m, k) = super::by_rate::shape(design_n, rate.fpr);
-                (m, vec![k])
+        let sizings = match super::by_rate::rate(params.fpr, &params.shape)? {
+            Some(fpr) => vec![Sizing::Rate(Rate { fpr, n: design_n })],
+            None => {
+                let m = params.shape.size_or(design_n, &DEFAULT_BITS_PER_KEY)?;
+                let ks = params.shape.k_list_or(&DEFAULT_K)?;
+                ks.into_iter().map(|k| Sizing::Shape { m, k }).collect()
             }
-            None => (
-                params.shape.size_or(design_n, &DEFAULT_BITS_PER_KEY)?,
-                params.shape.k_list_or(&DEFAULT_K)?,
-            ),
         };
         let factors = positive_list("factors", params.factors.as_ref(), &DEFAULT_FACTORS, 100.0)?;
         let mut setups = Vec::new();
-        for &k in &ks {
+        for &sizing in &sizings {
             for &s in &factors {
                 let n = (s * design_n as f64).round().max(1.0) as u64;
                 let n = check_count("factors", n, 1, MAX_COUNT)?;
-                setups.push(super::by_rate::sized(params.measure.setup(n, m, k)?, rate));
+                setups.push(params.measure.setup(n, sizing)?);
             }
         }
+        // The shape asked, or the design the rate gave.
+        let designed = |sizing: Sizing| match sizing {
+            Sizing::Shape { m, k } => (m, k),
+            Sizing::Rate(_) => setups[0].spec.nominal(),
+        };
+        let sized_itself = match setups[0].spec.sizing {
+            Sizing::Rate(rate) if setups[0].spec.sizes_itself() => Some(rate.fpr),
+            _ => None,
+        };
         Ok(OverfillPlan {
             design_n,
-            m,
-            ks,
+            m: designed(sizings[0]).0,
+            ks: sizings.iter().map(|&sizing| designed(sizing).1).collect(),
             factors,
-            rate,
+            sized_itself,
             measured: MeasuredPlan::new(&params.measure, setups)?,
         })
     }
@@ -198,11 +205,10 @@ impl Experiment for Overfill {
                     design_n,
                 );
                 let k = measurement.k;
-                let fpr_design = match (plan.rate, measurement.filter.is_program()) {
-                    // A program sized itself by the rate: the rate is its design.
-                    (Some(rate), true) => rate.fpr,
-                    _ => measurement.filter.fpr_exact(design_n, measurement.m, k),
-                };
+                // A structure that sized itself by the rate: the rate is its design.
+                let fpr_design = plan
+                    .sized_itself
+                    .unwrap_or_else(|| measurement.filter.fpr_exact(design_n, measurement.m, k));
                 let cost = averaged_ratio_to_constant(
                     measurement.false_positives,
                     measurement.queries,
@@ -226,7 +232,7 @@ impl Experiment for Overfill {
                 }
             })
             .collect();
-        let mut notes: Vec<String> = shown_ks(&plan.ks, plan.rate, &measurements)
+        let mut notes: Vec<String> = shown_ks(&plan.ks, plan.sized_itself, &measurements)
             .into_iter()
             .map(|k| {
                 format!(
@@ -238,52 +244,38 @@ impl Experiment for Overfill {
         plan.measured.trial_notes(&measurements, &mut notes);
         let title = format!(
             "overfill: {}, designed for n = {design_n}, {}",
-            shown_m(m, plan.rate, &measurements),
+            shown_m(m, plan.sized_itself, &measurements),
             plan.measured.caption
         );
         Outcome::new(title, &rows, notes, plate(&rows))
     }
 }
 
-/// The title's m: the classic design's, or for a program that sized itself by `--fpr` the m
-/// it reports (one for every row), else that it sized itself.
-fn shown_m(
-    classic: u64,
-    rate: Option<crate::structures::exec::sizing::Rate>,
-    measurements: &[Measurement],
-) -> String {
-    let Some(rate) = rate.filter(|_| measurements.iter().any(|r| r.filter.is_program())) else {
-        return format!("m = {classic}");
+/// The title's m: the design's, or for a structure that sized itself by `--fpr` the m it
+/// reports (one for every row), else that it sized itself.
+fn shown_m(design: u64, sized_itself: Option<f64>, measurements: &[Measurement]) -> String {
+    let Some(fpr) = sized_itself else {
+        return format!("m = {design}");
     };
     match measurements.first().map(|r| r.m) {
         Some(m) if measurements.iter().all(|r| r.m == m) => {
-            format!(
-                "m = {m} as the program reports it (sized for ε = {})",
-                rate.fpr
-            )
+            format!("m = {m} as the program reports it (sized for ε = {fpr})")
         }
-        _ => format!("m sized by the program for ε = {}", rate.fpr),
+        _ => format!("m sized by the program for ε = {fpr}"),
     }
 }
 
-/// The ks the notes speak of: the design's, or for a program that sized itself by `--fpr`
+/// The ks the notes speak of: the design's, or for a structure that sized itself by `--fpr`
 /// the ks it reports, in order of first appearance.
-fn shown_ks(
-    design: &[u32],
-    rate: Option<crate::structures::exec::sizing::Rate>,
-    measurements: &[Measurement],
-) -> Vec<u32> {
-    let programs = measurements.iter().filter(|r| r.filter.is_program());
-    match rate {
-        Some(_) if measurements.iter().any(|r| r.filter.is_program()) => {
-            programs.fold(Vec::new(), |mut ks, r| {
-                if !ks.contains(&r.k) {
-                    ks.push(r.k);
-                }
-                ks
-            })
-        }
-        _ => design.to_vec(),
+fn shown_ks(design: &[u32], sized_itself: Option<f64>, measurements: &[Measurement]) -> Vec<u32> {
+    match sized_itself {
+        Some(_) => measurements.iter().fold(Vec::new(), |mut ks, r| {
+            if !ks.contains(&r.k) {
+                ks.push(r.k);
+            }
+            ks
+        }),
+        None => design.to_vec(),
     }
 }
 

@@ -32,6 +32,7 @@ use crate::pipeline::measurement::{Measurement, Setup, Spread};
 use crate::plot::{Axis, Colour, Mark, Panel, Plate, Series};
 use crate::report::{Cell, Column, Record, col, percent};
 use crate::stats::{CountDistribution, chi_square_sf, cochran_q, count_goodness_of_fit, stouffer};
+use crate::structures::{Rate, Sizing};
 use crate::theory;
 
 pub const DEFAULT_N: u64 = 4_000;
@@ -147,13 +148,12 @@ Exit status 1 when either check fails.";
             ));
         }
         let n = params.measure.n_or(&params.shape, DEFAULT_N)?;
-        let rate = super::by_rate::rate(params.fpr, &params.shape, None)?;
-        let (m, k) = match rate {
-            Some(rate) => super::by_rate::shape(n, rate.fpr),
-            None => (
-                params.shape.size_or(n, &DEFAULT_BITS_PER_KEY)?,
-                params.shape.k_or(DEFAULT_K)?,
-            ),
+        let sizing = match super::by_rate::rate(params.fpr, &params.shape)? {
+            Some(fpr) => Sizing::Rate(Rate { fpr, n }),
+            None => Sizing::Shape {
+                m: params.shape.size_or(n, &DEFAULT_BITS_PER_KEY)?,
+                k: params.shape.k_or(DEFAULT_K)?,
+            },
         };
         let scales = positive_list("scales", params.scales.as_ref(), &DEFAULT_SCALES, 1000.0)?;
         if scales.len() < 2 {
@@ -170,28 +170,43 @@ Exit status 1 when either check fails.";
             2,
             1000,
         )?;
-        let base = super::by_rate::sized(params.measure.setup(n, m, k)?, rate);
+        let base = params.measure.setup(n, sizing)?;
+        let (m, k) = match sizing {
+            Sizing::Shape { m, k } => (m, k),
+            Sizing::Rate(_) => base.spec.nominal(),
+        };
         let mut setups = Vec::new();
         for &s in &scales {
             let scaled_n = check_count("scales", (n as f64 * s).round() as u64, 1, MAX_COUNT)?;
-            let scaled_m = bits_for(scaled_n, m as f64 / n as f64)?;
-            setups.push(Setup {
+            let mut scaled = Setup {
                 n: scaled_n,
-                m: scaled_m,
                 ..base.clone()
-            });
+            };
+            scaled.spec.sizing = match base.spec.sizing {
+                Sizing::Rate(rate) => Sizing::Rate(Rate {
+                    n: scaled_n,
+                    ..rate
+                }),
+                Sizing::Shape { .. } => Sizing::Shape {
+                    m: bits_for(scaled_n, m as f64 / n as f64)?,
+                    k,
+                },
+            };
+            setups.push(scaled);
         }
-        setups.extend((0..seeds).map(|j| Setup {
-            hash_seed: base.hash_seed.wrapping_add(j),
-            ..base.clone()
+        setups.extend((0..seeds).map(|j| {
+            let mut reseeded = base.clone();
+            reseeded.spec.hash_seed = base.spec.hash_seed.wrapping_add(j);
+            reseeded
         }));
         let measured = MeasuredPlan::new(&params.measure, setups)?;
         Ok(SeedCheckPlan {
             title: measured.caption.clone(),
             shape: (n, m, k),
-            sized_by_program: rate
-                .filter(|_| base.filter.is_program())
-                .map(|rate| rate.fpr),
+            sized_by_program: match base.spec.sizing {
+                Sizing::Rate(rate) => Some(rate.fpr),
+                Sizing::Shape { .. } => None,
+            },
             scales: scales.len(),
             measured,
         })

@@ -6,6 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::hash::HashScheme;
 use crate::keys::KeySource;
 use crate::params::{MAX_COUNT, check_count};
 use crate::pipeline::insert_and_count;
@@ -13,7 +14,7 @@ use crate::pipeline::measurement::CONFIDENCE;
 use crate::report::{Cell, Column, Record, Table, col, percent};
 use crate::stats::clopper_pearson;
 use crate::structures::bloom::MAX_BITS;
-use crate::structures::{Filter, FilterKind};
+use crate::structures::{Filter, FilterKind, Sizing, Spec};
 use crate::theory;
 
 /// Load factors of the overfill table, as multiples of the planned n.
@@ -188,7 +189,7 @@ fn resolve(request: &SizeRequest) -> Result<(u64, u64)> {
     };
     let (n, m) = match (n, m, bits) {
         (Some(n), Some(m), None) => (n, m),
-        (Some(n), None, Some(bits)) => (n, (n as f64 * bits).ceil() as u64),
+        (Some(n), None, Some(bits)) => (n, theory::bits_at(n, bits)),
         (None, Some(m), Some(bits)) => ((m as f64 / bits).floor() as u64, m),
         _ => unreachable!("exactly two of four given, and fpr with bits_per_key refused"),
     };
@@ -411,7 +412,7 @@ fn size_one(
     fpr: f64,
     measuring: Option<Measuring>,
 ) -> Result<Option<StructureSize>> {
-    let Some((mut filter, m)) = kind.sized(n, fpr, HASH_SEED)? else {
+    let Some((mut filter, m)) = sized(&kind, n, fpr)? else {
         return Ok(None);
     };
     let k = filter.hashes();
@@ -457,6 +458,25 @@ fn size_one(
             crate::stats::z_score(rate, fpr_design, measuring.map_or(1, |m| m.queries))
         }),
     }))
+}
+
+/// The empty filter for n keys at ε on multiply-shift, by the structure's design or else its
+/// crate's constructor, and its m: the design's, or the memory the crate's filter holds. None
+/// for a structure sized neither way.
+fn sized(kind: &FilterKind, n: u64, fpr: f64) -> Result<Option<(Box<dyn Filter>, u64)>> {
+    let structure = kind.structure();
+    if structure.design.is_none() && structure.for_rate.is_none() {
+        return Ok(None);
+    }
+    let spec = Spec::rate(kind.clone(), n, fpr)
+        .hashed(HashScheme::MultiplyShift, HASH_SEED)
+        .designed()?;
+    let filter = spec.build(n)?;
+    let m = match spec.sizing {
+        Sizing::Shape { m, .. } => m,
+        Sizing::Rate(_) => filter.memory_bits(),
+    };
+    Ok(Some((filter, m)))
 }
 
 /// Inserts keys `0..n`, queries `n..n+queries`: the measured rate with its 95% interval.

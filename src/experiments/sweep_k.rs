@@ -23,6 +23,7 @@ use crate::report::{Cell, Column, Record, col, percent};
 use crate::stats::{
     DETECTION_POWER, Ratio, min_set, paired_ratio_interval, ratio_interval, replicates_to_order,
 };
+use crate::structures::Sizing;
 use crate::theory::{optimal_k, whole_optimal_k};
 
 pub const DEFAULT_N: u64 = 4_000;
@@ -153,15 +154,18 @@ impl Experiment for SweepK {
         let mut setups = Vec::new();
         for m in params.shape.sizes_or(n, &DEFAULT_BITS_PER_KEY)? {
             for &k in &ks {
-                setups.push(params.measure.setup(n, m, k)?);
+                setups.push(params.measure.setup(n, Sizing::Shape { m, k })?);
             }
         }
         let replicate_setups = (1..=replicates)
             .flat_map(|j| {
-                setups.iter().map(move |s| Setup {
-                    seed: s.seed.wrapping_add(j),
-                    hash_seed: s.hash_seed.wrapping_add(j),
-                    ..s.clone()
+                setups.iter().map(move |s| {
+                    let mut replicate = Setup {
+                        seed: s.seed.wrapping_add(j),
+                        ..s.clone()
+                    };
+                    replicate.spec.hash_seed = s.spec.hash_seed.wrapping_add(j);
+                    replicate
                 })
             })
             .collect();

@@ -11,7 +11,7 @@ use crate::params::{MeasureParams, ShapeParams};
 use crate::pipeline::measurement::Measurement;
 use crate::plot::{Axis, Colour, Mark, Panel, Plate, Series, extent};
 use crate::report::percent;
-use crate::structures::exec::sizing::Rate;
+use crate::structures::{Rate, Sizing};
 use crate::theory;
 
 /// Essay defaults: n = 4000, k = 4, 4..12 bits per key in steps of 2.
@@ -62,14 +62,16 @@ impl Experiment for SweepSize {
         let mut setups = Vec::new();
         for k in params.shape.k_list_or(&DEFAULT_K)? {
             for &m in &sizes {
-                let setup = params.measure.setup(n, m, k)?;
                 // A program that sizes itself takes each size as the rate it gives at the
                 // classic optimum k.
-                let rate = sizes_itself.as_ref().map(|_| Rate {
-                    fpr: super::by_rate::fpr_for_bits_per_key(m as f64 / n as f64),
-                    design_n: None,
-                });
-                setups.push(super::by_rate::sized(setup, rate));
+                let sizing = match sizes_itself {
+                    Some(_) => Sizing::Rate(Rate {
+                        fpr: theory::fpr_at_optimum(m as f64 / n as f64),
+                        n,
+                    }),
+                    None => Sizing::Shape { m, k },
+                };
+                setups.push(params.measure.setup(n, sizing)?);
             }
         }
         Ok((n, MeasuredPlan::new(&params.measure, setups)?))

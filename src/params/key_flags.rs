@@ -8,9 +8,9 @@ use crate::error::{Error, Result};
 use crate::hash::{HashScheme, INDEX_BITS, IndexMath, Probes, Reduce};
 use crate::keys::{self, KeySpec};
 use crate::pipeline::keying::Keying;
-use crate::structures::FilterKind;
 use crate::structures::bloom::MAX_BITS;
 use crate::structures::exec::{KeyForm, check_text_keys};
+use crate::structures::{FilterKind, Sizing, Spec};
 
 /// How the size is rounded before the filter is built, as some libraries do; k stays the
 /// one chosen for the requested m.
@@ -180,21 +180,22 @@ impl KeyParams {
         }))
     }
 
-    /// The table size and keying of one measurement of n keys, `queries` queries, in m
-    /// bits: every refusal (a key file shorter than n or than the queries, index options on
-    /// a structure other than classic, `--reduce mask` with a size that is not a power of
-    /// two) comes here, before any work.
+    /// The keying of one measurement of n keys and `queries` queries of `spec`, whose index
+    /// arithmetic it sets and whose shape's m it rounds (`--m-round`), with the m asked for
+    /// when rounding changed it: every refusal (a key file shorter than n or than the
+    /// queries, index options on a structure other than classic, `--reduce mask` with a size
+    /// that is not a power of two) comes here, before any work.
     pub fn keying(
         &self,
-        filter: FilterKind,
-        hash: HashScheme,
-        (n, m, queries): (u64, u64, u64),
-    ) -> Result<(u64, Keying)> {
+        spec: &mut Spec,
+        (n, queries): (u64, u64),
+    ) -> Result<(Keying, Option<u64>)> {
         self.n_or(Some(n), n)?;
         let query_keys = self.query_keys.clone();
         self.query_lines_for(queries)?;
+        let filter = spec.filter.clone();
         self.check_for(filter.clone(), filter.program().key_form)?;
-        let math = self.math(hash)?;
+        let math = self.math(spec.hash)?;
         if math.is_some() && !filter.takes_math() {
             let takers = FilterKind::names_where(|s| s.takes_math);
             return Err(Error::invalid(
@@ -206,25 +207,28 @@ impl KeyParams {
                 format!("{takers}, or none of those flags"),
             ));
         }
-        let table = self.m_round.unwrap_or_default().apply(m)?;
-        let reduce = math.map_or(hash.default_math().reduce, |math| math.reduce);
-        if reduce == Reduce::Mask && !table.is_power_of_two() {
-            return Err(Error::invalid(
-                "reduce",
-                "mask",
-                format!("m = {table} is not a power of two, so m - 1 is not a mask"),
-                "a power-of-two m (or --m-round pow2-down/pow2-up), or --reduce multiply-high/modulo",
-            ));
+        spec.math = math;
+        let mut m_requested = None;
+        if let Sizing::Shape { m, k } = spec.sizing {
+            let table = self.m_round.unwrap_or_default().apply(m)?;
+            let reduce = math.map_or(spec.hash.default_math().reduce, |math| math.reduce);
+            if reduce == Reduce::Mask && !table.is_power_of_two() {
+                return Err(Error::invalid(
+                    "reduce",
+                    "mask",
+                    format!("m = {table} is not a power of two, so m - 1 is not a mask"),
+                    "a power-of-two m (or --m-round pow2-down/pow2-up), or --reduce multiply-high/modulo",
+                ));
+            }
+            spec.sizing = Sizing::Shape { m: table, k };
+            m_requested = (table != m).then_some(m);
         }
         Ok((
-            table,
             Keying {
                 keys: self.keys(),
                 query_keys,
-                math,
-                m_requested: (table != m).then_some(m),
-                rate: None,
             },
+            m_requested,
         ))
     }
 }

@@ -14,8 +14,8 @@ use serde::{Deserialize, Deserializer, Serialize};
 use crate::error::{Error, Result};
 use crate::hash::{HashScheme, MAX_K};
 use crate::pipeline::measurement::Setup;
-use crate::structures::FilterKind;
 use crate::structures::bloom::MAX_BITS;
+use crate::structures::{FilterKind, Sizing, Spec};
 pub use key_flags::{KeyParams, KeySources, MRound};
 pub use program::ProgramParams;
 
@@ -406,9 +406,10 @@ impl MeasureParams {
         }
     }
 
-    /// The setup of one measurement of n keys in m bits with k hashes, with this run's
-    /// queries, seeds, hash and structure.
-    pub fn setup(&self, n: u64, m: u64, k: u32) -> Result<Setup> {
+    /// The setup of one measurement of n keys sized by `sizing`, with this run's queries,
+    /// seeds, hash and structure: a rate by the structure's design where it has one
+    /// ([`Spec::designed`]), a shape's m rounded (`--m-round`) and laid out.
+    pub fn setup(&self, n: u64, sizing: Sizing) -> Result<Setup> {
         let filter = self.filter();
         if filter.is_static() {
             return Err(Error::invalid(
@@ -427,20 +428,28 @@ impl MeasureParams {
             ));
         }
         let queries = self.queries()?;
-        let (table, keying) = self
-            .keying
-            .keying(filter.clone(), self.hash(), (n, m, queries))?;
-        Ok(Setup {
-            n,
-            m: filter.layout(table, k)?,
-            k,
+        let mut spec = Spec {
             filter,
+            sizing,
+            ..Spec::default()
+        }
+        .hashed(self.hash(), self.seeds.hash_seed())
+        .designed()?;
+        let (keying, m_requested) = self.keying.keying(&mut spec, (n, queries))?;
+        if let Sizing::Shape { m, k } = spec.sizing {
+            spec.sizing = Sizing::Shape {
+                m: spec.filter.layout(m, k)?,
+                k,
+            };
+        }
+        Ok(Setup {
+            spec,
+            n,
             queries,
             seed: self.seeds.seed(),
-            hash_seed: self.seeds.hash_seed(),
-            hash: self.hash(),
-            work: Default::default(),
             keying,
+            m_requested,
+            work: Default::default(),
         })
     }
 

@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use crate::error::{Error, Result};
+use crate::structures::Sizing;
 
 /// Refuses an output path whose folder does not exist or cannot be written, or that names a
 /// folder. `flag` is the parameter's name (`out`, `plot`, `results`).
@@ -183,10 +184,16 @@ fn time_probe(filter: crate::structures::FilterKind) -> Result<f64> {
     use crate::structures::for_each_batch;
     let n = PROBE_KEYS;
     let start = cpu_seconds();
-    let mut built = filter
-        .clone()
-        .build(n, 10 * n, 7, crate::hash::HashScheme::MultiplyShift, 1)
-        .or_else(|_| filter.for_rate(n, 0.01, 1))?;
+    let spec = |sizing| crate::structures::Spec {
+        filter: filter.clone(),
+        sizing,
+        hash: crate::hash::HashScheme::MultiplyShift,
+        math: None,
+        hash_seed: 1,
+    };
+    let shape = spec(Sizing::Shape { m: 10 * n, k: 7 });
+    let rate = spec(Sizing::Rate(crate::structures::Rate { fpr: 0.01, n }));
+    let mut built = shape.build(n).or_else(|_| rate.build(n))?;
     let keys = crate::keys::KeySource::new(1);
     crate::pipeline::fill(&mut *built, 0..n, |c| keys.key(c), false, &|_| {})?;
     let mut answers = vec![false; crate::structures::BATCH];

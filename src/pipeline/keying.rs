@@ -1,35 +1,23 @@
-//! The keys and index arithmetic of a measurement beyond the shape ([`Keying`]), and the
-//! query keys that repeat inserted ones ([`overlap`]: counted in `query_overlap`, never as
+//! The keys of a measurement ([`Keying`]), and the query keys that repeat inserted ones ([`overlap`]: counted in `query_overlap`, never as
 //! false positives).
 
 use std::collections::HashMap;
 use std::ops::Range;
 
 use crate::error::{Error, Result};
-use crate::hash::{IndexMath, prehash};
+use crate::hash::prehash;
 use crate::keys::{Key, KeySpec};
-use crate::structures::exec::sizing::Rate;
 
 /// Largest set of keys the overlap check holds: `min(n, queries)` keys.
 pub const MAX_OVERLAP_KEYS: u64 = 50_000_000;
 
-/// Where the keys come from and how they become bit positions: random keys and the
-/// scheme's own arithmetic unless asked.
+/// Where the inserted and the query keys come from: random keys unless asked.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Keying {
     /// Inserted keys (`--keys`).
     pub keys: KeySpec,
     /// Query keys (`--query-keys`); None: [`KeySpec::default_queries`] of `keys`.
     pub query_keys: Option<KeySpec>,
-    /// Probe scheme, reduction and index width; None: the scheme's own
-    /// ([`crate::hash::HashScheme::default_math`]).
-    pub math: Option<IndexMath>,
-    /// The m asked for before `--m-round` changed it; None when it did not.
-    pub m_requested: Option<u64>,
-    /// A program behind `exec:` sized by `(n, fpr)` instead of the shape's m and k, as a
-    /// library that sizes itself must be (`overfill --fpr`, `seed-check --fpr`, sweep-size);
-    /// None: by shape. bloomlab's structures always take the shape.
-    pub rate: Option<Rate>,
 }
 
 impl Keying {

@@ -5,7 +5,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
-use crate::hash::{AppliedHash, HashScheme, Probes, Reduce};
+use crate::hash::{AppliedHash, Probes, Reduce};
 use crate::keys::KeySpec;
 pub use crate::pipeline::keying::Keying;
 pub use crate::pipeline::run::{Unit, Work};
@@ -15,27 +15,46 @@ use crate::stats::{
     Check, averaged_rate_variance, binomial_se, binomial_two_sided_p, clopper_pearson, z_averaged,
     z_score,
 };
-use crate::structures::{Filter, FilterKind};
+use crate::structures::{Filter, FilterKind, Spec};
 use crate::theory;
 
 /// Confidence of the interval `[ci_low, ci_high]` of every measured rate.
 pub const CONFIDENCE: f64 = 0.95;
 
-/// Everything that determines one measurement.
+/// Everything that determines one measurement: what is built ([`Spec`]), the n keys
+/// `key(0..n)` inserted and the `queries` absent keys `key(n..n+queries)` asked, from their
+/// sources ([`Keying`]) and seed.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Setup {
+    pub spec: Spec,
     pub n: u64,
-    pub m: u64,
-    pub k: u32,
     pub queries: u64,
+    /// Seed of the key sources.
     pub seed: u64,
-    pub hash_seed: u64,
-    pub hash: HashScheme,
-    pub filter: FilterKind,
-    /// The key sources and index arithmetic; bloomlab's own by default.
+    /// The key sources; bloomlab's random keys by default.
     pub keying: Keying,
+    /// The m asked for before `--m-round` changed the shape's; None when it did not.
+    pub m_requested: Option<u64>,
     /// The query blocks this run counts and the counts it carries: all, none, by default.
     pub work: Work,
+}
+
+impl Setup {
+    /// n keys and `queries` absent ones of `spec`, random keys of `seed`.
+    pub fn new(spec: Spec, n: u64, queries: u64, seed: u64) -> Self {
+        Setup {
+            spec,
+            n,
+            queries,
+            seed,
+            ..Setup::default()
+        }
+    }
+
+    /// The structure built.
+    pub fn filter(&self) -> &FilterKind {
+        &self.spec.filter
+    }
 }
 
 /// The raw outcome: how many bits ended up set and how many absent queries said "present".
@@ -273,20 +292,21 @@ impl Measurement {
     /// Sets a trial beside the predictions for its setup. A static structure is sized by its
     /// keys, so its m is the table it built, not the one planned: its fingerprints, without
     /// a perfect hash beside them (in `memory_bits`), whose size varies with the keys; a
-    /// program sized by a rate ([`Keying::rate`]) chose its m and k itself, and they are those
-    /// it reports.
+    /// structure that sized itself for a rate ([`Spec::sizes_itself`]) chose its m and k,
+    /// and they are those it reports.
     pub fn new(experiment: &str, setup: &Setup, trial: Trial) -> Self {
-        let Setup { n, mut k, .. } = *setup;
+        let (n, spec) = (setup.n, &setup.spec);
+        let (planned_m, mut k) = spec.nominal();
         // The predictions are for the distinct keys (the trial's own are already).
         let distinct = n - trial.duplicate_keys.unwrap_or(0);
         let queries = setup.queries - trial.query_overlap;
-        let sized_itself = setup.keying.rate.is_some() && setup.filter.is_program();
-        let m = if setup.filter.is_static() {
+        let sized_itself = spec.sizes_itself();
+        let m = if spec.filter.is_static() {
             trial.memory_bits - trial.perfect_hash_bits.unwrap_or(0)
         } else if sized_itself && trial.addressable_bits > 0 {
             trial.addressable_bits
         } else {
-            setup.m
+            planned_m
         };
         if sized_itself && trial.hashes > 0 {
             k = trial.hashes;
@@ -306,16 +326,16 @@ impl Measurement {
         } else {
             binomial_two_sided_p(count, queries, fpr_from_fill)
         };
-        let math = setup.keying.math.unwrap_or(setup.hash.default_math());
-        let m_requested = setup.keying.m_requested.unwrap_or(m);
+        let math = spec.math.unwrap_or(spec.hash.default_math());
+        let m_requested = setup.m_requested.unwrap_or(m);
         let fpr_configured = if m_requested == m && trial.addressable_bits == m {
             fpr_exact
         } else {
-            setup.filter.fpr_exact(distinct, m_requested, k)
+            spec.filter.fpr_exact(distinct, m_requested, k)
         };
         Measurement {
             experiment: experiment.to_string(),
-            filter: setup.filter.clone(),
+            filter: spec.filter.clone(),
             hash: trial.hash,
             keys: setup.keying.keys.clone(),
             query_keys: setup.keying.query_keys(),
@@ -331,7 +351,7 @@ impl Measurement {
             m_requested,
             addressable_bits: trial.addressable_bits,
             seed: setup.seed,
-            hash_seed: setup.hash_seed,
+            hash_seed: spec.hash_seed,
             failed_inserts: trial.failed_inserts,
             queries,
             query_overlap: trial.query_overlap,

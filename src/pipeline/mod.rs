@@ -1,7 +1,7 @@
 //! The measurement pipeline, the one loop every measurement goes through:
 //!
-//! plan ([`measurement::Setup`]: structure, shape, keys, hash, index arithmetic) -> build
-//! from the descriptor ([`trial::build`]) -> insert `key(0..n)` ([`fill`], on all cores
+//! plan ([`measurement::Setup`]: what to build as a [`crate::structures::Spec`], keys,
+//! queries, seed) -> build ([`crate::structures::Spec::build`]) -> insert `key(0..n)` ([`fill`], on all cores
 //! where the structure has a parallel path) -> query the absent `key(n..n+q)` and count the
 //! reports ([`count`], [`count_parallel`]) -> predict ([`measurement::Measurement::new`]) ->
 //! optionally time ([`timing`]). Experiments, `size --measure`, `compare`, `audit`,

@@ -100,7 +100,7 @@ pub(crate) fn run_int_trial(
     key_of: impl Fn(u64) -> u64 + Sync,
     query_of: impl Fn(u64) -> u64 + Sync,
 ) -> Result<Trial> {
-    let mut filter = build(setup)?;
+    let mut filter = setup.spec.build(setup.n)?;
     let blocks = setup.work.blocks(setup.queries);
     let asked = setup.work.queries_here(setup.n, setup.queries);
     let parallel = threads.parallel(setup.n.saturating_add(asked));
@@ -133,23 +133,6 @@ pub(crate) fn run_int_trial(
 fn distinct_keys(setup: &Setup) -> Result<(u64, Option<u64>)> {
     let duplicates = setup.keying.keys.duplicates("keys", setup.n)?;
     Ok((setup.n - duplicates.unwrap_or(0), duplicates))
-}
-
-/// The filter of a setup, any structure, with the setup's index arithmetic for a structure
-/// that takes it; a program sized by the setup's rate when it has one.
-pub fn build(setup: &Setup) -> Result<Box<dyn Filter>> {
-    if let (Some(rate), true) = (setup.keying.rate, setup.filter.is_program()) {
-        let n = rate.design_n.unwrap_or(setup.n);
-        return setup.filter.for_rate(n, rate.fpr, setup.hash_seed);
-    }
-    setup.filter.build_with_math(
-        setup.n,
-        setup.m,
-        setup.k,
-        setup.hash,
-        setup.keying.math,
-        setup.hash_seed,
-    )
 }
 
 /// A trial whose keys are not both the default random ones: integer keys through the
@@ -253,7 +236,7 @@ fn each_batch(
 /// Inserts and queries in batches; a structure with a view of its bits also gets its
 /// uniformity diagnostic.
 fn byte_trial(setup: &Setup, on_keys: &OnKeys<'_>) -> Result<Trial> {
-    let mut filter = build(setup)?;
+    let mut filter = setup.spec.build(setup.n)?;
     let mut trial = byte_trial_on(&mut *filter, setup, on_keys)?;
     if let Some(bits) = filter.bit_view() {
         let mut sample = ProbePairs::new(!setup.keying.keys.injective_below(setup.n));

@@ -11,8 +11,8 @@ pub static STRUCTURE: Structure = descriptor::<Fuse>(
     "a binary fuse filter (xorf): static, built from all its keys, k-bit fingerprints (8, 16 or 32)",
 );
 
-/// A family of static xorf tables of f-bit fingerprints: the binary fuse and xor filters.
-pub trait Family {
+/// One of xorf's static tables of f-bit fingerprints: the binary fuse and xor filters.
+pub trait Xorf {
     /// Builds the table of distinct keys with f-bit fingerprints (8, 16 or 32).
     fn construct(keys: &[u64], f: u32) -> Table;
     /// `(m, f)` for n keys at rate ε: the nominal table and the fingerprint bits.
@@ -22,7 +22,7 @@ pub trait Family {
 /// The binary fuse filters (Graf and Lemire 2022).
 pub struct Fuse;
 
-impl Family for Fuse {
+impl Xorf for Fuse {
     /// xorf's `BinaryFuse8`, `BinaryFuse16` or `BinaryFuse32`.
     fn construct(keys: &[u64], f: u32) -> Table {
         match f {
@@ -40,7 +40,7 @@ impl Family for Fuse {
 }
 
 /// The structure of a family's tables.
-pub const fn descriptor<F: Family>(name: &'static str, help: &'static str) -> Structure {
+pub const fn descriptor<F: Xorf>(name: &'static str, help: &'static str) -> Structure {
     Structure {
         name,
         help,

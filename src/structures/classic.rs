@@ -1,7 +1,7 @@
 //! The classic filter ([`BloomFilter`], the core bit array) behind the filter interface.
 
 use super::interface::{
-    Filter, FilterKind, Family, Membership, Origin, Shape, Structure, Target, check_answers,
+    Family, Filter, FilterKind, Membership, Origin, Rate, Shape, Structure, check_answers,
 };
 use crate::error::Result;
 use crate::structures::bloom::BloomFilter;
@@ -39,12 +39,11 @@ fn build(shape: &Shape) -> Result<Box<dyn Filter>> {
     )?))
 }
 
-/// `m = n log2(1/ε)/ln 2`, `k = round((m/n) ln 2)` ([`theory::classic_design`]), multiply-shift.
-fn for_rate(target: &Target) -> Result<Box<dyn Filter>> {
-    let (m, k) = theory::classic_design(target.n, target.fpr);
-    target
-        .kind
-        .build(target.n, m, k, HashScheme::MultiplyShift, target.hash_seed)
+/// Its design ([`theory::classic_design`]) on multiply-shift: the constructor for a rate
+/// that `conform` and `audit` use as they use a peer crate's.
+fn for_rate(kind: &FilterKind, rate: Rate, hash_seed: u64) -> Result<Box<dyn Filter>> {
+    let (m, k) = theory::classic_design(rate.n, rate.fpr);
+    kind.build(rate.n, m, k, HashScheme::MultiplyShift, hash_seed)
 }
 
 impl Membership for BloomFilter {

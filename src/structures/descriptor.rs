@@ -31,6 +31,13 @@ impl Origin {
     }
 }
 
+/// n keys at a target false-positive rate ε.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rate {
+    pub fpr: f64,
+    pub n: u64,
+}
+
 /// A peer crate as the bench, the cost estimate and advise name and use it.
 #[derive(Debug)]
 pub struct PeerCrate {

@@ -31,7 +31,7 @@ use session::Session;
 
 pub use super::program::{KeyForm, ProgramOptions};
 use super::interface::{
-    Argument, Filter, FilterKind, Membership, Origin, Shape, Structure, Target,
+    Argument, Filter, FilterKind, Membership, Origin, Rate, Shape, Structure,
 };
 use crate::hash::AppliedHash;
 use crate::error::{Error, Result};
@@ -81,14 +81,19 @@ fn build(shape: &Shape) -> Result<Box<dyn Filter>> {
     Ok(Box::new(filter))
 }
 
-fn for_rate(target: &Target) -> Result<Box<dyn Filter>> {
-    Ok(Box::new(for_rate_with(target, target.kind.program().key_form)?))
+fn for_rate(kind: &FilterKind, rate: Rate, hash_seed: u64) -> Result<Box<dyn Filter>> {
+    Ok(Box::new(for_rate_with(kind, rate, hash_seed, kind.program().key_form)?))
 }
 
-/// The program sized by `fpr`, sent keys in `key_form`.
-pub fn for_rate_with(target: &Target, key_form: KeyForm) -> Result<ExecFilter> {
-    let header = json!({"fpr": target.fpr});
-    ExecFilter::start(target.kind.clone(), target.n, target.hash_seed, header, key_form)
+/// The program sized by the rate, sent keys in `key_form`.
+pub fn for_rate_with(
+    kind: &FilterKind,
+    rate: Rate,
+    hash_seed: u64,
+    key_form: KeyForm,
+) -> Result<ExecFilter> {
+    let header = json!({"fpr": rate.fpr});
+    ExecFilter::start(kind.clone(), rate.n, hash_seed, header, key_form)
 }
 
 /// A filter kept by a program behind the exec protocol.

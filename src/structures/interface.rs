@@ -11,7 +11,9 @@ use serde::{Serialize, Serializer};
 use crate::error::{Error, Result};
 use crate::hash::{AppliedHash, HashScheme, IndexMath};
 use crate::structures::bloom::BloomFilter;
-pub use crate::structures::descriptor::{Argument, Family, Origin, PeerCrate, RateOfArgument};
+pub use crate::structures::descriptor::{
+    Argument, Family, Origin, PeerCrate, Rate, RateOfArgument,
+};
 use crate::structures::program::ProgramOptions;
 use crate::theory;
 
@@ -248,8 +250,8 @@ pub trait Filter: Membership + Send + Sync {
     }
 }
 
-/// Builds a filter for n keys at a target rate.
-pub type ForRate = fn(&Target) -> Result<Box<dyn Filter>>;
+/// Builds a filter of a kind for n keys at a target rate, with a hash seed.
+pub type ForRate = fn(&FilterKind, Rate, u64) -> Result<Box<dyn Filter>>;
 /// Sizes a structure for n keys at rate ε: `(m, k)`.
 pub type Design = fn(n: u64, fpr: f64) -> Result<(u64, u32)>;
 
@@ -314,16 +316,6 @@ pub struct Shape {
     /// Probe scheme, reduction and index width of a structure that takes them; None: the
     /// scheme's own ([`HashScheme::default_math`]).
     pub math: Option<IndexMath>,
-    pub hash_seed: u64,
-}
-
-/// A filter asked for by n keys and a target rate.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Target {
-    /// The structure, with its argument ([`FilterKind::arg`]).
-    pub kind: FilterKind,
-    pub n: u64,
-    pub fpr: f64,
     pub hash_seed: u64,
 }
 
@@ -489,41 +481,6 @@ impl FilterKind {
     pub fn layout(&self, m: u64, k: u32) -> Result<u64> {
         self.require_built()?;
         (self.structure.layout)(m, k)
-    }
-
-    /// An empty filter for n keys of m bits (as given by [`FilterKind::layout`]) and k hashes.
-    pub fn build(
-        &self,
-        n: u64,
-        m: u64,
-        k: u32,
-        hash: HashScheme,
-        hash_seed: u64,
-    ) -> Result<Box<dyn Filter>> {
-        self.build_with_math(n, m, k, hash, None, hash_seed)
-    }
-
-    /// [`FilterKind::build`] with index arithmetic for a structure that takes it
-    /// ([`Shape::math`]).
-    pub fn build_with_math(
-        &self,
-        n: u64,
-        m: u64,
-        k: u32,
-        hash: HashScheme,
-        math: Option<IndexMath>,
-        hash_seed: u64,
-    ) -> Result<Box<dyn Filter>> {
-        let m = self.layout(m, k)?;
-        (self.structure.build)(&Shape {
-            kind: self.clone(),
-            n,
-            m,
-            k,
-            hash,
-            math,
-            hash_seed,
-        })
     }
 
     /// The exact expected rate for n keys in m bits with k hashes (NaN for a peer this build

@@ -7,7 +7,6 @@
 //! one line in [`registry!`] below; nothing else in the crate matches on structures.
 
 use crate::error::{Error, Result};
-use crate::hash::HashScheme;
 
 mod block_paths;
 mod block_simd;
@@ -21,6 +20,7 @@ mod packed;
 pub mod peers;
 mod probe_groups;
 pub mod program;
+pub mod spec;
 mod static_keys;
 
 pub use binary_fuse::{BINARY_FUSE_BITS, BinaryFuseFilter};
@@ -29,8 +29,9 @@ pub use counting::{COUNTER_MAX, CountingFilter};
 pub use cuckoo::{CUCKOO_LOAD, CUCKOO_MAX_KICKS, CUCKOO_SLOTS, CuckooFilter};
 pub use interface::{
     ACROSS_GROUP, Argument, BATCH, CACHE_LINE_BITS, Family, Filter, FilterKind, Membership, Origin,
-    PeerCrate, Shape, Structure, Target, contains_across, count_present, for_each_batch,
+    PeerCrate, Rate, Shape, Structure, contains_across, count_present, for_each_batch,
 };
+pub use spec::{Sizing, Spec};
 pub use split_block::{SPLIT_BLOCK_BITS, SPLIT_WORDS, SplitBlockFilter};
 
 /// Declares each own structure's module and lists every descriptor in [`REGISTRY`]: one line
@@ -154,27 +155,6 @@ impl FilterKind {
         }
     }
 
-    /// An empty filter for n keys at target rate ε, built the structure's own way (the
-    /// classic design, or a peer crate's constructor as its README shows). Refuses the
-    /// structures without one.
-    pub fn for_rate(&self, n: u64, fpr: f64, hash_seed: u64) -> Result<Box<dyn Filter>> {
-        self.require_built()?;
-        let build = self
-            .structure()
-            .for_rate
-            .ok_or_else(|| Error::Unsupported {
-                filter: self.name(),
-                operation: "be configured by target rate",
-                supported: Self::names_where(|s| s.for_rate.is_some()),
-            })?;
-        build(&Target {
-            kind: self.clone(),
-            n,
-            fpr,
-            hash_seed,
-        })
-    }
-
     /// `(m, k)` of the structure sized for n keys at rate ε, m as laid out: each
     /// structure's sizing is stated on its descriptor. Refuses the structures without one.
     pub fn design(&self, n: u64, fpr: f64) -> Result<(u64, u32)> {
@@ -197,35 +177,11 @@ impl FilterKind {
         Ok((self.layout(m, k)?, k))
     }
 
-    /// The empty filter for n keys at rate ε on multiply-shift, and its m: by the
-    /// structure's design ([`FilterKind::design`]), else by its own constructor for a rate
-    /// ([`FilterKind::for_rate`], m its memory); `None` for a structure that sizes itself
-    /// neither way.
-    pub fn sized(
-        &self,
-        n: u64,
-        fpr: f64,
-        hash_seed: u64,
-    ) -> Result<Option<(Box<dyn Filter>, u64)>> {
-        let structure = self.structure();
-        if structure.design.is_some() {
-            let (m, k) = self.design(n, fpr)?;
-            let filter = self.build(n, m, k, HashScheme::MultiplyShift, hash_seed)?;
-            return Ok(Some((filter, m)));
-        }
-        if structure.for_rate.is_some() {
-            let filter = self.for_rate(n, fpr, hash_seed)?;
-            let m = filter.memory_bits();
-            return Ok(Some((filter, m)));
-        }
-        Ok(None)
-    }
-
     /// `(keys, m, k)`: the structure's design ([`FilterKind::design`]) at rate ε for as many
-    /// keys as `memory` bits hold at `bits_per_key` (`round(memory / bits_per_key)`, at
-    /// least 1): the same design at another table size.
+    /// keys as `memory` bits hold at `bits_per_key` ([`crate::theory::keys_at`]): the same
+    /// design at another table size.
     pub fn design_in(&self, memory: u64, bits_per_key: f64, fpr: f64) -> Result<(u64, u64, u32)> {
-        let keys = ((memory as f64 / bits_per_key).round() as u64).max(1);
+        let keys = crate::theory::keys_at(memory, bits_per_key);
         let (m, k) = self.design(keys, fpr)?;
         Ok((keys, m, k))
     }

@@ -281,20 +281,6 @@ impl SectorizedFilter {
         })
     }
 
-    /// The same filter answering batches by another path (refused if this CPU lacks it).
-    pub fn with_lookup(mut self, lookup: Lookup) -> Result<Self> {
-        if !Lookup::available().contains(&lookup) {
-            return Err(Error::invalid(
-                "lookup",
-                format!("{lookup:?}"),
-                "this CPU lacks the instructions",
-                format!("{:?}", Lookup::available()),
-            ));
-        }
-        self.lookup = lookup;
-        Ok(self)
-    }
-
     #[inline(always)]
     fn probe(&self, key: u64) -> Probe {
         let base = self.chooser.index(0, key) as usize * self.words_per_block;

@@ -2,7 +2,7 @@
 //! Cuckoo Filters", JEA 25; the `xorf` crate): static, built once from all its keys, k-bit
 //! fingerprints (8, 16 or 32) in `floor(1.23 n) + 32` slots, three blocks of a third each.
 
-use super::binary_fuse::{Family, Table, descriptor, fingerprint_bits};
+use super::binary_fuse::{Table, Xorf, descriptor, fingerprint_bits};
 use super::interface::Structure;
 use crate::error::Result;
 
@@ -17,7 +17,7 @@ pub const XOR_SLOTS_PER_KEY: f64 = 1.23;
 /// The xor filters.
 pub struct Xor;
 
-impl Family for Xor {
+impl Xorf for Xor {
     /// xorf's `Xor8`, `Xor16` or `Xor32`.
     fn construct(keys: &[u64], f: u32) -> Table {
         match f {

@@ -4,7 +4,7 @@
 //! exactly: the fresh outcome is rendered by the same CSV exporter, and every column but the
 //! timings (`ns_*`, and what advise computes from them) must match as text, cell by cell; any difference fails, printed as
 //! `<experiment>: row R: column C was X, now Y`. With `--reseed` the values move, and every
-//! comparison joins one [`Family`] judged at one family-wise false-alarm rate.
+//! comparison joins one [`Comparisons`] judged at one family-wise false-alarm rate.
 
 use std::fs;
 use std::path::Path;
@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use super::check_files::{CsvText, SHAPE_COLUMNS, compare_files, differences};
 use super::definition::{Definition, Expectation};
-use super::family::{Comparison, Family, bits_check_p_value, normal_two_sided_p};
+use super::family::{Comparison, Comparisons, bits_check_p_value, normal_two_sided_p};
 use super::summary::{Found, Run};
 use super::{RESULT_EXTENSIONS, result_name};
 use crate::error::{Error, Result};
@@ -250,7 +250,7 @@ fn compare(
     definition: &Definition,
     outcome: &Outcome,
     (committed, fresh, exists): (&CsvText, &CsvText, bool),
-    family: Option<&mut Family>,
+    family: Option<&mut Comparisons>,
 ) -> Compared {
     match family {
         _ if !exists => Compared {
@@ -370,7 +370,7 @@ fn add_to_family(
     outcome: &Outcome,
     committed: &CsvText,
     fresh: &CsvText,
-    family: &mut Family,
+    family: &mut Comparisons,
 ) -> Compared {
     let shape = |c: &str| SHAPE_COLUMNS.contains(&c);
     let (_, lines) = differences(&definition.name, committed, fresh, shape);
@@ -390,7 +390,7 @@ fn add_to_family(
 }
 
 /// The line of a member the family rejects.
-fn rejection_line(member: &Comparison, family: &Family) -> String {
+fn rejection_line(member: &Comparison, family: &Comparisons) -> String {
     let row = member.row.map(|r| format!("row {r}: ")).unwrap_or_default();
     format!(
         "{}: {row}{}: p = {:.2e} ({}), rejected at family-wise α = {} over {} comparisons",
@@ -406,7 +406,7 @@ fn rejection_line(member: &Comparison, family: &Family) -> String {
 /// Applies the family's rejections to the summary: every rejected member of an experiment
 /// expected to pass fails it; an experiment expected to fail its bits check fails when none
 /// of its bits checks is rejected.
-fn judge(family: &Family, definitions: &[Definition], report: &mut CheckReport) {
+fn judge(family: &Comparisons, definitions: &[Definition], report: &mut CheckReport) {
     let rejected = family.rejected();
     for (definition, row) in definitions.iter().zip(&mut report.rows) {
         let members: Vec<(&Comparison, bool)> = (family.members().iter().zip(&rejected))
@@ -466,7 +466,7 @@ pub fn check(
     progress: &ProgressBar,
 ) -> Result<CheckReport> {
     let seeds = reseed.map(|r| reseed_seeds(r.seed));
-    let mut family = reseed.map(|r| Family::new(r.family_alpha));
+    let mut family = reseed.map(|r| Comparisons::new(r.family_alpha));
     let mut report = CheckReport {
         rows: Vec::new(),
         failures: orphans(definitions, results),
@@ -522,15 +522,16 @@ mod tests {
     use super::drift_quantities;
     use crate::pipeline::measure;
     use crate::pipeline::measurement::Setup;
+    use crate::structures::Spec;
 
     /// A compared column the results do not write would make the reseeded check compare
     /// nothing, silently (its NaN is dropped): every one must be a written column.
     #[test]
     fn every_compared_column_is_one_the_results_write() {
+        let spec = Spec::shape(Default::default(), 10_000, 7);
         let setup = Setup {
+            spec,
             n: 1_000,
-            m: 10_000,
-            k: 7,
             queries: 1_000,
             ..Setup::default()
         };

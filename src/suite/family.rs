@@ -32,15 +32,15 @@ pub struct Comparison {
 
 /// The comparisons of one check and their family-wise bound.
 #[derive(Clone, Debug)]
-pub struct Family {
+pub struct Comparisons {
     pub alpha: f64,
     members: Vec<Comparison>,
     keys: HashSet<String>,
 }
 
-impl Family {
+impl Comparisons {
     pub fn new(alpha: f64) -> Self {
-        Family {
+        Comparisons {
             alpha,
             members: Vec::new(),
             keys: HashSet::new(),
@@ -150,7 +150,7 @@ mod tests {
 
     #[test]
     fn a_repeated_comparison_counts_once() {
-        let mut family = Family::new(0.001);
+        let mut family = Comparisons::new(0.001);
         let comparison = Comparison {
             experiment: "a".into(),
             row: Some(1),

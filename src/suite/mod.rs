@@ -16,7 +16,7 @@ pub use claims::{ClaimRow, Claims, ledger};
 pub use definition::{Definition, Expectation, load_definitions};
 pub use embedded::{EMBEDDED, EMBEDDED_FOLDER, embedded_definitions, load_suite};
 pub use family::{
-    Comparison, DEFAULT_FAMILY_ALPHA, Family, bits_check_p_value, holm_rejections,
+    Comparison, Comparisons, DEFAULT_FAMILY_ALPHA, bits_check_p_value, holm_rejections,
     normal_two_sided_p,
 };
 pub use html::{HtmlReport, command_line, without_sections};

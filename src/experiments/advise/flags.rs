@@ -42,14 +42,6 @@ impl WorkCost {
             _ => Err(Error::invalid("work-ns", text, "not a cost", WORK_ALLOWED)),
         }
     }
-
-    /// The nominal ns (NaN for a cache miss, known only once measured).
-    pub fn nominal_ns(self) -> f64 {
-        match self {
-            WorkCost::Nanos(ns) | WorkCost::Preset(_, ns) => ns,
-            WorkCost::CacheMiss => f64::NAN,
-        }
-    }
 }
 
 /// A validated advise run.

@@ -12,13 +12,14 @@ use crate::pipeline::timing::{
     LineBuffer, Operation, PassKeys, interleave, pass_times, time_operation, time_passes,
 };
 use crate::pipeline::{fill, measure_counted};
-use crate::structures::{Filter, Shape};
+use crate::structures::{Filter, Spec};
 
 /// What fixes a configuration's filter and keys: the filter's own shape, and the seed and
 /// source of the keys it holds and is asked.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Keyed {
-    pub shape: Shape,
+    pub spec: Spec,
+    pub n: u64,
     pub seed: u64,
     pub keys: KeySpec,
 }
@@ -26,21 +27,12 @@ pub struct Keyed {
 /// The rate of the shape: n keys inserted, `queries` absent ones asked, with its interval
 /// and every prediction. `on_keys` counts keys for progress.
 pub fn rate(keyed: &Keyed, queries: u64, on_keys: &(dyn Fn(u64) + Sync)) -> Result<Measurement> {
-    let shape = &keyed.shape;
     let setup = Setup {
-        n: shape.n,
-        m: shape.m,
-        k: shape.k,
-        queries,
-        seed: keyed.seed,
-        hash_seed: shape.hash_seed,
-        hash: shape.hash,
-        filter: shape.kind.clone(),
-        work: Default::default(),
         keying: Keying {
             keys: keyed.keys.clone(),
             ..Keying::default()
         },
+        ..Setup::new(keyed.spec.clone(), keyed.n, queries, keyed.seed)
     };
     measure_counted("advise", &setup, on_keys)
 }
@@ -57,18 +49,9 @@ pub fn int_keys(keyed: &Keyed) -> IntKeys {
 
 /// The filter of the shape holding its n keys.
 pub fn filled(keyed: &Keyed) -> Result<Box<dyn Filter>> {
-    let Shape {
-        kind,
-        n,
-        m,
-        k,
-        hash,
-        math,
-        hash_seed,
-    } = &keyed.shape;
-    let mut filter = kind.build_with_math(*n, *m, *k, *hash, *math, *hash_seed)?;
+    let mut filter = keyed.spec.build(keyed.n)?;
     let keys = int_keys(keyed);
-    fill(&mut *filter, 0..*n, |c| keys.key(c), true, &|_| {})?;
+    fill(&mut *filter, 0..keyed.n, |c| keys.key(c), true, &|_| {})?;
     Ok(filter)
 }
 
@@ -92,7 +75,7 @@ pub fn lookups(
     passes: u32,
 ) -> Result<Lookups> {
     let ints = int_keys(keyed);
-    let n = keyed.shape.n;
+    let n = keyed.n;
     let pass_keys = PassKeys {
         inserted: (0..count).map(|i| ints.key(i % n)).collect(),
         absent: (0..count).map(|i| ints.key(n + (1 << 40) + i)).collect(),

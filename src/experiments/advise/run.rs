@@ -21,7 +21,7 @@ use crate::experiments::Outcome;
 use crate::hash::HashScheme;
 use crate::pipeline::measurement::Measurement;
 use crate::stats::clopper_pearson;
-use crate::structures::Shape;
+use crate::structures::Spec;
 
 /// Bytes of the buffer a cache miss reads in: four times the 32 MiB last-level cache here.
 pub const MISS_BYTES: u64 = 1 << 27;
@@ -92,15 +92,9 @@ fn resolve_work(plan: &AdvisePlan) -> Result<Resolved> {
 /// The configuration's filter at the plan's n, holding the plan's keys.
 fn shape(plan: &AdvisePlan, c: &Config) -> Keyed {
     Keyed {
-        shape: Shape {
-            kind: c.kind.clone(),
-            n: plan.n,
-            m: c.m,
-            k: c.k,
-            hash: HashScheme::MultiplyShift,
-            math: None,
-            hash_seed: plan.hash_seed,
-        },
+        spec: Spec::shape(c.kind.clone(), c.m, c.k)
+            .hashed(HashScheme::MultiplyShift, plan.hash_seed),
+        n: plan.n,
         seed: plan.seed,
         keys: plan.keys.clone(),
     }

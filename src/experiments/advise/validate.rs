@@ -116,7 +116,7 @@ pub const MODEL_FIRST: u64 = 1 << 32;
 /// absent keys from counter `n + 2^41 + first`, present ones spread over the n from `first`.
 pub fn queries(keyed: &Keyed, negative_share: f64, count: u64, seed: u64, first: u64) -> Vec<u64> {
     let keys = int_keys(keyed);
-    let n = keyed.shape.n;
+    let n = keyed.n;
     let absent = (negative_share * count as f64).round() as u64;
     let mut queries: Vec<u64> = (0..count)
         .map(|i| match i < absent {

@@ -5,8 +5,9 @@ use std::path::PathBuf;
 
 use super::{AuditParams, Audited, DEFAULT_ADAPTERS, Missing, audited, find};
 use crate::error::{Error, Result};
+use crate::hash::HashScheme;
 use crate::structures::exec::{self, KeyForm};
-use crate::structures::{Filter, FilterKind, Target};
+use crate::structures::{Filter, FilterKind, Rate, Spec};
 
 /// One filter as the audit runs it: a structure, and for a program its key form and the
 /// adapter's name.
@@ -36,21 +37,17 @@ impl Entry {
     /// version the program reports), and whether the seed reaches its hashing (None: the
     /// program does not say).
     pub(super) fn build(&self, n: u64, fpr: f64, hash_seed: u64) -> Result<Built> {
+        let spec =
+            Spec::rate(self.kind.clone(), n, fpr).hashed(HashScheme::MultiplyShift, hash_seed);
         match self.key_form {
             None => Ok(Built {
-                filter: self.kind.for_rate(n, fpr, hash_seed)?,
+                filter: spec.build(n)?,
                 library: self.kind.to_string(),
                 seeded: Some(self.kind.accepts_seed()),
                 memory: None,
             }),
             Some(form) => {
-                let target = Target {
-                    kind: self.kind.clone(),
-                    n,
-                    fpr,
-                    hash_seed,
-                };
-                let filter = exec::for_rate_with(&target, form)?;
+                let filter = exec::for_rate_with(&self.kind, Rate { fpr, n }, hash_seed, form)?;
                 Ok(Built {
                     library: filter.program_name().to_string(),
                     seeded: filter.seeded(),
@@ -102,7 +99,7 @@ pub(super) fn entries(params: &AuditParams) -> Result<(Vec<Entry>, Vec<Missing>)
     if let Some(set) = set {
         if set != Audited::Adapters {
             for kind in audited() {
-                kind.for_rate(1, 0.5, 0)?;
+                Spec::rate(kind.clone(), 1, 0.5).build(1)?;
                 entries.push(crate_entry(kind));
             }
         }
@@ -128,7 +125,7 @@ pub(super) fn entries(params: &AuditParams) -> Result<(Vec<Entry>, Vec<Missing>)
         let added: Vec<Entry> = match kind.is_program() {
             true => program(kind.clone(), None).collect(),
             false => {
-                kind.for_rate(1, 0.5, 0)?;
+                Spec::rate(kind.clone(), 1, 0.5).build(1)?;
                 vec![crate_entry(kind.clone())]
             }
         };

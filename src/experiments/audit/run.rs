@@ -18,7 +18,7 @@ use crate::keys::KeySource;
 use crate::pipeline::keying::Keying;
 use crate::pipeline::measurement::{Measurement, Setup, Trial};
 use crate::pipeline::timing::{best_ns, round_ns};
-use crate::structures::count_present;
+use crate::structures::{Spec, count_present};
 
 /// What an audit measured: its rows, and the filters whose library refused, at which load
 /// and why.
@@ -161,21 +161,16 @@ fn audit_entry(
             });
             round_ns(ns)
         });
+        // The shape the built filter reports: audit sizes each by its own constructor.
+        let m = memory::addressed(readings.as_ref(), filter.memory_bits());
+        let spec = Spec::shape(entry.kind.clone(), m, filter.hashes())
+            .hashed(HashScheme::MultiplyShift, seeds.hash_seed());
         let setup = Setup {
-            n: inserted,
-            m: memory::addressed(readings.as_ref(), filter.memory_bits()),
-            k: filter.hashes(),
-            queries,
-            seed: seeds.seed(),
-            hash_seed: seeds.hash_seed(),
-            hash: HashScheme::MultiplyShift,
-            filter: entry.kind.clone(),
-            work: Default::default(),
             keying: Keying {
                 keys: plan.keys.keys(),
                 query_keys: plan.keys.query_keys.clone(),
-                ..Keying::default()
             },
+            ..Setup::new(spec, inserted, queries, seeds.seed())
         };
         let mut trial = Trial::of(&*filter, inserted, present.saturating_sub(overlap));
         trial.query_overlap = overlap;

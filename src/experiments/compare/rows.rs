@@ -10,7 +10,7 @@ use crate::pipeline::measure_counted;
 use crate::pipeline::measurement::{Measurement, Setup};
 use crate::pipeline::timing::{round_ns, time_filter};
 use crate::report::{Cell, Column, Record, col};
-use crate::structures::FilterKind;
+use crate::structures::{FilterKind, Spec};
 use crate::theory;
 
 /// One structure sized for one target rate.
@@ -152,24 +152,13 @@ fn plans(
     for &fpr in rates {
         let queries = queries_for(min_queries, fpr);
         for kind in designed() {
-            let (m, k) = match kind.design(n, fpr) {
-                Ok(shape) => shape,
+            let spec = Spec::rate(kind, n, fpr).hashed(HashScheme::MultiplyShift, hash_seed);
+            let spec = match spec.designed() {
+                Ok(spec) => spec,
                 Err(Error::Unsupported { .. }) => continue,
                 Err(e) => return Err(e),
             };
-            let setup = Setup {
-                n,
-                m,
-                k,
-                queries,
-                seed,
-                hash_seed,
-                hash: HashScheme::MultiplyShift,
-                filter: kind,
-                work: Default::default(),
-                keying: Default::default(),
-            };
-            plans.push((fpr, setup));
+            plans.push((fpr, Setup::new(spec, n, queries, seed)));
         }
     }
     Ok(plans)
@@ -184,9 +173,11 @@ fn time_at(
     memory: u64,
     passes: u32,
 ) -> Result<(f64, f64)> {
-    let kind = &setup.filter;
+    let kind = setup.filter();
     let (keys, m, k) = kind.design_in(memory, bits_per_key, fpr)?;
-    let build = || kind.build(keys, m, k, HashScheme::MultiplyShift, setup.hash_seed);
+    let spec =
+        Spec::shape(kind.clone(), m, k).hashed(HashScheme::MultiplyShift, setup.spec.hash_seed);
+    let build = || spec.build(keys);
     let t = time_filter(build, keys, TIMED_KEYS, passes, setup.seed)?;
     Ok((round_ns(t.ns_insert), round_ns(t.ns_query_absent)))
 }
@@ -218,7 +209,7 @@ fn row(
         bits_per_key_spent,
         information_floor: floor,
         ratio_to_floor: bits_per_key_spent / floor,
-        supports_delete: setup.filter.supports_delete(),
+        supports_delete: setup.filter().supports_delete(),
         perfect_hash_bits_per_key,
         ns_insert_in_cache: in_cache.map(|t| t.0),
         ns_query_in_cache: in_cache.map(|t| t.1),

@@ -10,10 +10,9 @@
 //! most twice its promise fails it with probability at most 10^-3 (`crate::stats` checks that
 //! level by simulation).
 
-use super::Sizing;
 use crate::report::percent;
 use crate::stats::above_p_value;
-use crate::structures::Filter;
+use crate::structures::{Filter, Sizing};
 use crate::theory::fpr_classic;
 
 /// The rate checked is `PROMISE_FACTOR` times the promise.
@@ -21,20 +20,15 @@ pub const PROMISE_FACTOR: f64 = 2.0;
 /// The level of the check: its false-alarm rate for a structure within the factor.
 pub const PROMISE_ALPHA: f64 = 1e-3;
 
-/// m for `bits_per_key`·n bits, at least 1.
-pub fn shape_bits(n: u64, bits_per_key: f64) -> u64 {
-    ((n as f64 * bits_per_key).ceil() as u64).max(1)
-}
-
 /// The rate the configuration promises for n keys in `filter`.
 pub fn promised(filter: &dyn Filter, sizing: Sizing, n: u64) -> f64 {
     match sizing {
-        Sizing::Rate(fpr) => fpr,
-        Sizing::Shape { bits_per_key, k } => {
+        Sizing::Rate(rate) => rate.fpr,
+        Sizing::Shape { m, k } => {
             let exact = filter.fpr_exact(n);
             match exact.is_finite() {
                 true => exact,
-                false => fpr_classic(n, shape_bits(n, bits_per_key), k),
+                false => fpr_classic(n, m, k),
             }
         }
     }

@@ -1,23 +1,13 @@
 //! What a program's header carries beside the protocol's own fields: its size, by shape
-//! (`m`, `k`) or, for an experiment built on shapes that runs by target rate (`overfill
-//! --fpr`, `seed-check --fpr`), by `(n, fpr)`, so that a library that sizes itself (most do)
-//! takes part; and the constructor options of `--param KEY=VALUE`.
+//! (`m`, `k`) or by `(n, fpr)` (a [`crate::structures::Sizing::Rate`] of a program, which
+//! sizes itself as most libraries do); and the constructor options of `--param KEY=VALUE`.
 //!
-//! The rate is a field of the setup a program is built for
-//! ([`crate::pipeline::measurement::Keying::rate`]); the options travel on the filter's kind
+//! The options travel on the filter's kind
 //! ([`crate::structures::program::ProgramOptions`]), as `--key-form` does.
 
 use serde_json::{Map, Value, json};
 
 use crate::structures::Shape;
-
-/// An experiment's target rate: the program sizes itself for `design_n` keys (the shape's n
-/// when None) at `fpr`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Rate {
-    pub fpr: f64,
-    pub design_n: Option<u64>,
-}
 
 /// The header's size fields for `shape`: its `m` and `k` (a rate goes through the
 /// structure's `for_rate`).

@@ -46,7 +46,7 @@ pub use adapter::Bloomfilter;
 mod adapter {
     use crate::error::{Error, Result};
     use crate::structures::bloom::{check_shape, popcount};
-    use crate::structures::interface::{Filter, FilterKind, Membership, Shape, Target};
+    use crate::structures::interface::{Filter, FilterKind, Membership, Rate, Shape};
     use crate::structures::peers::seed_bytes;
 
     /// The bits `by_shape` allocates: whole bytes, and a refusal of a k it cannot reach.
@@ -63,11 +63,9 @@ mod adapter {
         )?))
     }
 
-    pub fn for_rate(target: &Target) -> Result<Box<dyn Filter>> {
+    pub fn for_rate(_: &FilterKind, target: Rate, hash_seed: u64) -> Result<Box<dyn Filter>> {
         Ok(Box::new(Bloomfilter::by_rate(
-            target.n,
-            target.fpr,
-            target.hash_seed,
+            target.n, target.fpr, hash_seed,
         )?))
     }
 

@@ -47,7 +47,7 @@ mod adapter {
 
     use crate::error::Result;
     use crate::structures::bloom::{check_shape, popcount};
-    use crate::structures::interface::{Filter, FilterKind, Membership, Shape, Target};
+    use crate::structures::interface::{Filter, FilterKind, Membership, Rate, Shape};
 
     /// m rounded up to whole u64 words.
     pub fn layout(m: u64, k: u32) -> Result<u64> {
@@ -63,11 +63,9 @@ mod adapter {
         )?))
     }
 
-    pub fn for_rate(target: &Target) -> Result<Box<dyn Filter>> {
+    pub fn for_rate(_: &FilterKind, target: Rate, hash_seed: u64) -> Result<Box<dyn Filter>> {
         Ok(Box::new(Fastbloom::by_rate(
-            target.n,
-            target.fpr,
-            target.hash_seed,
+            target.n, target.fpr, hash_seed,
         )))
     }
 

@@ -45,7 +45,7 @@ mod adapter {
 
     use crate::error::{Error, Result};
     use crate::structures::bloom::check_shape;
-    use crate::structures::interface::{Filter, FilterKind, Membership, Shape, Target};
+    use crate::structures::interface::{Filter, FilterKind, Membership, Rate, Shape};
     use crate::structures::peers::inspector::{InspectedSub, Inspector};
 
     pub fn layout(m: u64, k: u32) -> Result<u64> {
@@ -57,7 +57,7 @@ mod adapter {
         Ok(Box::new(Growable::by_shape(shape.m, shape.k)?))
     }
 
-    pub fn for_rate(target: &Target) -> Result<Box<dyn Filter>> {
+    pub fn for_rate(_: &FilterKind, target: Rate, _: u64) -> Result<Box<dyn Filter>> {
         Ok(Box::new(Growable::by_rate(target.n, target.fpr)))
     }
 

@@ -62,7 +62,7 @@ fn seed_bytes<const N: usize>(seed: u64) -> [u8; N] {
 #[cfg(not(feature = "peers"))]
 mod unbuilt {
     use crate::error::{Error, Result};
-    use crate::structures::interface::{Filter, Shape, Target};
+    use crate::structures::interface::{Filter, FilterKind, Rate, Shape};
 
     fn not_built<T>() -> Result<T> {
         Err(Error::NotBuilt {
@@ -79,7 +79,7 @@ mod unbuilt {
         not_built()
     }
 
-    pub fn for_rate(_: &Target) -> Result<Box<dyn Filter>> {
+    pub fn for_rate(_: &FilterKind, _: Rate, _: u64) -> Result<Box<dyn Filter>> {
         not_built()
     }
 

@@ -38,7 +38,7 @@ pub use adapter::{QFILTER_HASH, Qfilter};
 #[cfg(feature = "peers")]
 mod adapter {
     use crate::error::{Error, Result};
-    use crate::structures::interface::{Filter, FilterKind, Membership, Shape, Target};
+    use crate::structures::interface::{Filter, FilterKind, Membership, Rate, Shape};
 
     /// The hash the crate applies to keys: foldhash-portable with its fixed seed.
     pub const QFILTER_HASH: &str = "foldhash-portable";
@@ -89,7 +89,7 @@ mod adapter {
         Ok(Box::new(Qfilter::by_shape(shape.m, shape.k)?))
     }
 
-    pub fn for_rate(target: &Target) -> Result<Box<dyn Filter>> {
+    pub fn for_rate(_: &FilterKind, target: Rate, _: u64) -> Result<Box<dyn Filter>> {
         Ok(Box::new(Qfilter::by_rate(target.n, target.fpr)?))
     }
 

@@ -74,7 +74,7 @@ mod adapter {
 
     use super::{BAND_WIDTH, ROW_BITS, ROWS_PER_KEY};
     use crate::error::{Error, Result};
-    use crate::structures::interface::{Filter, FilterKind, Membership, Shape, Target};
+    use crate::structures::interface::{Filter, FilterKind, Membership, Rate, Shape};
 
     type Hasher = BuildHasherDefault<DefaultHasher>;
 
@@ -84,10 +84,10 @@ mod adapter {
     }
 
     /// The README's configuration for n keys at ε: `3n` rows, band width 16, `r_from_fpr(ε)`.
-    pub fn for_rate(target: &Target) -> Result<Box<dyn Filter>> {
+    pub fn for_rate(_: &FilterKind, target: Rate, hash_seed: u64) -> Result<Box<dyn Filter>> {
         let r = Params::r_from_fpr(target.fpr).map_err(|e| refused("fpr", target.fpr, e))?;
         let rows = (target.n * ROWS_PER_KEY).max(BAND_WIDTH);
-        Ok(Box::new(RibbonPeer::new(rows, r as u32, target.hash_seed)?))
+        Ok(Box::new(RibbonPeer::new(rows, r as u32, hash_seed)?))
     }
 
     fn refused(what: &'static str, value: impl ToString, error: impl std::fmt::Display) -> Error {
