@@ -83,7 +83,11 @@ def named_paths(command):
 
 def local(bloomlab, args):
     """Runs bloomlab here; exits as it does when it fails (bad input: exit 2)."""
-    out = subprocess.run([bloomlab, *args], capture_output=True, text=True)
+    try:
+        out = subprocess.run([bloomlab, *args], capture_output=True, text=True)
+    except OSError as error:
+        say(f"--bloomlab {bloomlab}: {error}")
+        sys.exit(2)
     if out.returncode != 0:
         sys.stderr.write(out.stderr)
         sys.exit(out.returncode)
@@ -141,12 +145,19 @@ def main(argv=None):
     bloomlab = shutil.which(args.bloomlab) or args.bloomlab
     estimate = json.loads(local(bloomlab, [*args.command, "--estimate"]))
     build = local(bloomlab, ["--version"]).strip()
-    client, cluster = client_for(args)
+    try:
+        client, cluster = client_for(args)
+    except OSError as error:  # no scheduler there
+        say(f"--scheduler {args.scheduler}: {error}")
+        return 2
     try:
         return drive(args, client, estimate, build)
     except KeyboardInterrupt:
         say("interrupted: cancelling the tasks and their bloomlab processes")
         return 130
+    except Exception as error:  # a shard that failed on its worker: its message, exit 1
+        say(f"error: {error}")
+        return 1
     finally:
         try:
             client.run(worker.kill_children)
