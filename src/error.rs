@@ -69,6 +69,10 @@ pub enum Error {
         filter: &'static str,
         message: String,
     },
+    /// A partial file of a sharded run that `merge` refuses: of another build or command,
+    /// a unit missing or given twice, a filter built differently.
+    #[error("{}: {message}", path.display())]
+    Part { path: PathBuf, message: String },
     /// An output format or backend that cannot encode what was asked.
     #[error("{0}")]
     Output(String),
@@ -104,6 +108,7 @@ impl Error {
                 | Error::InvalidKey { .. }
                 | Error::Definition { .. }
                 | Error::NotBuilt { .. }
+                | Error::Part { .. }
         )
     }
 

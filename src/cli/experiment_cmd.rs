@@ -1,16 +1,18 @@
 //! Every registered experiment as a subcommand: its own flags, then the flags every
 //! experiment takes ([`RunArgs`]).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{ArgMatches, Args, FromArgMatches};
 
 use bloomlab::Result;
 use bloomlab::console;
-use bloomlab::experiments::Registered;
+use bloomlab::experiments::{Prepared, Registered};
 use bloomlab::params::preflight;
+use bloomlab::pipeline::measurement::Setup;
 use bloomlab::report::progress_bar;
+use bloomlab::shard::{self, Shard};
 
 use super::command::Command;
 use super::output::{OutputArgs, emit, parse_plot_path};
@@ -23,20 +25,31 @@ The bits check: a row fails when the exact binomial p-value of its count against
 fill_measured^k, the prediction from the filter's own bits, is below 6.334e-5 (bits_p).";
 
 /// The flags every experiment subcommand takes beside its own parameters: where and how
-/// the result is written, and what fails the run.
+/// the result is written, what fails the run, and the share of it this process counts.
 #[derive(Args, Debug)]
-struct RunArgs {
+pub(super) struct RunArgs {
     /// Exit 1 when any row fails the bits check
     #[arg(long)]
     strict: bool,
     /// Draw the plate to FILE.svg (measured points with 95% intervals, predicted curves)
     #[arg(long, value_name = "FILE.svg", value_parser = parse_plot_path)]
-    plot: Option<PathBuf>,
+    pub(super) plot: Option<PathBuf>,
     /// Run even when the estimate says the run exceeds 10 minutes or the memory available
     #[arg(long)]
     yes: bool,
+    /// Count only shard I (from 0) of N of the run's units of work into --partial FILE;
+    /// `bloomlab merge` adds the N parts up into this command's output (docs/SHARDING.md)
+    #[arg(long, value_name = "I/N", requires = "partial")]
+    shard: Option<Shard>,
+    /// The partial file --shard writes (JSON)
+    #[arg(long, value_name = "FILE", requires = "shard")]
+    partial: Option<PathBuf>,
+    /// Print the run's units of work, its estimated seconds and this build as JSON, and
+    /// run nothing (what a driver sizes its shards by)
+    #[arg(long)]
+    estimate: bool,
     #[command(flatten)]
-    output: OutputArgs,
+    pub(super) output: OutputArgs,
 }
 
 /// A registered experiment as a subcommand.
@@ -60,12 +73,26 @@ impl Command for &'static dyn Registered {
     }
 }
 
-/// Runs a registered experiment from its subcommand's matches.
+/// Runs a registered experiment from its subcommand's matches: whole, one shard of it, or
+/// only its estimate.
 fn run_experiment(experiment: &dyn Registered, matches: &ArgMatches) -> Result<ExitCode> {
     let args =
         RunArgs::from_arg_matches(matches).map_err(|e| bloomlab::Error::Output(e.to_string()))?;
+    if args.estimate {
+        return estimate(experiment, matches);
+    }
+    if let (Some(shard), Some(partial)) = (args.shard, &args.partial) {
+        return run_shard(experiment, matches, (shard, partial), &args);
+    }
     experiment.planning_cost(matches)?.check(args.yes)?;
     // The output paths before planning, which for some experiments (advise) is itself work.
+    check_outputs(&args)?;
+    let prepared = experiment.prepare_matches(matches)?;
+    run_prepared(experiment.name(), prepared, &args)
+}
+
+/// `--out` and `--plot` writable and distinct.
+fn check_outputs(args: &RunArgs) -> Result<()> {
     if let Some(path) = &args.output.out {
         preflight::check_output("out", path)?;
     }
@@ -75,10 +102,86 @@ fn run_experiment(experiment: &dyn Registered, matches: &ArgMatches) -> Result<E
             preflight::check_distinct(("out", out), ("plot", path))?;
         }
     }
-    let prepared = experiment.prepare_matches(matches)?;
+    Ok(())
+}
+
+/// The rows of a prepared experiment, or the refusal of `--shard` for one that does not
+/// shard.
+fn rows_of(prepared: &mut dyn Prepared, name: &str, flag: &'static str) -> Result<Vec<Setup>> {
+    prepared.rows().ok_or_else(|| {
+        bloomlab::Error::invalid(
+            flag,
+            name,
+            format!("{name} is not cut into units of work"),
+            "sweep-size, sweep-k, overfill, seed-check",
+        )
+    })
+}
+
+/// `--estimate`: the units of the whole run, its estimated seconds and this build, as JSON.
+fn estimate(experiment: &dyn Registered, matches: &ArgMatches) -> Result<ExitCode> {
+    let mut prepared = experiment.prepare_matches(matches)?;
+    let rows = rows_of(&mut *prepared, experiment.name(), "estimate")?;
+    let text = serde_json::json!({
+        "build": shard::BuildId::this(),
+        "units": shard::units(&rows),
+        "rows": rows.len(),
+        "seconds": prepared.cost().seconds(),
+    });
+    console::out(&format!("{text}\n"));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--shard I/N --partial FILE`: counts the shard's units and writes them; the output flags
+/// are recorded for `merge`, not used here.
+fn run_shard(
+    experiment: &dyn Registered,
+    matches: &ArgMatches,
+    (shard, partial): (Shard, &Path),
+    args: &RunArgs,
+) -> Result<ExitCode> {
+    preflight::check_output("partial", partial)?;
+    let mut prepared = experiment.prepare_matches(matches)?;
+    let rows = rows_of(&mut *prepared, experiment.name(), "shard")?;
+    prepared.set_work(&shard::share(&rows, shard));
+    prepared.cost().check(args.yes)?;
+    let rows = rows_of(&mut *prepared, experiment.name(), "shard")?;
+    let bar = progress_bar(args.output.quiet, "keys");
+    bar.set_message(format!("{} shard {shard}", experiment.name()));
+    let part = shard::count_share(command_line(), &rows, shard, &bar)?;
+    bar.finish_and_clear();
+    shard::write_part(partial, &part)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// This process's command line after `bloomlab`, less `--shard` and `--partial` and their
+/// values: the command a part records.
+fn command_line() -> Vec<String> {
+    let mut words = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--shard" | "--partial" => {
+                args.next();
+            }
+            a if a.starts_with("--shard=") || a.starts_with("--partial=") => {}
+            _ => words.push(arg),
+        }
+    }
+    words
+}
+
+/// Runs a validated experiment and prints, writes and exits as its flags say (also what
+/// `merge` runs, its counts carried in).
+pub(super) fn run_prepared(
+    name: &str,
+    prepared: Box<dyn Prepared>,
+    args: &RunArgs,
+) -> Result<ExitCode> {
+    check_outputs(args)?;
     prepared.cost().check(args.yes)?;
     let bar = progress_bar(args.output.quiet, "keys");
-    bar.set_message(experiment.name());
+    bar.set_message(name.to_string());
     let outcome = prepared.run(&bar)?;
     bar.finish_and_clear();
     emit(&outcome.table, &args.output)?;

@@ -15,6 +15,7 @@ mod bench_cmd;
 mod command;
 mod conform_cmd;
 mod experiment_cmd;
+mod merge_cmd;
 mod output;
 mod size_cmd;
 mod suite_cmd;
@@ -33,7 +34,7 @@ Examples:
 /// The whole command line: every command of [`commands`] with its own flags.
 pub fn command() -> clap::Command {
     let top = clap::Command::new("bloomlab")
-        .version(env!("CARGO_PKG_VERSION"))
+        .version(bloomlab::shard::VERSION)
         .about(
             "A laboratory for Bloom filters: measured false-positive rates beside every prediction",
         )
@@ -61,12 +62,13 @@ pub fn run(matches: &ArgMatches) -> Result<ExitCode> {
 /// Every subcommand, in the order `--help` lists them: the fixed commands, then the
 /// experiments in their registry's order.
 fn commands() -> Vec<&'static dyn Command> {
-    let fixed: [&'static dyn Command; 5] = [
+    let fixed: [&'static dyn Command; 6] = [
         &size_cmd::SIZE,
         &suite_cmd::REPRODUCE,
         &suite_cmd::CHECK,
         &bench_cmd::BENCH,
         &conform_cmd::CONFORM,
+        &merge_cmd::MERGE,
     ];
     let experiments = experiments::registry()
         .iter()

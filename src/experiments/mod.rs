@@ -27,7 +27,7 @@ use crate::error::{Error, Result};
 use crate::params::MeasureParams;
 use crate::params::preflight::Cost;
 use crate::pipeline::measure_counted;
-use crate::pipeline::measurement::{Measurement, Setup};
+use crate::pipeline::measurement::{Measurement, Setup, Work};
 use crate::plot::Plate;
 use crate::report::{Cell, Column, Record, Table, col};
 
@@ -83,12 +83,23 @@ pub trait Experiment: Sync + 'static {
     fn planning_cost(_params: &Self::Params) -> Result<Cost> {
         Ok(Cost::default())
     }
+    /// The measured plans the run counts through, in the order it measures them: what
+    /// `--shard` shares out and `merge` adds up. None (the default): the experiment does
+    /// not shard.
+    fn measured(_plan: &mut Self::Plan) -> Vec<&mut MeasuredPlan> {
+        Vec::new()
+    }
 }
 
 /// A validated experiment, ready to run.
 pub trait Prepared: Send + Sync {
     fn run(&self, progress: &ProgressBar) -> Result<Outcome>;
     fn cost(&self) -> Cost;
+    /// Every row the run measures ([`MeasuredPlan::rows`] of each measured plan, in
+    /// order); None for an experiment that does not shard.
+    fn rows(&mut self) -> Option<Vec<Setup>>;
+    /// Sets the work of each row of [`Prepared::rows`], in that order.
+    fn set_work(&mut self, work: &[Work]);
 }
 
 /// An experiment behind the registry: the object-safe face of [`Experiment`].
@@ -117,6 +128,18 @@ impl<E: Experiment> Prepared for Ready<E> {
     }
     fn cost(&self) -> Cost {
         E::cost(&self.plan)
+    }
+    fn rows(&mut self) -> Option<Vec<Setup>> {
+        let plans = E::measured(&mut self.plan);
+        (!plans.is_empty()).then(|| plans.iter().flat_map(|p| p.rows()).collect())
+    }
+    fn set_work(&mut self, mut work: &[Work]) {
+        for plan in E::measured(&mut self.plan) {
+            let rows = plan.setups.len() * plan.trials as usize;
+            let (mine, rest) = work.split_at(rows.min(work.len()));
+            plan.work = mine.to_vec();
+            work = rest;
+        }
     }
 }
 
@@ -326,21 +349,17 @@ impl Outcome {
     }
 }
 
-/// Keys a setup inserts and queries: what progress counts.
+/// Keys a setup inserts and queries (the queries of its own share of work): what progress
+/// counts.
 pub fn keys_of_setup(setup: &Setup) -> u64 {
-    setup.n.saturating_add(setup.queries)
+    let queries = setup.work.queries_here(setup.n, setup.queries);
+    setup.n.saturating_add(queries)
 }
 
-/// Measures every setup `trials` times (hash seeds `hash_seed + t`), in parallel, keeping
-/// their order: the trials of a setup are consecutive rows. `progress` counts the keys
-/// inserted and queried.
-pub fn measure_all(
-    experiment: &str,
-    trials: u64,
-    setups: &[Setup],
-    progress: &ProgressBar,
-) -> Result<Vec<Measurement>> {
-    let setups: Vec<Setup> = setups
+/// Every setup `trials` times (hash seeds `hash_seed + t`): the trials of a setup are
+/// consecutive rows.
+pub fn rows_of(setups: &[Setup], trials: u64) -> Vec<Setup> {
+    setups
         .iter()
         .flat_map(|s| {
             (0..trials).map(move |t| {
@@ -349,10 +368,18 @@ pub fn measure_all(
                 trial
             })
         })
-        .collect();
-    progress.inc_length(setups.iter().map(keys_of_setup).sum());
-    setups
-        .par_iter()
+        .collect()
+}
+
+/// Measures every row, in parallel, keeping their order. `progress` counts the keys
+/// inserted and queried.
+pub fn measure_all(
+    experiment: &str,
+    rows: &[Setup],
+    progress: &ProgressBar,
+) -> Result<Vec<Measurement>> {
+    progress.inc_length(rows.iter().map(keys_of_setup).sum());
+    rows.par_iter()
         .map(|setup| measure_counted(experiment, setup, &|keys| progress.inc(keys)))
         .collect()
 }
@@ -364,6 +391,8 @@ pub struct MeasuredPlan {
     pub setups: Vec<Setup>,
     pub trials: u64,
     pub caption: String,
+    /// The work of each row ([`MeasuredPlan::rows`]); empty: every row whole.
+    pub work: Vec<Work>,
 }
 
 impl MeasuredPlan {
@@ -373,23 +402,33 @@ impl MeasuredPlan {
             setups,
             trials: measure.trials()?,
             caption: measure.caption()?,
+            work: Vec::new(),
         })
     }
 
-    /// Measures every setup of the plan.
+    /// The rows the plan measures: each setup `trials` times ([`rows_of`]), with its work.
+    pub fn rows(&self) -> Vec<Setup> {
+        let mut rows = rows_of(&self.setups, self.trials);
+        for (row, work) in rows.iter_mut().zip(&self.work) {
+            row.work = work.clone();
+        }
+        rows
+    }
+
+    /// Measures every row of the plan.
     pub fn measure(&self, experiment: &str, progress: &ProgressBar) -> Result<Vec<Measurement>> {
-        measure_all(experiment, self.trials, &self.setups, progress)
+        measure_all(experiment, &self.rows(), progress)
     }
 
     /// Inserts and queries of every trial; the peak is the largest table times the rows
     /// measured at once (one per core).
     pub fn cost(&self) -> Cost {
         let trials = self.trials as f64;
-        let key_operations = self
-            .setups
+        let rows = self.rows();
+        let key_operations = rows
             .iter()
             .map(|s| {
-                let operations = trials * (s.n as f64 + s.queries as f64);
+                let operations = keys_of_setup(s) as f64;
                 let (m, k) = s.spec.nominal();
                 crate::params::preflight::weighted_operations(s.filter().clone(), k, m, operations)
             })
@@ -512,7 +551,7 @@ mod tests {
         let setups = [setup(1_000, 5_000), setup(300_000, 1_200_000)];
         let hidden = indicatif::ProgressDrawTarget::hidden();
         let progress = ProgressBar::with_draw_target(Some(0), hidden);
-        measure_all("test", 2, &setups, &progress).unwrap();
+        measure_all("test", &rows_of(&setups, 2), &progress).unwrap();
         let keys = 2 * (6_000 + 1_500_000);
         assert_eq!(progress.length(), Some(keys));
         assert_eq!(progress.position(), keys);

@@ -187,6 +187,10 @@ impl Experiment for Overfill {
         plan.measured.cost()
     }
 
+    fn measured(plan: &mut Self::Plan) -> Vec<&mut MeasuredPlan> {
+        vec![&mut plan.measured]
+    }
+
     fn run(plan: &OverfillPlan, progress: &ProgressBar) -> Result<Outcome> {
         let measurements = plan.measured.measure(Self::NAME, progress)?;
         let (design_n, m) = (plan.design_n, plan.m);

@@ -216,6 +216,10 @@ Exit status 1 when either check fails.";
         plan.measured.cost()
     }
 
+    fn measured(plan: &mut Self::Plan) -> Vec<&mut MeasuredPlan> {
+        vec![&mut plan.measured]
+    }
+
     fn run(plan: &SeedCheckPlan, progress: &ProgressBar) -> Result<Outcome> {
         let measurements = plan.measured.measure(Self::NAME, progress)?;
         let (scaled, reseeded) = measurements.split_at(plan.scales);

@@ -483,7 +483,9 @@ fn sized(kind: &FilterKind, n: u64, fpr: f64) -> Result<Option<(Box<dyn Filter>,
 fn measure_filter(filter: &mut dyn Filter, n: u64, how: Measuring) -> Result<(f64, f64, f64)> {
     let keys = KeySource::new(how.seed);
     let key = |c| keys.key(c);
-    let false_positives = insert_and_count(filter, n, how.queries, key, key, true, &|_| {})?;
+    let blocks = 0..crate::pipeline::run::blocks_of(how.queries);
+    let counts = insert_and_count(filter, (n, how.queries), blocks, key, key, true, &|_| {})?;
+    let false_positives: u64 = counts.iter().sum();
     let (low, high) = clopper_pearson(false_positives, how.queries, CONFIDENCE);
     Ok((false_positives as f64 / how.queries as f64, low, high))
 }

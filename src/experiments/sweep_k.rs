@@ -174,6 +174,7 @@ impl Experiment for SweepK {
             setups: replicate_setups,
             trials: 1,
             caption: main.caption.clone(),
+            work: Vec::new(),
         };
         Ok(SweepKPlan {
             n,
@@ -188,6 +189,10 @@ impl Experiment for SweepK {
             key_operations: main.key_operations + replicates.key_operations,
             peak_bytes: main.peak_bytes.max(replicates.peak_bytes),
         }
+    }
+
+    fn measured(plan: &mut Self::Plan) -> Vec<&mut MeasuredPlan> {
+        vec![&mut plan.main, &mut plan.replicates]
     }
 
     fn run(plan: &Self::Plan, progress: &ProgressBar) -> Result<Outcome> {

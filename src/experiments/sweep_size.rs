@@ -81,6 +81,10 @@ impl Experiment for SweepSize {
         plan.cost()
     }
 
+    fn measured((_, plan): &mut Self::Plan) -> Vec<&mut MeasuredPlan> {
+        vec![plan]
+    }
+
     fn run((n, plan): &Self::Plan, progress: &ProgressBar) -> Result<Outcome> {
         let rows = plan.measure(Self::NAME, progress)?;
         let mut notes = Vec::new();

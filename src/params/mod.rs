@@ -21,6 +21,9 @@ pub use program::ProgramParams;
 
 /// Largest number of keys or queries accepted.
 pub const MAX_COUNT: u64 = 10_000_000_000;
+/// Largest number of absent-key queries per row: more than one machine counts, for a run
+/// cut into shards (`--shard`).
+pub const MAX_QUERIES: u64 = 10_000_000_000_000;
 /// Largest number of values a list or range may expand to.
 pub const MAX_LIST: usize = 10_000;
 
@@ -323,7 +326,7 @@ fn whole_k(k: f64) -> Result<u32> {
 /// How each filter is measured: the structure, its hash, the queries and the trials.
 #[derive(Args, Clone, Debug, Default, PartialEq, Deserialize)]
 pub struct MeasureParams {
-    /// Absent-key queries per row [1..=10^10, default 60000]
+    /// Absent-key queries per row [1..=10^13, default 60000]
     #[arg(long, allow_hyphen_values = true)]
     pub queries: Option<Count>,
     /// Hash family: bloomlab's own or a shipped library's ([`HashScheme::help`])
@@ -347,7 +350,7 @@ pub struct MeasureParams {
 }
 
 impl MeasureParams {
-    /// Number of absent-key queries, 1..=10^10: `--queries`, else the default or the lines
+    /// Number of absent-key queries, 1..=10^13: `--queries`, else the default or the lines
     /// of a shorter query file (`--query-keys file:PATH`), as n takes a key file's.
     pub fn queries(&self) -> Result<u64> {
         let lines = match self.queries {
@@ -355,7 +358,12 @@ impl MeasureParams {
             None => self.keying.query_lines()?,
         };
         let default = lines.map_or(DEFAULT_QUERIES, |l| l.min(DEFAULT_QUERIES));
-        count_or("queries", self.queries, default, 1)
+        check_count(
+            "queries",
+            self.queries.map_or(default, |c| c.0),
+            1,
+            MAX_QUERIES,
+        )
     }
 
     /// Hash scheme, multiply-shift unless asked.
@@ -441,6 +449,7 @@ impl MeasureParams {
             seed: self.seeds.seed(),
             keying,
             m_requested,
+            work: Default::default(),
         })
     }
 

@@ -2,6 +2,7 @@
 //! false positives).
 
 use std::collections::HashMap;
+use std::ops::Range;
 
 use crate::error::{Error, Result};
 use crate::hash::prehash;
@@ -45,14 +46,21 @@ fn identity(native_bytes: bool, key: Key<'_>, out: &mut Vec<u8>) {
     }
 }
 
-/// How many query keys were inserted (each repeat of a query counted): the smaller of the
-/// two key sets is held, the larger streamed past it.
-pub fn overlap(keying: &Keying, n: u64, queries: u64, seed: u64, native: bool) -> Result<u64> {
-    if keying.disjoint(n, queries) {
+/// How many of the query keys of counters `queried` were inserted (each repeat of a query
+/// counted): the smaller of the two key sets is held, the larger streamed past it.
+pub fn overlap(
+    keying: &Keying,
+    n: u64,
+    queried: Range<u64>,
+    seed: u64,
+    native: bool,
+) -> Result<u64> {
+    let queries = queried.end - queried.start;
+    if keying.disjoint(n, queried.end - n.min(queried.end)) {
         return Ok(0);
     }
     let inserted = (keying.keys.clone(), "keys", 0, n);
-    let queried = (keying.query_keys(), "query_keys", n, queries);
+    let queried = (keying.query_keys(), "query_keys", queried.start, queries);
     let (held, streamed, held_are_queries) = if queries <= n {
         (queried, inserted, true)
     } else {

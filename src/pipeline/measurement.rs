@@ -8,6 +8,7 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 use crate::hash::{AppliedHash, Probes, Reduce};
 use crate::keys::KeySpec;
 pub use crate::pipeline::keying::Keying;
+pub use crate::pipeline::run::{Unit, Work};
 use crate::pipeline::uniformity::UNIFORMITY_ALPHA;
 pub use crate::stats::{BITS_CHECK_ALPHA, BITS_CHECK_Z};
 use crate::stats::{
@@ -34,6 +35,8 @@ pub struct Setup {
     pub keying: Keying,
     /// The m asked for before `--m-round` changed the shape's; None when it did not.
     pub m_requested: Option<u64>,
+    /// The query blocks this run counts and the counts it carries: all, none, by default.
+    pub work: Work,
 }
 
 impl Setup {
@@ -85,6 +88,10 @@ pub struct Trial {
     pub hashes: u32,
     /// The bits of the structure's perfect hash ([`Filter::perfect_hash_bits`]).
     pub perfect_hash_bits: Option<u64>,
+    /// The query blocks this trial counted ([`Work`]), each with its counts.
+    pub units: Vec<Unit>,
+    /// Two runs built the same filter only if their digests agree ([`filter_digest`]).
+    pub digest: u64,
 }
 
 impl Trial {
@@ -106,8 +113,33 @@ impl Trial {
             duplicate_keys: Some(0),
             hashes: filter.hashes(),
             perfect_hash_bits: filter.perfect_hash_bits(),
+            units: Vec::new(),
+            digest: filter_digest(filter),
         }
     }
+}
+
+/// A digest (64-bit FNV-1a) of a filter as built: its words where it shows its bit array
+/// ([`Filter::bit_view`]), and for every structure what it reports of itself (set bits,
+/// memory, hashes, the rate its bits predict, refused inserts).
+pub fn filter_digest<F: Filter + ?Sized>(filter: &F) -> u64 {
+    use std::hash::Hasher;
+    let mut hasher = fnv::FnvHasher::default();
+    if let Some(bits) = filter.bit_view() {
+        bits.words().iter().for_each(|&w| hasher.write_u64(w));
+    }
+    let set = filter.knows_set_bits().then(|| filter.set_bits());
+    for fact in [
+        set.unwrap_or(u64::MAX),
+        filter.memory_bits(),
+        filter.addressable_bits(),
+        u64::from(filter.hashes()),
+        filter.fpr_from_bits().to_bits(),
+        filter.failed_inserts().unwrap_or(u64::MAX),
+    ] {
+        hasher.write_u64(fact);
+    }
+    hasher.finish()
 }
 
 /// A measured rate beside every prediction, with its interval and z-scores.

@@ -1,6 +1,8 @@
 //! The loop every measurement runs: insert `key(0..n)` ([`fill`], on all cores where the
 //! structure has a parallel path), then count the reports on absent keys ([`count`],
 //! [`count_parallel`]); both in batches, both with the same answers on one core or all.
+//! The absent keys of a row are counted in blocks of [`QUERY_BLOCK`], the units of work a
+//! run can share out ([`Work`]): a shard counts some blocks, a merge adds up the others.
 
 use std::ops::Range;
 
@@ -33,6 +35,85 @@ impl Threads {
             Threads::Sequential => false,
             Threads::Parallel => true,
         }
+    }
+}
+
+/// Absent queries per unit of work: block b of a row of n keys and q queries is the
+/// counters `n + b·QUERY_BLOCK .. n + min((b+1)·QUERY_BLOCK, q)`, whatever the number of
+/// shards.
+pub const QUERY_BLOCK: u64 = 1 << 20;
+
+/// The blocks of a row of `queries` queries: `ceil(queries / QUERY_BLOCK)`.
+pub fn blocks_of(queries: u64) -> u64 {
+    queries.div_ceil(QUERY_BLOCK)
+}
+
+/// The query counters of block `block` of a row of n keys and `queries` queries.
+pub fn block_counters(n: u64, queries: u64, block: u64) -> Range<u64> {
+    let start = block.saturating_mul(QUERY_BLOCK).min(queries);
+    let end = (block.saturating_add(1))
+        .saturating_mul(QUERY_BLOCK)
+        .min(queries);
+    n.saturating_add(start)..n.saturating_add(end)
+}
+
+/// The counts of one block of a row, all additive: a merge sums them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Counts {
+    /// Query keys asked.
+    pub queries: u64,
+    /// Query keys the filter reported present (query keys that were inserted included).
+    pub present: u64,
+    /// Query keys that had been inserted (a key file's overlap): never false positives.
+    pub overlap: u64,
+}
+
+impl std::ops::Add for Counts {
+    type Output = Counts;
+    /// Both counts together.
+    fn add(self, other: Counts) -> Counts {
+        Counts {
+            queries: self.queries + other.queries,
+            present: self.present + other.present,
+            overlap: self.overlap + other.overlap,
+        }
+    }
+}
+
+/// One unit of work counted: a block of a row and its counts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Unit {
+    pub block: u64,
+    pub counts: Counts,
+}
+
+/// The share of a row's query blocks one run counts: `blocks` here, plus the counts of
+/// the others made by other runs (`carried`: the shards a merge adds up). Every block and
+/// nothing carried by default: a whole run.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Work {
+    /// The blocks counted here; None: all of them.
+    pub blocks: Option<Range<u64>>,
+    /// Counts made elsewhere, added to this run's.
+    pub carried: Counts,
+}
+
+impl Work {
+    /// The blocks this run counts of a row of `queries` queries.
+    pub fn blocks(&self, queries: u64) -> Range<u64> {
+        let all = 0..blocks_of(queries);
+        match &self.blocks {
+            Some(share) => share.start.min(all.end)..share.end.min(all.end),
+            None => all,
+        }
+    }
+
+    /// The queries this run asks of a row of n keys and `queries` queries.
+    pub fn queries_here(&self, n: u64, queries: u64) -> u64 {
+        let blocks = self.blocks(queries);
+        let first = block_counters(n, queries, blocks.start).start;
+        let end = block_counters(n, queries, blocks.end).start;
+        end - first
     }
 }
 
@@ -106,21 +187,27 @@ pub fn count_parallel<F: Membership + Sync + ?Sized>(
 }
 
 /// The loop: inserts `key_of(0..n)`, then counts the reports on the absent keys
-/// `query_of(n..n+queries)`; on all cores when `parallel` and the structure can insert so.
+/// `query_of(c)` of each block of `blocks` ([`block_counters`] of n and `queries`); on all
+/// cores when `parallel` and the structure can insert so. Returns the count of each block.
 pub fn insert_and_count<F: Membership + Sync + ?Sized>(
     filter: &mut F,
-    n: u64,
-    queries: u64,
+    (n, queries): (u64, u64),
+    blocks: Range<u64>,
     key_of: impl Fn(u64) -> u64 + Sync,
     query_of: impl Fn(u64) -> u64 + Sync,
     parallel: bool,
     on_keys: &OnKeys<'_>,
-) -> Result<u64> {
-    let absent = n..n.saturating_add(queries);
-    match fill(filter, 0..n, key_of, parallel, on_keys)? {
-        true => count_parallel(filter, absent, query_of, on_keys),
-        false => count(filter, absent, query_of, on_keys),
-    }
+) -> Result<Vec<u64>> {
+    let on_all_cores = fill(filter, 0..n, key_of, parallel, on_keys)?;
+    blocks
+        .map(|block| {
+            let absent = block_counters(n, queries, block);
+            match on_all_cores {
+                true => count_parallel(filter, absent, &query_of, on_keys),
+                false => count(filter, absent, &query_of, on_keys),
+            }
+        })
+        .collect()
 }
 
 /// The false negatives and false positives of a filter of your own over `key(0..n)` and

@@ -7,7 +7,7 @@ use crate::hash::AppliedHash;
 use crate::keys::{Key, KeySource, KeySpec};
 use crate::pipeline::keying::overlap;
 use crate::pipeline::measurement::{Measurement, Setup, Trial};
-use crate::pipeline::run::{OnKeys, Threads, insert_and_count};
+use crate::pipeline::run::{Counts, OnKeys, Threads, Unit, block_counters, insert_and_count};
 use crate::pipeline::uniformity::{ProbePairs, SAMPLE_KEYS};
 use crate::structures::{BATCH, Filter};
 
@@ -39,14 +39,55 @@ pub fn run_trial_with(setup: &Setup, threads: Threads) -> Result<Trial> {
 }
 
 /// [`run_trial_with`], calling `on_keys(count)` after each batch of keys inserted or
-/// queried (for progress); the trial is the same.
+/// queried (for progress); the trial is the same. Only the query blocks of the setup's
+/// [`Work`](crate::pipeline::run::Work) are counted here (each in [`Trial::units`]), and
+/// the counts it carries are added ([`settle`]).
 pub fn run_trial_counted(setup: &Setup, threads: Threads, on_keys: &OnKeys<'_>) -> Result<Trial> {
     let keying = &setup.keying;
-    if keying.keys.is_default() && keying.query_keys().is_default() {
+    let trial = if keying.keys.is_default() && keying.query_keys().is_default() {
         let keys = KeySource::new(setup.seed);
-        return run_int_trial(setup, threads, on_keys, |c| keys.key(c), |c| keys.key(c));
+        run_int_trial(setup, threads, on_keys, |c| keys.key(c), |c| keys.key(c))?
+    } else {
+        keyed_trial(setup, threads, on_keys)?
+    };
+    settle(setup, trial)
+}
+
+/// The false positives of a trial: the reports on its own blocks and the carried ones,
+/// less the query keys that had been inserted. A run that counted every query refuses one
+/// whose query keys were all inserted.
+fn settle(setup: &Setup, mut trial: Trial) -> Result<Trial> {
+    let counted = (trial.units.iter().map(|u| u.counts)).fold(setup.work.carried, |a, b| a + b);
+    if counted.queries == setup.queries && counted.overlap >= setup.queries {
+        return Err(Error::invalid(
+            "query_keys",
+            setup.keying.query_keys(),
+            format!("all {} query keys were inserted", setup.queries),
+            "query keys of which at least one was not inserted",
+        ));
     }
-    keyed_trial(setup, threads, on_keys)
+    trial.query_overlap = counted.overlap;
+    trial.false_positives = counted.present.saturating_sub(counted.overlap);
+    Ok(trial)
+}
+
+/// The units of a trial: block `blocks.start + i` asked its queries and got `present[i]`.
+fn units(setup: &Setup, blocks: std::ops::Range<u64>, present: &[u64]) -> Vec<Unit> {
+    blocks
+        .zip(present)
+        .map(|(block, &present)| {
+            let counters = block_counters(setup.n, setup.queries, block);
+            let queries = counters.end - counters.start;
+            Unit {
+                block,
+                counts: Counts {
+                    queries,
+                    present,
+                    overlap: 0,
+                },
+            }
+        })
+        .collect()
 }
 
 /// Inserts `key_of(0..n)`, then counts the reports on `query_of(n..n+q)`, which must hold
@@ -60,18 +101,21 @@ pub(crate) fn run_int_trial(
     query_of: impl Fn(u64) -> u64 + Sync,
 ) -> Result<Trial> {
     let mut filter = setup.spec.build(setup.n)?;
-    let parallel = threads.parallel(setup.n.saturating_add(setup.queries));
-    let false_positives = insert_and_count(
+    let blocks = setup.work.blocks(setup.queries);
+    let asked = setup.work.queries_here(setup.n, setup.queries);
+    let parallel = threads.parallel(setup.n.saturating_add(asked));
+    let present = insert_and_count(
         &mut *filter,
-        setup.n,
-        setup.queries,
+        (setup.n, setup.queries),
+        blocks.clone(),
         &key_of,
         query_of,
         parallel,
         on_keys,
     )?;
     let (distinct, duplicates) = distinct_keys(setup)?;
-    let mut trial = Trial::of(&*filter, distinct, false_positives);
+    let mut trial = Trial::of(&*filter, distinct, present.iter().sum());
+    trial.units = units(setup, blocks, &present);
     trial.duplicate_keys = duplicates;
     if let Some(bits) = filter.bit_view() {
         let mut sample = ProbePairs::new(!setup.keying.keys.injective_below(setup.n));
@@ -92,7 +136,8 @@ fn distinct_keys(setup: &Setup) -> Result<(u64, Option<u64>)> {
 }
 
 /// A trial whose keys are not both the default random ones: integer keys through the
-/// default loops, byte keys in batches ([`each_batch`]); then the overlap is taken out of the count.
+/// default loops, byte keys in batches ([`each_batch`]); then the overlap of each block is
+/// counted, for [`settle`] to take out of the count.
 pub fn keyed_trial(setup: &Setup, threads: Threads, on_keys: &OnKeys<'_>) -> Result<Trial> {
     let keying = &setup.keying;
     let queried = keying.query_keys();
@@ -106,23 +151,10 @@ pub fn keyed_trial(setup: &Setup, threads: Threads, on_keys: &OnKeys<'_>) -> Res
         )?,
         _ => byte_trial(setup, on_keys)?,
     };
-    let overlap = overlap(
-        keying,
-        setup.n,
-        setup.queries,
-        setup.seed,
-        trial.hashes_bytes,
-    )?;
-    if overlap >= setup.queries {
-        return Err(Error::invalid(
-            "query_keys",
-            queried,
-            format!("all {} query keys were inserted", setup.queries),
-            "query keys of which at least one was not inserted",
-        ));
+    for unit in &mut trial.units {
+        let counters = block_counters(setup.n, setup.queries, unit.block);
+        unit.counts.overlap = overlap(keying, setup.n, counters, setup.seed, trial.hashes_bytes)?;
     }
-    trial.query_overlap = overlap;
-    trial.false_positives = trial.false_positives.saturating_sub(overlap);
     Ok(trial)
 }
 
@@ -239,15 +271,22 @@ fn byte_trial_on<F: Filter + ?Sized>(
             batch.insert(filter)
         },
     )?;
-    let mut positives = 0u64;
-    let queried = (setup.seed, setup.n, setup.queries);
-    each_batch(keying.query_keys(), "query_keys", queried, |batch| {
-        on_keys(batch.len() as u64);
-        positives += batch.count(filter)?;
-        Ok(())
-    })?;
+    let blocks = setup.work.blocks(setup.queries);
+    let mut present = Vec::new();
+    for block in blocks.clone() {
+        let counters = block_counters(setup.n, setup.queries, block);
+        let queried = (setup.seed, counters.start, counters.end - counters.start);
+        let mut positives = 0u64;
+        each_batch(keying.query_keys(), "query_keys", queried, |batch| {
+            on_keys(batch.len() as u64);
+            positives += batch.count(filter)?;
+            Ok(())
+        })?;
+        present.push(positives);
+    }
     let (distinct, duplicates) = distinct_keys(setup)?;
-    let mut trial = Trial::of(filter, distinct, positives);
+    let mut trial = Trial::of(filter, distinct, present.iter().sum());
+    trial.units = units(setup, blocks, &present);
     trial.duplicate_keys = duplicates;
     if !filter.hashes_bytes() {
         trial.hash = AppliedHash::PreHashed(Box::new(trial.hash));

@@ -39,6 +39,8 @@ mod plot;
 mod report;
 mod ribbon;
 mod self_sizing;
+mod shard_dask;
+mod shard_merge;
 mod signals;
 mod simd;
 mod sizing;

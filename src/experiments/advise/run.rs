@@ -115,7 +115,7 @@ fn calibrate(plan: &AdvisePlan, steps: &Steps) -> Result<TimeModel> {
         ));
         let config = model::scaled(&config, plan.n, keys);
         let mut s = shape(plan, &config);
-        s.shape.n = keys;
+        s.n = keys;
         let started = Instant::now();
         let mut filter = measure::filled(&s)?;
         let insert_ns = started.elapsed().as_nanos() as f64 / keys as f64;
