@@ -189,7 +189,7 @@ fn overfill_titles_a_self_sizing_program_with_the_m_it_reports() {
         .to_string();
     assert!(!title.contains("19171"), "{title}");
     assert!(
-        title.contains("m = 9586 as the program reports it"),
+        title.contains("m = 9586 as the filter reports it"),
         "{title}"
     );
 }
@@ -249,7 +249,7 @@ fn overfill_and_seed_check_give_the_m_and_k_a_self_sizing_program_reports() {
     assert!(said.contains("k = 3: sensitivity"), "{said}");
     assert!(!said.contains("k = 7: sensitivity"), "{said}");
     assert!(
-        said.contains("m = 64000 as the program reports it"),
+        said.contains("m = 64000 as the filter reports it"),
         "{said}"
     );
     // seed-check's title too gives the program's m and k at n, not the classic 9586 and 7.
@@ -269,7 +269,7 @@ fn overfill_and_seed_check_give_the_m_and_k_a_self_sizing_program_reports() {
     let said = text(&out.stdout);
     let title = said.lines().next().unwrap_or_default();
     assert!(
-        title.contains("n = 1000, m = 64000, k = 3 as the program reports them"),
+        title.contains("n = 1000, m = 64000, k = 3 as the filter reports them"),
         "{said}{}",
         text(&out.stderr)
     );

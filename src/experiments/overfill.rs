@@ -259,9 +259,9 @@ fn shown_m(design: u64, sized_itself: Option<f64>, measurements: &[Measurement])
     };
     match measurements.first().map(|r| r.m) {
         Some(m) if measurements.iter().all(|r| r.m == m) => {
-            format!("m = {m} as the program reports it (sized for ε = {fpr})")
+            format!("m = {m} as the filter reports it (sized for ε = {fpr})")
         }
-        _ => format!("m sized by the program for ε = {fpr}"),
+        _ => format!("m sized by the filter for ε = {fpr}"),
     }
 }
 

@@ -106,8 +106,9 @@ pub struct SeedCheckPlan {
     /// puts first.
     title: String,
     shape: (u64, u64, u32),
-    /// `--fpr` when a program sizes itself by it: the title then gives its own m and k.
-    sized_by_program: Option<f64>,
+    /// `--fpr` when the structure sizes itself by it (a peer crate, a program): the title
+    /// then gives its own m and k.
+    sized_itself: Option<f64>,
     scales: usize,
     measured: MeasuredPlan,
 }
@@ -203,7 +204,7 @@ Exit status 1 when either check fails.";
         Ok(SeedCheckPlan {
             title: measured.caption.clone(),
             shape: (n, m, k),
-            sized_by_program: match base.spec.sizing {
+            sized_itself: match base.spec.sizing {
                 Sizing::Rate(rate) => Some(rate.fpr),
                 Sizing::Shape { .. } => None,
             },
@@ -372,13 +373,13 @@ fn goodness_of_fit_verdict(reseeded: &[Measurement]) -> Option<Verdict> {
 }
 
 impl SeedCheckPlan {
-    /// The title with the design's shape, or for a program that sized itself by `--fpr` the
+    /// The title with the design's shape, or for a structure that sized itself by `--fpr` the
     /// m and k it reports at n (those of `first`, the first re-seeded row).
     fn title(&self, first: Option<&Measurement>) -> String {
         let (n, m, k) = self.shape;
-        match (self.sized_by_program, first) {
+        match (self.sized_itself, first) {
             (Some(fpr), Some(r)) => format!(
-                "seed-check: n = {n}, m = {}, k = {} as the program reports them (sized for ε = {fpr}), {}",
+                "seed-check: n = {n}, m = {}, k = {} as the filter reports them (sized for ε = {fpr}), {}",
                 r.m, r.k, self.title
             ),
             _ => format!("seed-check: n = {n}, m = {m}, k = {k}, {}", self.title),

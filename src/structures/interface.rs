@@ -279,9 +279,12 @@ pub struct Structure {
     /// An empty filter of the shape.
     pub build: fn(&Shape) -> Result<Box<dyn Filter>>,
     /// An empty filter for n keys at a target rate, where the structure has such a
-    /// constructor (the peer crates' own, and bloomlab's classic design).
+    /// constructor (the peer crates' own, a program's, and bloomlab's classic design for
+    /// `audit` and `conform`): what a rate builds for a structure without a `design`
+    /// ([`crate::structures::Spec::build`]).
     pub for_rate: Option<ForRate>,
-    /// `(m, k)` for n keys at rate at most ε, as `compare` sizes it (before `layout`).
+    /// `(m, k)` for n keys at rate at most ε (before `layout`): what a rate builds
+    /// ([`crate::structures::Spec::designed`]).
     pub design: Option<Design>,
     /// The exact expected rate for n keys in m bits with k hashes.
     pub fpr_exact: fn(n: u64, m: u64, k: u32) -> f64,

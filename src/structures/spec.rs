@@ -75,8 +75,10 @@ impl Spec {
             return Ok(self);
         };
         let structure = self.filter.structure();
-        if structure.design.is_none() && structure.for_rate.is_some() {
-            return Ok(self);
+        match (structure.design, structure.for_rate) {
+            (None, Some(_)) => return Ok(self),
+            (None, None) => return Err(not_by_rate(&self.filter)),
+            (Some(_), _) => {}
         }
         let (m, k) = self.filter.design(rate.n, rate.fpr)?;
         Ok(Spec {
@@ -122,18 +124,20 @@ impl Spec {
                 math: self.math,
                 hash_seed: self.hash_seed,
             }),
-            Sizing::Rate(rate) => {
-                let build = kind
-                    .structure()
-                    .for_rate
-                    .ok_or_else(|| Error::Unsupported {
-                        filter: kind.name(),
-                        operation: "be configured by target rate",
-                        supported: FilterKind::names_where(|s| s.for_rate.is_some()),
-                    })?;
-                build(kind, rate, self.hash_seed)
-            }
+            Sizing::Rate(rate) => match kind.structure().for_rate {
+                Some(build) => build(kind, rate, self.hash_seed),
+                None => Err(not_by_rate(kind)),
+            },
         }
+    }
+}
+
+/// The refusal of a rate by a structure with neither a design nor a constructor for one.
+fn not_by_rate(kind: &FilterKind) -> Error {
+    Error::Unsupported {
+        filter: kind.name(),
+        operation: "be sized by target rate",
+        supported: FilterKind::names_where(|s| s.design.is_some() || s.for_rate.is_some()),
     }
 }
 
@@ -150,5 +154,61 @@ impl FilterKind {
         Spec::shape(self.clone(), m, k)
             .hashed(hash, hash_seed)
             .build(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::structures::{REGISTRY, Structure};
+
+    fn named(name: &str) -> FilterKind {
+        FilterKind::named(name).unwrap()
+    }
+
+    /// A rate is the structure's design where it states one (10^4 keys at 1%: 95,851 bits
+    /// and k = 7 for the classic filter), and the filter built by rate is the one built by
+    /// that shape.
+    #[test]
+    fn a_rate_is_the_design_where_the_structure_states_one() {
+        let spec =
+            Spec::rate(FilterKind::CLASSIC, 10_000, 0.01).hashed(HashScheme::MultiplyShift, 3);
+        let designed = spec.clone().designed().unwrap();
+        assert_eq!(designed.sizing, Sizing::Shape { m: 95_851, k: 7 });
+        assert!(!spec.sizes_itself());
+        assert_eq!(spec.nominal(), (95_851, 7));
+        let (mut by_rate, mut by_shape) =
+            (spec.build(10_000).unwrap(), designed.build(10_000).unwrap());
+        for key in 0..1_000 {
+            by_rate.insert(key);
+            by_shape.insert(key);
+        }
+        assert_eq!(by_rate.set_bits(), by_shape.set_bits());
+        let blocked = Spec::rate(named("blocked"), 10_000, 0.01)
+            .designed()
+            .unwrap();
+        let (m, k) = named("blocked").design(10_000, 0.01).unwrap();
+        assert_eq!(blocked.sizing, Sizing::Shape { m, k });
+    }
+
+    /// A structure without a design keeps its rate and sizes itself by its own constructor;
+    /// one sized neither way is refused by name.
+    #[test]
+    fn a_structure_without_a_design_sizes_itself_or_is_refused() {
+        let built = |s: &&&'static Structure| FilterKind::of(s).require_built().is_ok();
+        for structure in REGISTRY.iter().filter(built).filter(|s| s.design.is_none()) {
+            let spec = Spec::rate(FilterKind::of(structure), 1_000, 0.01);
+            match structure.for_rate {
+                Some(_) => {
+                    assert!(spec.sizes_itself(), "{}", structure.name);
+                    assert_eq!(spec.clone().designed().unwrap(), spec);
+                }
+                None => assert!(
+                    matches!(spec.build(1_000), Err(Error::Unsupported { .. })),
+                    "{}",
+                    structure.name
+                ),
+            }
+        }
     }
 }
