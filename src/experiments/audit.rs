@@ -214,6 +214,7 @@ Examples:
         }
         outcome.table.notes.extend(both_ways::notes(&audit.rows));
         outcome.table.notes.extend(memory::notes(&audit.rows));
+        (outcome.table.notes).extend(crate::keys::duplicate_note(&plan.keys.keys(), plan.top()));
         (outcome.verdicts).extend(both_ways::verdicts(&audit.rows, plan.fail_below));
         outcome.skipped = plan.skipped.iter().map(|m| m.skipped.clone()).collect();
         Ok(outcome)
@@ -268,6 +269,23 @@ pub fn queries_for(queries: Option<Count>, fpr: f64) -> Result<u64> {
     }
 }
 
+/// The loads in increasing order: a filter is filled on from one load to the next, so a
+/// load below one measured before it would be measured on the fuller filter. A load whose
+/// `n · load` rounds to no key is refused.
+fn increasing_loads(n: u64, mut loads: Vec<f64>) -> Result<Vec<f64>> {
+    loads.sort_by(f64::total_cmp);
+    loads.dedup();
+    match loads.iter().find(|&&load| (n as f64 * load).round() < 1.0) {
+        Some(&load) => Err(Error::invalid(
+            "loads",
+            load,
+            format!("n x load rounds to no key inserted at n = {n}"),
+            format!("loads of at least {:e} at n = {n}", 0.5 / n as f64),
+        )),
+        None => Ok(loads),
+    }
+}
+
 /// Everything one audit needs.
 #[derive(Clone, Debug)]
 pub struct AuditPlan {
@@ -306,7 +324,10 @@ impl AuditPlan {
         for &fpr in &rates {
             queries_for(params.queries, fpr)?;
         }
-        let loads = positive_list("loads", params.loads.as_ref(), &DEFAULT_LOADS, 100.0)?;
+        let loads = increasing_loads(
+            n,
+            positive_list("loads", params.loads.as_ref(), &DEFAULT_LOADS, 100.0)?,
+        )?;
         if let Some(ratio) = params.fail_above
             && !(1.0..=MAX_FAIL_ABOVE).contains(&ratio)
         {
@@ -325,11 +346,14 @@ impl AuditPlan {
                 .check_for(entry.kind.clone(), entry.key_form.unwrap_or_default())?;
         }
         let top = loads.iter().map(|&l| (n as f64 * l).round() as u64).max();
+        let top = top.unwrap_or(n);
         for &fpr in &rates {
-            AuditKeys::check(
+            let queries = queries_for(params.queries, fpr)?;
+            AuditKeys::check(&params.keys, top, queries)?;
+            AuditKeys::new(&params.keys, params.seeds.seed(), top, queries)?.refuse_all_inserted(
                 &params.keys,
-                top.unwrap_or(n),
-                queries_for(params.queries, fpr)?,
+                top,
+                queries,
             )?;
         }
         Ok(AuditPlan {
