@@ -52,6 +52,7 @@ pub mod params;
 pub mod pipeline;
 pub mod plot;
 pub mod report;
+pub mod signals;
 pub mod stats;
 pub mod structures;
 pub mod suite;
