@@ -56,7 +56,14 @@ fn an_audit_whose_every_query_key_is_inserted_is_refused_before_work() {
     std::fs::write(&file, lines.join("\n") + "\n").unwrap();
     let source = format!("file:{}", file.display());
     // The largest load inserts all 20000 lines, which are the 20000 queries.
-    let out = audit(&["--keys", &source, "--query-keys", &source, "--loads", "1,10"]);
+    let out = audit(&[
+        "--keys",
+        &source,
+        "--query-keys",
+        &source,
+        "--loads",
+        "1,10",
+    ]);
     refused(&out, "--query-keys");
 }
 

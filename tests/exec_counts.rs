@@ -1,7 +1,7 @@
 //! Counts an exec program reports that cannot be (issue 43): a negative, textual, fractional,
 //! huge or null `addressed_bits`, a k of 0, and `set_bits` above the bits addressed are
 //! protocol errors naming the field, never fills above 1 or an m of 0 in the table; `conform`
-//! does not pass such a program.
+//! does not pass such a program. A `name` with control characters reaches no output raw.
 
 #![cfg(unix)]
 
@@ -97,4 +97,40 @@ fn counts_that_cannot_be_are_protocol_errors() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+#[test]
+fn a_name_with_control_characters_reaches_no_output_raw() {
+    let dir = tempfile::tempdir().unwrap();
+    let hello = r#"{"name":"evil\nname\u001b[31m|x","addressed_bits":2000,"k":3}"#;
+    let stats = r#"{"addressed_bits":2000}"#;
+    let script = dir.path().join("speaker.sh");
+    fs::write(&script, SPEAKER).unwrap();
+    let filter = format!("exec:bash {} '{hello}' '{stats}'", script.display());
+    for format in ["markdown", "table", "csv"] {
+        let out = Command::new(BIN)
+            .args([
+                "sweep-size",
+                "--filter",
+                &filter,
+                "--n",
+                "200",
+                "--m",
+                "2000",
+            ])
+            .args(["--queries", "1000", "--quiet", "--format", format])
+            .env("BLOOMLAB_EXEC_TIMEOUT", "60")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!stdout.contains('\u{1b}'), "{format}: {stdout}");
+        if format == "csv" {
+            assert!(stdout.contains("evil\\nname"), "{stdout}");
+        }
+    }
 }

@@ -48,7 +48,10 @@ pub static STRUCTURE: Structure = Structure {
         name: "COMMAND",
         help: "the program's command line, run through sh -c",
         optional: false,
-        check: |_| Ok(()),
+        check: |command| match command.trim().is_empty() {
+            true => Err("exec: needs a command line, and this one is blank".into()),
+            false => Ok(()),
+        },
         fpr_exact: None,
     }),
     layout: |m, k| check_shape(m, k).map(|()| m),
@@ -138,7 +141,7 @@ impl ExecFilter {
         let hello = session.exchange().and_then(|line| object(&line));
         let hello = hello.map_err(|message| session.fail(&request, message))?;
         let name = match hello.get("name").and_then(Value::as_str) {
-            Some(name) => name.to_string(),
+            Some(name) => printable(name),
             None => return Err(session.fail(&request, "a hello reply without `name`".into())),
         };
         let counts = Counts::of(&hello, None).map_err(|message| session.fail(&request, message))?;
@@ -207,6 +210,17 @@ impl ExecFilter {
     ) -> Result<T> {
         request(&mut lock(&self.session))
     }
+}
+
+/// A program's `name` as every output shows it: control characters (a newline that would
+/// break a Markdown row, an escape code that would reach the terminal) written as escapes.
+fn printable(name: &str) -> String {
+    name.chars()
+        .map(|c| match c.is_control() {
+            true => c.escape_default().to_string(),
+            false => c.to_string(),
+        })
+        .collect()
 }
 
 /// `word` as one word of a `sh -c` command line: as it is when it holds only letters,
