@@ -59,18 +59,25 @@ impl FromStr for ValueList {
     }
 }
 
+/// What a number flag takes before its own range (`--help` states it).
+const FINITE: &str = "a finite number, such as 0.01 or 1e-6, in the range --help states";
+
 /// A number as typed: refused, quoting the text, when it is not finite (`1e400` would read
 /// as inf) or when a nonzero number reads as 0 (`1e-400`).
 pub fn parse_number(text: &str) -> std::result::Result<f64, String> {
     let text = text.trim();
     let value: f64 = text
         .parse()
-        .map_err(|_| format!("'{text}' is not a number"))?;
+        .map_err(|_| format!("'{text}' is not a number (allowed: {FINITE})"))?;
     let mantissa = text.split(['e', 'E']).next().unwrap_or_default();
     if !value.is_finite() {
-        Err(format!("'{text}' is not a finite number"))
+        Err(format!(
+            "'{text}' is not a finite number (allowed: {FINITE})"
+        ))
     } else if value == 0.0 && mantissa.chars().any(|c| ('1'..='9').contains(&c)) {
-        Err(format!("'{text}' is too small to tell from 0"))
+        Err(format!(
+            "'{text}' is too small to tell from 0 (allowed: {FINITE})"
+        ))
     } else {
         Ok(value)
     }
