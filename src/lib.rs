@@ -53,6 +53,7 @@ pub mod pipeline;
 pub mod plot;
 pub mod report;
 pub mod shard;
+pub mod signals;
 pub mod stats;
 pub mod structures;
 pub mod suite;

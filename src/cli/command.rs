@@ -31,11 +31,11 @@ impl<A: Args + FromArgMatches + Sync + 'static> Command for Fixed<A> {
     }
 
     fn command(&self) -> clap::Command {
-        A::augment_args(
-            clap::Command::new(self.name)
-                .about(self.about)
-                .after_help(self.after_help),
-        )
+        // After the flags: a flattened struct's doc comment would otherwise be the about line.
+        A::augment_args(clap::Command::new(self.name))
+            .about(self.about)
+            .long_about(None)
+            .after_help(self.after_help)
     }
 
     fn run(&self, matches: &ArgMatches) -> Result<ExitCode> {

@@ -33,7 +33,7 @@ pub(super) struct ConformArgs {
     #[arg(long, default_value_t = 0.01, allow_hyphen_values = true)]
     fpr: f64,
     /// Build by shape instead, with m = this many bits per key (default 10) [> 0, <= 10000]
-    #[arg(long, allow_hyphen_values = true)]
+    #[arg(long, allow_hyphen_values = true, value_parser = bloomlab::params::parse_number)]
     bits_per_key: Option<f64>,
     /// Build by shape instead, with k hashes (default 7)
     #[arg(long)]
@@ -54,6 +54,7 @@ pub(super) struct ConformArgs {
 fn run_conform(args: &ConformArgs) -> Result<ExitCode> {
     use bloomlab::experiments::conform::{ConformRequest, Conformance, conform};
     use bloomlab::structures::{Sizing, Spec};
+    args.program.check(args.filter.is_program())?;
     let filter = args.program.attach(args.filter.clone());
     let n = check_count("n", args.n.0, 1, MAX_COUNT)?;
     let queries = check_count("queries", args.queries.0, 1, MAX_COUNT)?;

@@ -27,14 +27,14 @@ pub(super) struct SizeArgs {
     #[arg(long, allow_hyphen_values = true)]
     n: Option<Count>,
     /// Target false-positive rate, a fraction in (0, 1)
-    #[arg(long, allow_hyphen_values = true)]
+    #[arg(long, allow_hyphen_values = true, value_parser = bloomlab::params::parse_number)]
     fpr: Option<f64>,
     /// Bits per key, instead of --fpr [> 0, <= 10000]
     #[arg(
         long = "bits-per-key",
         visible_alias = "bits-per-elem",
         allow_hyphen_values = true
-    )]
+    , value_parser = bloomlab::params::parse_number)]
     bits_per_key: Option<f64>,
     /// Bits in the filter [1..=2^36]
     #[arg(long, allow_hyphen_values = true)]

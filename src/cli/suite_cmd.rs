@@ -127,6 +127,10 @@ fn worst(codes: Vec<ExitCode>) -> ExitCode {
 /// run, under a lock on the results folder that a second run is refused by.
 fn run_reproduce(args: &SuiteArgs) -> Result<ExitCode> {
     check_experiments(args)?;
+    // Every suite's files read first: a bad one leaves the results folder as it was.
+    each_suite(args, |suite| {
+        suite::load_suite(suite.experiments.as_deref(), true).map(drop)
+    })?;
     preflight::check_folder("results", &args.results)?;
     let _lock = bloomlab::report::files::FolderLock::take("results", &args.results)?;
     let mut found = Vec::new();

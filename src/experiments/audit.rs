@@ -78,7 +78,8 @@ named_enum!(Audited, "audited set");
 /// Flags and file keys of audit.
 #[derive(Args, Clone, Debug, Default, Deserialize)]
 pub struct AuditParams {
-    /// Keys each filter is configured for [1..=10^8, default 10^6]
+    /// Keys each filter is configured for [1..=10^8, default 10^6; for a key file, its lines
+    /// over the largest load]
     #[arg(long, allow_hyphen_values = true)]
     pub n: Option<Count>,
     /// Configured false-positive rates: a fraction in (0, 1), or a list [default 0.01]
@@ -111,11 +112,11 @@ pub struct AuditParams {
     pub program: ProgramParams,
     /// Exit 1 when a row at a load of at most 1 has a 95% lower bound above RATIO times the
     /// configured rate [1..=10^6]
-    #[arg(long, value_name = "RATIO", allow_hyphen_values = true)]
+    #[arg(long, value_name = "RATIO", allow_hyphen_values = true, value_parser = crate::params::parse_number)]
     pub fail_above: Option<f64>,
     /// Exit 1 when a row at a load of at most 1 has a 95% upper bound below RATIO times the
     /// configured rate (a filter that loses keys reads far below its promise) [(0, 1]]
-    #[arg(long, value_name = "RATIO", allow_hyphen_values = true)]
+    #[arg(long, value_name = "RATIO", allow_hyphen_values = true, value_parser = crate::params::parse_number)]
     pub fail_below: Option<f64>,
     #[command(flatten)]
     #[serde(flatten)]
@@ -171,28 +172,24 @@ Examples:
     /// Each filter filled to the largest load and queried at every load; a growing filter
     /// may hold up to four times the classic design's memory.
     fn cost(plan: &AuditPlan) -> Cost {
-        let top = plan.loads.iter().copied().fold(1.0, f64::max) * plan.n as f64;
-        let key_operations = plan
-            .rates
-            .iter()
-            .map(|&fpr| {
-                let queries = queries_for(plan.queries, fpr).unwrap_or(0) as f64;
-                let operations = top + queries * plan.loads.len() as f64;
-                let (m, k) = crate::theory::classic_design(plan.n, fpr);
-                let weigh =
-                    |e: &Entry| preflight::weighted_operations(e.kind.clone(), k, m, operations);
-                plan.entries.iter().map(weigh).sum::<f64>()
-            })
-            .sum();
-        let bits_per_key = plan
-            .rates
-            .iter()
-            .map(|&fpr| crate::theory::bits_per_key_for_fpr(fpr))
-            .fold(0.0, f64::max);
-        Cost {
-            key_operations,
-            peak_bytes: 4.0 * plan.n as f64 * bits_per_key / 8.0,
-        }
+        cost_weighed(plan, preflight::weighted_operations)
+    }
+
+    /// [`Audit::cost`] from the flags before any program is started: a program behind
+    /// `exec:` (an adapter) weighed at [`preflight::EXEC_SECONDS_PER_KEY`], a key across two
+    /// pipes as text, instead of the speed a timed probe of it measures.
+    fn planning_cost(params: &AuditParams) -> Result<Cost> {
+        let unprobed = |kind: FilterKind, k, m, operations: f64| match kind
+            .structure()
+            .lines_per_query
+            .is_none()
+        {
+            true => {
+                operations * preflight::EXEC_SECONDS_PER_KEY / preflight::SECONDS_PER_KEY_OPERATION
+            }
+            false => preflight::weighted_operations(kind, k, m, operations),
+        };
+        Ok(cost_weighed(&AuditPlan::of(params)?, unprobed))
     }
 
     fn run(plan: &AuditPlan, progress: &ProgressBar) -> Result<Outcome> {
@@ -214,9 +211,37 @@ Examples:
         }
         outcome.table.notes.extend(both_ways::notes(&audit.rows));
         outcome.table.notes.extend(memory::notes(&audit.rows));
+        (outcome.table.notes).extend(crate::keys::duplicate_note(&plan.keys.keys(), plan.top()));
         (outcome.verdicts).extend(both_ways::verdicts(&audit.rows, plan.fail_below));
         outcome.skipped = plan.skipped.iter().map(|m| m.skipped.clone()).collect();
         Ok(outcome)
+    }
+}
+
+/// Each filter filled to the largest load and queried at every load, each entry's key
+/// operations weighed by `weigh(kind, k, m, operations)`; a growing filter may hold up to
+/// four times the classic design's memory.
+fn cost_weighed(plan: &AuditPlan, weigh: impl Fn(FilterKind, u32, u64, f64) -> f64) -> Cost {
+    let top = plan.loads.iter().copied().fold(1.0, f64::max) * plan.n as f64;
+    let key_operations = plan
+        .rates
+        .iter()
+        .map(|&fpr| {
+            let queries = queries_for(plan.queries, fpr).unwrap_or(0) as f64;
+            let operations = top + queries * plan.loads.len() as f64;
+            let (m, k) = crate::theory::classic_design(plan.n, fpr);
+            let each = |e: &Entry| weigh(e.kind.clone(), k, m, operations);
+            plan.entries.iter().map(each).sum::<f64>()
+        })
+        .sum();
+    let bits_per_key = plan
+        .rates
+        .iter()
+        .map(|&fpr| crate::theory::bits_per_key_for_fpr(fpr))
+        .fold(0.0, f64::max);
+    Cost {
+        key_operations,
+        peak_bytes: 4.0 * plan.n as f64 * bits_per_key / 8.0,
     }
 }
 
@@ -268,6 +293,36 @@ pub fn queries_for(queries: Option<Count>, fpr: f64) -> Result<u64> {
     }
 }
 
+/// `--n`; without it, for a key file, the most keys whose largest load the file holds (its
+/// lines at load 1), else [`DEFAULT_N`].
+fn planned_n(params: &AuditParams, loads: &[f64]) -> Result<u64> {
+    if let Some(n) = params.n {
+        return Ok(n.0);
+    }
+    let largest = loads.iter().copied().fold(1.0, f64::max);
+    Ok(match params.keys.keys().available("keys")? {
+        Some(lines) => ((lines as f64 / largest).floor() as u64).max(1),
+        None => DEFAULT_N,
+    })
+}
+
+/// The loads in increasing order: a filter is filled on from one load to the next, so a
+/// load below one measured before it would be measured on the fuller filter. A load whose
+/// `n · load` rounds to no key is refused.
+fn increasing_loads(n: u64, mut loads: Vec<f64>) -> Result<Vec<f64>> {
+    loads.sort_by(f64::total_cmp);
+    loads.dedup();
+    match loads.iter().find(|&&load| (n as f64 * load).round() < 1.0) {
+        Some(&load) => Err(Error::invalid(
+            "loads",
+            load,
+            format!("n x load rounds to no key inserted at n = {n}"),
+            format!("loads of at least {:e} at n = {n}", 0.5 / n as f64),
+        )),
+        None => Ok(loads),
+    }
+}
+
 /// Everything one audit needs.
 #[derive(Clone, Debug)]
 pub struct AuditPlan {
@@ -301,12 +356,13 @@ impl AuditPlan {
     /// The plan of `params`: n, rates, loads and one filter, or the crates and the ready
     /// adapters.
     pub fn of(params: &AuditParams) -> Result<Self> {
-        let n = check_count("n", params.n.map_or(DEFAULT_N, |n| n.0), 1, MAX_N)?;
+        let loads = positive_list("loads", params.loads.as_ref(), &DEFAULT_LOADS, 100.0)?;
+        let n = check_count("n", planned_n(params, &loads)?, 1, MAX_N)?;
         let rates = rates("fpr", params.fpr.as_ref(), &DEFAULT_RATES)?;
         for &fpr in &rates {
             queries_for(params.queries, fpr)?;
         }
-        let loads = positive_list("loads", params.loads.as_ref(), &DEFAULT_LOADS, 100.0)?;
+        let loads = increasing_loads(n, loads)?;
         if let Some(ratio) = params.fail_above
             && !(1.0..=MAX_FAIL_ABOVE).contains(&ratio)
         {
@@ -319,17 +375,22 @@ impl AuditPlan {
         }
         let fail_below = both_ways::check_fail_below(params.fail_below)?;
         let (entries, skipped) = entries(params)?;
+        let any_program = entries.iter().any(|e| e.kind.is_program());
+        params.program.check(any_program || !skipped.is_empty())?;
         for entry in &entries {
             params
                 .keys
                 .check_for(entry.kind.clone(), entry.key_form.unwrap_or_default())?;
         }
         let top = loads.iter().map(|&l| (n as f64 * l).round() as u64).max();
+        let top = top.unwrap_or(n);
         for &fpr in &rates {
-            AuditKeys::check(
+            let queries = queries_for(params.queries, fpr)?;
+            AuditKeys::check(&params.keys, top, queries)?;
+            AuditKeys::new(&params.keys, params.seeds.seed(), top, queries)?.refuse_all_inserted(
                 &params.keys,
-                top.unwrap_or(n),
-                queries_for(params.queries, fpr)?,
+                top,
+                queries,
             )?;
         }
         Ok(AuditPlan {

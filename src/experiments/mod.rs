@@ -286,9 +286,39 @@ pub struct Outcome {
     /// What this machine could not measure (the audit's missing adapters); `check` leaves
     /// their committed rows out and says so.
     pub skipped: Vec<Skipped>,
-    /// Whether the table and plate hold this machine's timings (advise's costs): `check`
-    /// then compares only the CSV's other columns, and the pages without this section.
-    pub timed: bool,
+    /// For a table and plate that hold this machine's timings (advise's costs): the part
+    /// that repeats byte for byte, which `reproduce` commits and `check` compares; the whole
+    /// outcome then goes to the git-ignored [`TIMINGS_FOLDER`] of the results folder.
+    pub repeatable: Option<Box<Repeatable>>,
+}
+
+/// The folder of a results folder that holds the outcomes with timings in full, under the
+/// name of the CPU that made them; git ignores it, since no two runs repeat it.
+pub const TIMINGS_FOLDER: &str = "timings";
+
+/// The columns computed from timings (advise's costs and the choices made on them), besides
+/// the timings themselves (`ns_*`).
+const FROM_TIMINGS: [&str; 7] = [
+    "cost_ns",
+    "cost_low",
+    "cost_high",
+    "speedup",
+    "on_skyline",
+    "chosen",
+    "runner_up",
+];
+
+/// True for a field that holds a timing or what is computed from one: no run repeats it.
+pub fn is_timing(field: &str) -> bool {
+    field.starts_with("ns_") || FROM_TIMINGS.contains(&field)
+}
+
+/// The table and plate of an outcome with timings that repeat with the same seeds: its
+/// columns but the timings ([`is_timing`]), and the panels drawn without them.
+#[derive(Clone, Debug)]
+pub struct Repeatable {
+    pub table: Table,
+    pub plate: Plate,
 }
 
 impl Outcome {
@@ -307,8 +337,17 @@ impl Outcome {
             verdicts: Vec::new(),
             plate,
             skipped: Vec::new(),
-            timed: false,
+            repeatable: None,
         })
+    }
+
+    /// The table and plate that repeat byte for byte with the same seeds: what `reproduce`
+    /// commits and `check` compares.
+    pub fn committed(&self) -> (&Table, &Plate) {
+        match &self.repeatable {
+            Some(part) => (&part.table, &part.plate),
+            None => (&self.table, &self.plate),
+        }
     }
 
     /// The lines of the verdicts that failed; empty when all pass.

@@ -139,7 +139,7 @@ Exit status 1 when either check fails.";
         params
             .measure
             .single_trial("seed-check draws its own hash seeds (see --seeds)")?;
-        let filter = params.measure.filter();
+        let filter = params.measure.checked_filter()?;
         if !filter.accepts_seed() {
             return Err(Error::invalid(
                 "filter",

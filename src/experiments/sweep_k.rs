@@ -139,7 +139,7 @@ impl Experiment for SweepK {
     fn plan(params: &SweepKParams) -> Result<Self::Plan> {
         let n = params.measure.n_or(&params.shape, DEFAULT_N)?;
         let ks = params.shape.k_list_or(&DEFAULT_K)?;
-        let filter = params.measure.filter();
+        let filter = params.measure.checked_filter()?;
         if let Some(said) = super::by_rate::sizes_itself(filter.clone())? {
             let ks: Vec<String> = ks.iter().map(u32::to_string).collect();
             let err = super::by_rate::axis_refused("k", ks.join(","), Self::NAME, filter, &said);

@@ -47,7 +47,7 @@ impl Experiment for SweepSize {
     fn plan(params: &SweepSizeParams) -> Result<Self::Plan> {
         let n = params.measure.n_or(&params.shape, DEFAULT_N)?;
         let sizes = params.shape.sizes_or(n, &DEFAULT_BITS_PER_KEY)?;
-        let filter = params.measure.filter();
+        let filter = params.measure.checked_filter()?;
         let sizes_itself = super::by_rate::sizes_itself(filter.clone())?;
         if let (Some(said), Some(k)) = (&sizes_itself, &params.shape.k) {
             let k = k.0.iter().map(f64::to_string).collect::<Vec<_>>().join(",");

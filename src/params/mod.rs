@@ -62,15 +62,27 @@ impl FromStr for ValueList {
     }
 }
 
-fn parse_number(text: &str) -> std::result::Result<f64, String> {
+/// What a number flag takes before its own range (`--help` states it).
+const FINITE: &str = "a finite number, such as 0.01 or 1e-6, in the range --help states";
+
+/// A number as typed: refused, quoting the text, when it is not finite (`1e400` would read
+/// as inf) or when a nonzero number reads as 0 (`1e-400`).
+pub fn parse_number(text: &str) -> std::result::Result<f64, String> {
+    let text = text.trim();
     let value: f64 = text
-        .trim()
         .parse()
-        .map_err(|_| format!("'{}' is not a number", text.trim()))?;
-    if value.is_finite() {
-        Ok(value)
+        .map_err(|_| format!("'{text}' is not a number (allowed: {FINITE})"))?;
+    let mantissa = text.split(['e', 'E']).next().unwrap_or_default();
+    if !value.is_finite() {
+        Err(format!(
+            "'{text}' is not a finite number (allowed: {FINITE})"
+        ))
+    } else if value == 0.0 && mantissa.chars().any(|c| ('1'..='9').contains(&c)) {
+        Err(format!(
+            "'{text}' is too small to tell from 0 (allowed: {FINITE})"
+        ))
     } else {
-        Err(format!("'{}' is not a finite number", text.trim()))
+        Ok(value)
     }
 }
 
@@ -143,7 +155,7 @@ fn parse_count(text: &str) -> std::result::Result<Count, String> {
         return Ok(Count(whole));
     }
     match clean.parse::<f64>() {
-        Ok(x) if x >= 0.0 && x.fract() == 0.0 && x <= u64::MAX as f64 => Ok(Count(x as u64)),
+        Ok(x) if x >= 0.0 && x.fract() == 0.0 && x < 2f64.powi(64) => Ok(Count(x as u64)),
         Ok(x) if x.is_finite() && x.fract() == 0.0 && x > 0.0 => Err(format!(
             "'{text}' is out of range (allowed: at most {MAX_COUNT}, fewer for most counts)"
         )),
@@ -376,6 +388,14 @@ impl MeasureParams {
         self.program.attach(self.filter.clone().unwrap_or_default())
     }
 
+    /// [`MeasureParams::filter`], its program options refused where they would do nothing
+    /// ([`ProgramParams::check`]).
+    pub fn checked_filter(&self) -> Result<FilterKind> {
+        let filter = self.filter();
+        self.program.check(filter.is_program())?;
+        Ok(filter)
+    }
+
     /// Independent trials per setup, each with its own hash seed `hash_seed + t`, 1..=1000;
     /// refused (above 1) for a structure that takes no seed, where trials would be alike.
     pub fn trials(&self) -> Result<u64> {
@@ -410,7 +430,7 @@ impl MeasureParams {
     /// seeds, hash and structure: a rate by the structure's design where it has one
     /// ([`Spec::designed`]), a shape's m rounded (`--m-round`) and laid out.
     pub fn setup(&self, n: u64, sizing: Sizing) -> Result<Setup> {
-        let filter = self.filter();
+        let filter = self.checked_filter()?;
         if filter.is_static() {
             return Err(Error::invalid(
                 "filter",

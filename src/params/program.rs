@@ -6,6 +6,7 @@ use clap::Args;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
+use crate::error::{Error, Result};
 use crate::structures::FilterKind;
 use crate::structures::exec::sizing::parse_param;
 use crate::structures::program::{KeyForm, ProgramOptions};
@@ -29,6 +30,37 @@ impl ProgramParams {
     /// The key form, text unless asked.
     pub fn key_form(&self) -> KeyForm {
         self.key_form.unwrap_or_default()
+    }
+
+    /// Refuses options that would do nothing: any given when no filter of the run is a
+    /// program (`any_program` false), and a `--param` key given twice.
+    pub fn check(&self, any_program: bool) -> Result<()> {
+        if !any_program {
+            let given = match (self.key_form, self.params.first()) {
+                (Some(form), _) => Some(("key_form", form.to_string())),
+                (None, Some((key, value))) => Some(("param", format!("{key}={value}"))),
+                (None, None) => None,
+            };
+            if let Some((flag, value)) = given {
+                return Err(Error::invalid(
+                    flag,
+                    value,
+                    "only a program behind exec: takes it, and no filter of this run is one",
+                    "with --filter exec:COMMAND (or the adapters)",
+                ));
+            }
+        }
+        for (i, (key, _)) in self.params.iter().enumerate() {
+            if self.params[..i].iter().any(|(earlier, _)| earlier == key) {
+                return Err(Error::invalid(
+                    "param",
+                    key,
+                    "is given twice: the program would see one value only",
+                    "each KEY once",
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// `kind` with these options, for a program; any other kind as it is.

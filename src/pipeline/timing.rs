@@ -22,6 +22,22 @@ use crate::words::{LINE_WORDS, Words, prefetch};
 
 pub use crate::structures::Membership as Subject;
 
+/// The machine that made the timings: the CPU's model name (`/proc/cpuinfo`, else the
+/// architecture) and the widest vector path it runs.
+pub fn machine() -> String {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = cpuinfo
+        .lines()
+        .filter_map(|line| line.split_once(':'))
+        .find(|(key, _)| key.trim() == "model name")
+        .map(|(_, name)| name.split_whitespace().collect::<Vec<_>>().join(" "));
+    format!(
+        "{}, vector path {}",
+        model.unwrap_or_else(|| std::env::consts::ARCH.to_string()),
+        crate::hash::Simd::best().name()
+    )
+}
+
 /// A size to time at.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BenchSize {

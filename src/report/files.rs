@@ -106,6 +106,7 @@ impl Staging {
         remove_leftovers(destination)?;
         let folder = destination.join(format!("{STAGING_PREFIX}{}", std::process::id()));
         fs::create_dir(&folder).map_err(|e| Error::io(&folder, e))?;
+        crate::signals::remove_on_signal(&folder);
         Ok(Staging {
             folder,
             destination: destination.to_path_buf(),
@@ -113,13 +114,19 @@ impl Staging {
         })
     }
 
-    /// The staged path of the file `name` of the destination, which `commit` will move into
-    /// place; the caller writes it (with [`write_atomic`] or anything else).
+    /// The staged path of the file `name` of the destination (`folder/file` for one in a
+    /// folder of it, created as needed), which `commit` will move into place; the caller
+    /// writes it (with [`write_atomic`] or anything else).
     pub fn path(&mut self, name: &str) -> PathBuf {
         if !self.names.iter().any(|n| n == name) {
             self.names.push(name.to_string());
         }
-        self.folder.join(name)
+        let path = self.folder.join(name);
+        if let Some(parent) = path.parent() {
+            // A folder that cannot be made fails the write that follows, naming the file.
+            let _ = fs::create_dir_all(parent);
+        }
+        path
     }
 
     /// The names staged so far, in the order they were first named.
@@ -155,6 +162,9 @@ impl Staging {
         for name in &self.names {
             let staged = self.folder.join(name);
             let destination = self.destination.join(name);
+            if let Some(parent) = destination.parent() {
+                fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+            }
             if resolve_links(&destination)? == destination {
                 fs::rename(&staged, &destination).map_err(|e| Error::io(&destination, e))?;
             } else {
@@ -170,6 +180,7 @@ impl Drop for Staging {
     fn drop(&mut self) {
         // Nothing to report: a folder that cannot be removed is removed by the next run.
         let _ = fs::remove_dir_all(&self.folder);
+        crate::signals::keep(&self.folder);
     }
 }
 
@@ -222,6 +233,7 @@ impl FolderLock {
             }
             file.set_len(0).map_err(|e| Error::io(&path, e))?;
             write!(file, "{}", std::process::id()).map_err(|e| Error::io(&path, e))?;
+            crate::signals::remove_on_signal(&path);
             return Ok(FolderLock { path, _file: file });
         }
     }
@@ -231,6 +243,7 @@ impl Drop for FolderLock {
     fn drop(&mut self) {
         // Removed while still locked, so that no run can lock this file after it.
         let _ = fs::remove_file(&self.path);
+        crate::signals::keep(&self.path);
     }
 }
 

@@ -163,6 +163,20 @@ impl Table {
         })
     }
 
+    /// The same table without the fields `dropped` holds: nor the columns that show one,
+    /// nor their legend entries.
+    pub fn without_fields(&self, dropped: impl Fn(&str) -> bool) -> Table {
+        let mut table = self.clone();
+        for record in &mut table.records {
+            record.retain(|field, _| !dropped(field));
+        }
+        table
+            .columns
+            .retain(|c| !c.cell.fields().into_iter().any(&dropped));
+        table.legend.retain(|e| !dropped(&e.field));
+        table
+    }
+
     /// The columns a view shows.
     pub fn columns_in(&self, view: View) -> impl Iterator<Item = &Column> {
         self.columns

@@ -26,7 +26,7 @@ pub use lines::check_text_keys;
 pub use reply::read_reply;
 pub use timeout::{MAX_EXEC_TIMEOUT, exec_timeout};
 use lines::Lines;
-use reply::object;
+use reply::{Counts, object};
 use session::Session;
 
 pub use super::program::{KeyForm, ProgramOptions};
@@ -48,7 +48,10 @@ pub static STRUCTURE: Structure = Structure {
         name: "COMMAND",
         help: "the program's command line, run through sh -c",
         optional: false,
-        check: |_| Ok(()),
+        check: |command| match command.trim().is_empty() {
+            true => Err("exec: needs a command line, and this one is blank".into()),
+            false => Ok(()),
+        },
         fpr_exact: None,
     }),
     layout: |m, k| check_shape(m, k).map(|()| m),
@@ -143,22 +146,23 @@ impl ExecFilter {
         let hello = session.exchange().and_then(|line| object(&line));
         let hello = hello.map_err(|message| session.fail(&request, message))?;
         let name = match hello.get("name").and_then(Value::as_str) {
-            Some(name) => name.to_string(),
+            Some(name) => printable(name),
             None => return Err(session.fail(&request, "a hello reply without `name`".into())),
         };
+        let counts = Counts::of(&hello, None).map_err(|message| session.fail(&request, message))?;
         Ok(ExecFilter {
             kind,
             name,
             key_form,
             seeded: hello.get("seeded").and_then(Value::as_bool),
-            memory_bits: Mutex::new(allocated_bits(&hello)),
+            memory_bits: Mutex::new(counts.allocated()),
             memory: Arc::new(Mutex::new(memory::Readings {
-                addressed_bits: addressed_bits(&hello),
+                addressed_bits: counts.addressed(),
                 before,
                 after: None,
             })),
-            set_bits: Mutex::new(hello.get("set_bits").and_then(Value::as_u64)),
-            k: hello.get("k").and_then(Value::as_u64).map(|k| k as u32),
+            set_bits: Mutex::new(counts.set_bits),
+            k: counts.k,
             session: Mutex::new(session),
         })
     }
@@ -186,17 +190,20 @@ impl ExecFilter {
 
     /// The `stats` reply, as the program sends it.
     pub fn stats(&self) -> Result<Map<String, Value>> {
-        let (stats, after) = self.with_session(|session| {
+        let addressed_before = lock(&self.memory).addressed_bits;
+        let (stats, counts, after) = self.with_session(|session| {
             let stats = session.stats()?;
-            Ok((stats, memory::read(session.child.id())))
+            let counts = Counts::of(&stats, addressed_before)
+                .map_err(|message| session.fail("stats", message))?;
+            Ok((stats, counts, memory::read(session.child.id())))
         })?;
-        if let Some(bits) = allocated_bits(&stats) {
+        if let Some(bits) = counts.allocated() {
             *lock(&self.memory_bits) = Some(bits);
         }
         let mut readings = lock(&self.memory);
-        readings.addressed_bits = addressed_bits(&stats).or(readings.addressed_bits);
+        readings.addressed_bits = counts.addressed().or(readings.addressed_bits);
         readings.after = after.or(readings.after);
-        if let Some(bits) = stats.get("set_bits").and_then(Value::as_u64) {
+        if let Some(bits) = counts.set_bits {
             *lock(&self.set_bits) = Some(bits);
         }
         Ok(stats)
@@ -210,20 +217,15 @@ impl ExecFilter {
     }
 }
 
-/// The bits the program says it allocates: `allocated_bits`, else `memory_bits` (protocol 1's
-/// first name for them), else `addressed_bits`.
-fn allocated_bits(reply: &Map<String, Value>) -> Option<u64> {
-    let field = |name| reply.get(name).and_then(Value::as_u64);
-    field("allocated_bits")
-        .or(field("memory_bits"))
-        .or(field("addressed_bits"))
-}
-
-/// The bits the program's probes address (the m of its predictions): `addressed_bits`, else
-/// `memory_bits`.
-fn addressed_bits(reply: &Map<String, Value>) -> Option<u64> {
-    let field = |name| reply.get(name).and_then(Value::as_u64);
-    field("addressed_bits").or(field("memory_bits"))
+/// A program's `name` as every output shows it: control characters (a newline that would
+/// break a Markdown row, an escape code that would reach the terminal) written as escapes.
+fn printable(name: &str) -> String {
+    name.chars()
+        .map(|c| match c.is_control() {
+            true => c.escape_default().to_string(),
+            false => c.to_string(),
+        })
+        .collect()
 }
 
 /// `word` as one word of a `sh -c` command line: as it is when it holds only letters,

@@ -13,7 +13,6 @@ mod block_simd;
 mod blocks;
 pub mod bloom;
 mod bloom_simd;
-pub mod child_groups;
 mod descriptor;
 pub mod interface;
 mod packed;

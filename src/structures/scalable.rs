@@ -169,20 +169,32 @@ impl Schedule {
     }
 
     /// `1 - Π_j (1 - (1 - (1 - 1/s_j)^{n_j})^{k_j})`, sub-filter j holding
-    /// `n_j = min(cap_j, n - Σ_{i<j} cap_i)` keys: sub-filters have independent hashes, and a
-    /// query is positive when any of them is ([`partitioned::fpr_exact`] for each).
+    /// `n_j = min(cap_j, n - Σ_{i<j} cap_i)` keys, and the last one that can be built (the
+    /// next would pass 2^36 bits or [`crate::hash::MAX_K`] slices) every key left, as the
+    /// filter does: sub-filters have independent hashes, and a query is positive when any of
+    /// them is ([`partitioned::fpr_exact`] for each).
     pub fn fpr_exact(&self, n: u64) -> f64 {
-        let (mut left, mut miss, mut j) = (n, 1.0, 0);
+        let mut held: Vec<((u64, u32, u64), u64)> = Vec::new();
+        let (mut left, mut j) = (n, 0);
         while left > 0 {
-            let Some((slice, k, capacity)) = self.sub(j) else {
-                return 1.0 - miss;
-            };
-            let keys = left.min(capacity);
-            miss *= 1.0 - slice_fill(keys, slice).powi(k as i32);
-            left -= keys;
-            j += 1;
+            match (self.sub(j), held.last_mut()) {
+                (Some(sub), _) => {
+                    let keys = left.min(sub.2);
+                    held.push((sub, keys));
+                    left -= keys;
+                    j += 1;
+                }
+                (None, Some(last)) => {
+                    last.1 += left;
+                    left = 0;
+                }
+                (None, None) => return f64::NAN,
+            }
         }
-        1.0 - miss
+        let miss = |&((slice, k, _), keys): &((u64, u32, u64), u64)| {
+            1.0 - slice_fill(keys, slice).powi(k as i32)
+        };
+        1.0 - held.iter().map(miss).product::<f64>()
     }
 }
 

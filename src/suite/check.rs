@@ -14,13 +14,15 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use serde::Serialize;
 
-use super::check_files::{CsvText, SHAPE_COLUMNS, compare_files, differences};
+use super::check_files::{
+    CsvText, SHAPE_COLUMNS, compare_files, differences, read_regular, regular,
+};
 use super::definition::{Definition, Expectation};
 use super::family::{Comparison, Comparisons, bits_check_p_value, normal_two_sided_p};
 use super::summary::{Found, Run};
 use super::{RESULT_EXTENSIONS, result_name};
-use crate::error::{Error, Result};
-use crate::experiments::Outcome;
+use crate::error::Result;
+use crate::experiments::{Outcome, is_timing};
 use crate::pipeline::measurement::Measurement;
 use crate::report::{Cell, Column, Record, col};
 use crate::stats::two_sample_z;
@@ -99,21 +101,18 @@ pub struct CheckReport {
     pub found: Found,
 }
 
-/// Columns computed from timings (advise's costs and the choices made on them), which no
-/// run reproduces either.
-const FROM_TIMINGS: [&str; 7] = [
-    "cost_ns",
-    "cost_low",
-    "cost_high",
-    "speedup",
-    "on_skyline",
-    "chosen",
-    "runner_up",
-];
-
-/// True for the columns that hold timings, which no run reproduces.
-fn is_timing(column: &str) -> bool {
-    column.starts_with("ns_") || FROM_TIMINGS.contains(&column)
+/// Refuses, before any work, a results file that the run compares and that is not a regular
+/// file ([`regular`]).
+fn refuse_irregular(definitions: &[Definition], results: &Path) -> Result<()> {
+    let own = definitions
+        .iter()
+        .flat_map(|d| RESULT_EXTENSIONS.map(|ext| result_name(d, ext)));
+    let whole_run =
+        (super::SUMMARIES.iter()).flat_map(|s| s.file_names().iter().map(|n| n.to_string()));
+    for name in own.chain(whole_run) {
+        regular(&results.join(name))?;
+    }
+    Ok(())
 }
 
 /// One line per results file in `results` that no definition writes.
@@ -162,10 +161,9 @@ fn committed(definition: &Definition, results: &Path) -> Result<(CsvText, Vec<St
         }
     }
     let path = results.join(result_name(definition, "csv"));
-    let table = match fs::read(&path) {
-        Ok(bytes) => CsvText::parse(&bytes, &path)?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => CsvText::default(),
-        Err(e) => return Err(Error::io(&path, e)),
+    let table = match read_regular(&path)? {
+        Some(bytes) => CsvText::parse(&bytes, &path)?,
+        None => CsvText::default(),
     };
     Ok((table, missing))
 }
@@ -285,17 +283,32 @@ fn comparison_key(quantity: &str, row: &Measurement, committed: Option<&str>) ->
 /// The two-sample comparisons of one row with its committed values, as (column, z): the
 /// rate with variance [`Measurement::fpr_variance`] and the fill with the exact occupancy
 /// variance `Var(X/m)`, each sample carrying it, `z = (now - was) / sqrt(2 var)`.
-fn drift(row: &Measurement, committed: &CsvText, index: usize) -> Vec<(&'static str, f64)> {
+fn drift(row: &Measurement, committed: &CsvText, index: usize) -> Vec<(&'static str, Drift)> {
     drift_quantities(row)
         .into_iter()
         .map(|(column, now, var)| {
-            let was = committed.get(index, column).and_then(|v| v.parse().ok());
-            (
-                column,
-                was.map_or(f64::NAN, |was| two_sample_z(now, var, was, var)),
-            )
+            let cell = committed.get(index, column).unwrap_or_default();
+            let was = cell.parse::<f64>().ok().filter(|was| was.is_finite());
+            let carried = committed.header.iter().any(|h| h == column);
+            let drift = match (now.is_nan() || !carried, was) {
+                (true, _) => Drift::Blank,
+                (false, None) => Drift::Unread(cell.to_string()),
+                (false, Some(was)) => Drift::Z(two_sample_z(now, var, was, var)),
+            };
+            (column, drift)
         })
         .collect()
+}
+
+/// One quantity of a row against its committed value.
+enum Drift {
+    /// Blank now (a column the structure leaves blank: an exec program's fill), or a column
+    /// the experiment's table does not carry (advise's rows have no fill).
+    Blank,
+    /// A committed value that is not a number (NaN, blank, text, a shifted column): a
+    /// failure, never a row skipped.
+    Unread(String),
+    Z(f64),
 }
 
 /// The quantities [`drift`] compares, as (column, value now, its variance): columns named
@@ -335,14 +348,16 @@ fn candidates(
     let mut candidates = Vec::new();
     for (i, row) in outcome.measurements.iter().enumerate() {
         if compares_values && i < committed.records.len() {
-            // A column a structure leaves blank (an exec program's fill) has no comparison.
-            for (column, z) in drift(row, committed, i)
-                .into_iter()
-                .filter(|(_, z)| !z.is_nan())
-            {
+            for (column, drift) in drift(row, committed, i) {
+                let (p, detail) = match drift {
+                    Drift::Blank => continue,
+                    Drift::Unread(cell) => {
+                        (0.0, format!("committed value {cell:?} is not a number"))
+                    }
+                    Drift::Z(z) => (normal_two_sided_p(z), format!("z = {z:.2}")),
+                };
                 let key = comparison_key(column, row, committed.get(i, column));
-                let p = normal_two_sided_p(z);
-                candidates.push((key, member(Some(i + 1), column, p, format!("z = {z:.2}"))));
+                candidates.push((key, member(Some(i + 1), column, p, detail)));
             }
         }
         // A row without a prediction from its bits (`exec:`) has no bits check to fail.
@@ -373,7 +388,18 @@ fn add_to_family(
     family: &mut Comparisons,
 ) -> Compared {
     let shape = |c: &str| SHAPE_COLUMNS.contains(&c);
-    let (_, lines) = differences(&definition.name, committed, fresh, shape);
+    let (_, mut lines) = differences(&definition.name, committed, fresh, shape);
+    let columns = |csv: &CsvText| -> Vec<String> {
+        (csv.header.iter().filter(|c| !is_timing(c)).cloned()).collect()
+    };
+    if columns(committed) != columns(fresh) {
+        lines.push(format!(
+            "{}: the committed columns are not those a run writes: {} against {}",
+            definition.name,
+            columns(committed).join(","),
+            columns(fresh).join(",")
+        ));
+    }
     let (mut compared, mut shared) = (0, 0);
     for (key, comparison) in candidates(definition, outcome, committed) {
         if family.add(key, comparison) {
@@ -475,6 +501,7 @@ pub fn check(
         seeds,
         found: Found::default(),
     };
+    refuse_irregular(definitions, results)?;
     let mut runs = Vec::with_capacity(definitions.len());
     for definition in definitions {
         let outcome = definition.run(seeds, progress)?;

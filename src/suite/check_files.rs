@@ -14,6 +14,31 @@ use crate::experiments::Outcome;
 use crate::report::files::Staging;
 use crate::report::{self, Format};
 
+/// The bytes of a committed results file, none when it does not exist; one that is not a
+/// regular file (a FIFO would hang the read, a folder cannot be one) is refused.
+pub(super) fn read_regular(path: &Path) -> Result<Option<Vec<u8>>> {
+    match regular(path)? {
+        false => Ok(None),
+        true => fs::read(path).map(Some).map_err(|e| Error::io(path, e)),
+    }
+}
+
+/// Whether the results file `path` exists; an error naming `--results` when it is not a
+/// regular file (through a symbolic link, its target).
+pub(super) fn regular(path: &Path) -> Result<bool> {
+    match fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(Error::io(path, e)),
+        Ok(meta) if !meta.is_file() => Err(Error::invalid(
+            "results",
+            path.display(),
+            "is not a regular file (a FIFO, a device or a folder)",
+            "a results folder of regular files, as reproduce writes them",
+        )),
+        Ok(_) => Ok(true),
+    }
+}
+
 /// The columns that fix a row's setup, which stay put when only the seeds change.
 pub(super) const SHAPE_COLUMNS: [&str; 7] =
     ["experiment", "filter", "hash", "n", "m", "k", "queries"];
@@ -42,9 +67,9 @@ impl CsvText {
         Ok(CsvText { header, records })
     }
 
-    /// The outcome as the CSV exporter writes it.
+    /// The committed part of the outcome as the CSV exporter writes it.
     pub(super) fn of(outcome: &Outcome, name: &str) -> Result<Self> {
-        let text = report::render(&outcome.table, Format::CSV)?;
+        let text = report::render(outcome.committed().0, Format::CSV)?;
         CsvText::parse(text.as_bytes(), Path::new(name))
     }
 
@@ -226,16 +251,11 @@ pub(super) fn compare_files(
     }
     let mut whole: Vec<String> = kept.iter().map(|r| r.definition.name.clone()).collect();
     write_summaries(&written, found, &mut staging, &mut whole, results)?;
-    let timed: Vec<String> = written
-        .iter()
-        .filter(|r| r.outcome.timed)
-        .map(|r| r.definition.name.clone())
-        .collect();
     let own = |name: &str| names.iter().any(|n| name.starts_with(&format!("{n}.")));
     let mut lines = Vec::new();
     for name in staging.names() {
         let path = results.join(name);
-        let Ok(committed) = fs::read(&path) else {
+        let Some(committed) = read_regular(&path)? else {
             // An experiment's own missing files are said with its name (`committed`).
             if !own(name) {
                 lines.push(format!("missing: {}", path.display()));
@@ -244,18 +264,11 @@ pub(super) fn compare_files(
         };
         let stem = name.rsplit_once('.').map_or(name.as_str(), |(s, _)| s);
         let compared = if own(name) {
-            !partial.iter().any(|p| p == stem)
-                && !timed.iter().any(|t| t == stem)
-                && !name.ends_with(".csv")
+            !partial.iter().any(|p| p == stem) && !name.ends_with(".csv")
         } else {
             partial.is_empty() && kept.is_empty()
         };
-        let mut fresh = staging.read(name).unwrap_or_default();
-        let mut committed = committed;
-        if !own(name) && name.ends_with(".html") {
-            committed = super::html::without_sections(&committed, &timed);
-            fresh = super::html::without_sections(&fresh, &timed);
-        }
+        let fresh = staging.read(name).unwrap_or_default();
         if compared && committed != fresh {
             lines.extend(file_differences(name, &path, &committed, &fresh, exact)?);
         }

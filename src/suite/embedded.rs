@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use super::definition::{Definition, load_definitions};
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// The folder name the embedded files are reported under.
 pub const EMBEDDED_FOLDER: &str = "experiments (built in)";
@@ -78,6 +78,30 @@ pub fn embedded_definitions() -> Result<Vec<Definition>> {
 /// files built into the binary (an installed binary run anywhere, said on stderr unless
 /// `quiet`). Returns them with the folder's name for messages.
 pub fn load_suite(experiments: Option<&Path>, quiet: bool) -> Result<(Vec<Definition>, String)> {
+    let (definitions, folder) = load_any(experiments, quiet)?;
+    refuse_summary_names(&definitions)?;
+    Ok((definitions, folder))
+}
+
+/// Refuses, before any work, an experiment named as a file `reproduce` writes from the whole
+/// run (`claims`, `index`): its results would overwrite that file, or it theirs.
+fn refuse_summary_names(definitions: &[Definition]) -> Result<()> {
+    let summary_files = super::SUMMARIES.iter().flat_map(|s| s.file_names().iter());
+    for file in summary_files {
+        let stem = file.rsplit_once('.').map_or(*file, |(stem, _)| stem);
+        if let Some(clash) = definitions.iter().find(|d| d.name == stem) {
+            return Err(Error::Definition {
+                path: clash.path.clone(),
+                message: format!(
+                    "an experiment named `{stem}` would write over `{file}`, which reproduce writes from the whole run: rename the file"
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn load_any(experiments: Option<&Path>, quiet: bool) -> Result<(Vec<Definition>, String)> {
     let default = Path::new("experiments");
     match experiments {
         Some(dir) => Ok((load_definitions(dir)?, dir.display().to_string())),

@@ -19,7 +19,7 @@ pub use family::{
     Comparison, Comparisons, DEFAULT_FAMILY_ALPHA, bits_check_p_value, holm_rejections,
     normal_two_sided_p,
 };
-pub use html::{HtmlReport, command_line, without_sections};
+pub use html::{HtmlReport, command_line};
 pub use reproduce::{SUMMARIES, Staged, reproduce, stage};
 pub use summary::{Found, Run, Summary};
 

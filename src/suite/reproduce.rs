@@ -7,12 +7,13 @@ use std::time::{Duration, Instant};
 use indicatif::ProgressBar;
 
 use super::definition::Definition;
-use super::result_name;
 use super::summary::{Found, Run, Summary};
+use super::{RESULT_EXTENSIONS, result_name};
 use crate::error::Result;
-use crate::experiments::Outcome;
+use crate::experiments::{Outcome, TIMINGS_FOLDER};
+use crate::plot::Plate;
 use crate::report::files::Staging;
-use crate::report::{self, Format};
+use crate::report::{self, Format, Table};
 
 /// Every summary `reproduce` writes, in order. The HTML report stays last: it shows the CSV
 /// files the summaries before it staged.
@@ -86,14 +87,16 @@ pub fn stage(
         on_done(definition, &outcome, elapsed);
         if skipped_whole(&outcome) {
             kept.push(format!(
-                "{}: kept {}/{}.{{csv,md,svg}} as they were: every filter was skipped",
+                "{}: {}: every filter was skipped",
                 definition.name,
-                results.display(),
-                definition.name
+                kept_or_none(results, &result_name(definition, "{csv,md,svg}"), |ext| {
+                    result_name(definition, ext)
+                })
             ));
             continue;
         }
         write_run(definition, &outcome, &mut staging)?;
+        write_timings(definition, &outcome, &mut staging)?;
         unmet.extend(definition.unmet(&outcome));
         runs.push(Run {
             definition,
@@ -108,6 +111,12 @@ pub fn stage(
         &mut kept,
         results,
     )?);
+    if let Some(page) = super::html::timings_page(&runs)? {
+        staging.write(
+            &format!("{TIMINGS_FOLDER}/{}", super::html::PAGE),
+            page.as_bytes(),
+        )?;
+    }
     Ok(Staged {
         staging,
         unmet,
@@ -116,18 +125,48 @@ pub fn stage(
     })
 }
 
-/// Stages the experiment's `results/<name>.csv`, `.md` and `.svg`.
+/// `kept results/NAME as it was` when the files `file_of(ext)` of [`RESULT_EXTENSIONS`]
+/// exist, else `wrote no results/NAME`: a run that skips an experiment says of its files only
+/// what is so.
+fn kept_or_none(results: &Path, name: &str, file_of: impl Fn(&str) -> String) -> String {
+    let all_there = RESULT_EXTENSIONS
+        .iter()
+        .all(|ext| results.join(file_of(ext)).is_file());
+    match all_there {
+        true => format!("kept {}/{name} as it was", results.display()),
+        false => format!("wrote no {}/{name}", results.display()),
+    }
+}
+
+/// Stages the experiment's `results/<name>.csv`, `.md` and `.svg`: the part of its outcome
+/// that repeats ([`Outcome::committed`]).
 pub(crate) fn write_run(
     definition: &Definition,
     outcome: &Outcome,
     staging: &mut Staging,
 ) -> Result<()> {
-    for (ext, format) in [("csv", Format::CSV), ("md", Format::MARKDOWN)] {
-        let text = report::render(&outcome.table, format)?;
-        staging.write(&result_name(definition, ext), text.as_bytes())?;
+    let (table, plate) = outcome.committed();
+    write_files(&result_name(definition, ""), table, plate, staging)
+}
+
+/// Stages the whole outcome of an experiment with timings as
+/// `results/timings/<name>.csv`, `.md` and `.svg` ([`TIMINGS_FOLDER`], git-ignored).
+fn write_timings(definition: &Definition, outcome: &Outcome, staging: &mut Staging) -> Result<()> {
+    if outcome.repeatable.is_none() {
+        return Ok(());
     }
-    let svg = result_name(definition, "svg");
-    crate::plot::write_plot(&outcome.plate, &staging.path(&svg)).map_err(|e| staging.named(&svg, e))
+    let stem = format!("{TIMINGS_FOLDER}/{}", result_name(definition, ""));
+    write_files(&stem, &outcome.table, &outcome.plate, staging)
+}
+
+/// Stages `<stem>csv`, `<stem>md` and `<stem>svg`.
+fn write_files(stem: &str, table: &Table, plate: &Plate, staging: &mut Staging) -> Result<()> {
+    for (ext, format) in [("csv", Format::CSV), ("md", Format::MARKDOWN)] {
+        let text = report::render(table, format)?;
+        staging.write(&format!("{stem}{ext}"), text.as_bytes())?;
+    }
+    let svg = format!("{stem}svg");
+    crate::plot::write_plot(plate, &staging.path(&svg)).map_err(|e| staging.named(&svg, e))
 }
 
 /// Stages every [`SUMMARIES`] file of the whole run, but the page when `kept` already holds
@@ -144,9 +183,9 @@ pub(crate) fn write_summaries(
         let page = summary.file_names().contains(&super::html::PAGE);
         if page && !kept.is_empty() {
             kept.push(format!(
-                "kept {}/{} as it was: it shows every run, and the ones above were skipped",
-                results.display(),
-                super::html::PAGE
+                "{}: it shows every run, and the ones above were skipped",
+                kept_or_none(results, super::html::PAGE, |_| super::html::PAGE
+                    .to_string())
             ));
             continue;
         }

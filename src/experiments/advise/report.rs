@@ -10,7 +10,7 @@ use super::priced::{PLOT_WORK_NS, Priced, Resolved};
 use super::skyline::Choice;
 use super::validate::Checked;
 use crate::error::Result;
-use crate::experiments::Outcome;
+use crate::experiments::{Outcome, Repeatable, TIMINGS_FOLDER, is_timing};
 use crate::plot::{Axis, Colour, Mark, Panel, Plate, Scale, Series, Ticks};
 use crate::report::{Cell, Column, Record, Table, col};
 
@@ -155,14 +155,35 @@ pub fn outcome(
     let mut table = Table::from_rows(title, &rows)?;
     table.notes = notes;
     table.preamble = preamble;
+    let repeatable = repeatable(plan, &table, &priced);
     Ok(Outcome {
         table,
         measurements: priced.iter().filter_map(|p| p.rate.clone()).collect(),
         verdicts: Vec::new(),
         plate: plate(plan, &priced),
         skipped: Vec::new(),
-        timed: true,
+        repeatable: Some(Box::new(repeatable)),
     })
+}
+
+/// The rates of the contenders without the timings and what is made of them (the costs,
+/// the skyline, the choice, the regime map), under a title and notes that hold none.
+fn repeatable(plan: &AdvisePlan, table: &Table, priced: &[Priced]) -> Repeatable {
+    let mut rates_only = table.without_fields(is_timing);
+    rates_only.title = format!(
+        "advise: n = {}, σ = {}: the rate of each contender",
+        plan.n, plan.negative_share
+    );
+    rates_only.preamble = Vec::new();
+    rates_only.notes = vec![format!(
+        "the timings, the costs, the skyline and the choice are this machine's: `reproduce` writes them to {TIMINGS_FOLDER}/ beside this file, which git ignores"
+    )];
+    Repeatable {
+        table: rates_only,
+        plate: Plate {
+            panels: vec![rates(plan, priced)],
+        },
+    }
 }
 
 /// The regime map: cost per query against `t_w` from 10 ns to 1 ms, the best measured

@@ -5,12 +5,15 @@
 //! the audit was given it (default `adapters`, relative to the working directory), so that the
 //! `filter` column of its rows is the same on every machine.
 
+use std::io::Read;
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, ExitStatus, Output, Stdio};
+use std::time::{Duration, Instant};
 
+use crate::error::{Error, Result};
 use crate::experiments::Skipped;
 use crate::structures::FilterKind;
-use crate::structures::exec::shell_word;
+use crate::structures::exec::{exec_timeout, shell_word};
 
 /// An adapter that `adapters/install` checked and recorded as ready.
 #[derive(Clone, Debug, PartialEq)]
@@ -36,8 +39,10 @@ pub struct Found {
 }
 
 /// The adapters of `folder`, as its `list --manifest` reports them. A folder without a
-/// working `list` is one skipped entry covering every filter under it.
-pub fn find(folder: &Path) -> Found {
+/// `list` is one skipped entry covering every filter under it; a `list` that fails is the
+/// same, with its message. A `list` that runs past the exec timeout ([`exec_timeout`]; it is
+/// killed with its process group), or prints no adapter line, is an error naming the folder.
+pub fn find(folder: &Path) -> Result<Found> {
     let shown = folder.display().to_string();
     let prefix = format!("exec:{}/", shell_word(&shown));
     let whole = |reason: String| Found {
@@ -52,21 +57,116 @@ pub fn find(folder: &Path) -> Found {
     };
     let list = folder.join("list");
     if !list.is_file() {
-        return whole(format!(
+        return Ok(whole(format!(
             "no {} here (run from the repository, or give --adapters DIR)",
             list.display()
-        ));
+        )));
     }
-    let output = match Command::new(&list).arg("--manifest").output() {
+    let refused = |reason: String| {
+        Error::invalid(
+            "adapters",
+            &shown,
+            reason,
+            "a folder whose `list --manifest` prints one line per adapter: NAME, STATUS, COMMAND and DETAIL, tab-separated",
+        )
+    };
+    let output = match run_list(&list, exec_timeout()?).map_err(refused)? {
         Ok(output) if output.status.success() => output,
         Ok(output) => {
             let stderr = String::from_utf8_lossy(&output.stderr);
-            return whole(format!("{} failed: {}", list.display(), stderr.trim()));
+            return Ok(whole(format!(
+                "{} failed: {}",
+                list.display(),
+                stderr.trim()
+            )));
         }
-        Err(e) => return whole(format!("cannot run {}: {e}", list.display())),
+        Err(e) => return Ok(whole(format!("cannot run {}: {e}", list.display()))),
     };
+    let found = manifest(&String::from_utf8_lossy(&output.stdout), &prefix);
+    if found.ready.is_empty() && found.skipped.is_empty() {
+        return Err(refused(format!(
+            "{} --manifest printed no adapter line",
+            list.display()
+        )));
+    }
+    Ok(found)
+}
+
+/// Runs `list --manifest` in a process group of its own (killed by the signals that end
+/// bloomlab), its output read as it comes; the inner error is one of starting it, the
+/// outer a run past the exec timeout, after which its group is killed and reaped.
+fn run_list(
+    list: &Path,
+    timeout: Duration,
+) -> std::result::Result<std::io::Result<Output>, String> {
+    use std::os::unix::process::CommandExt;
+    let child = Command::new(list)
+        .arg("--manifest")
+        .process_group(0)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn();
+    let mut child = match child {
+        Ok(child) => child,
+        Err(e) => return Ok(Err(e)),
+    };
+    let pid = child.id() as i32;
+    crate::signals::register(pid);
+    let stdout = read_all(child.stdout.take());
+    let stderr = read_all(child.stderr.take());
+    let status = wait_until(&mut child, Instant::now() + timeout);
+    // SAFETY: kill(2) takes no pointers; a group already gone is ESRCH, ignored.
+    unsafe {
+        libc::kill(-pid, libc::SIGKILL);
+    }
+    crate::signals::unregister(pid);
+    let Some(status) = status else {
+        let _ = child.wait();
+        return Err(format!(
+            "{} --manifest did not finish within {} s (BLOOMLAB_EXEC_TIMEOUT): it was killed",
+            list.display(),
+            timeout.as_secs_f64()
+        ));
+    };
+    let (stdout, stderr) = (
+        stdout.join().unwrap_or_default(),
+        stderr.join().unwrap_or_default(),
+    );
+    Ok(Ok(Output {
+        status,
+        stdout,
+        stderr,
+    }))
+}
+
+/// Everything `pipe` gives until it closes, read on a thread of its own.
+fn read_all<R: Read + Send + 'static>(pipe: Option<R>) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        if let Some(mut pipe) = pipe {
+            let _ = pipe.read_to_end(&mut bytes);
+        }
+        bytes
+    })
+}
+
+/// The child's exit status, or none when it is still running at `deadline`.
+fn wait_until(child: &mut std::process::Child, deadline: Instant) -> Option<ExitStatus> {
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Some(status),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
+            _ => return None,
+        }
+    }
+}
+
+/// The adapters of a `list --manifest` output: one line per adapter, NAME, STATUS, COMMAND
+/// and DETAIL tab-separated; other lines are passed over.
+fn manifest(text: &str, prefix: &str) -> Found {
     let mut found = Found::default();
-    for line in String::from_utf8_lossy(&output.stdout).lines() {
+    for line in text.lines() {
         let fields: Vec<&str> = line.splitn(4, '\t').collect();
         let [name, status, command, detail] = fields[..] else {
             continue;
@@ -101,7 +201,7 @@ mod tests {
 
     #[test]
     fn a_missing_folder_is_one_skip_covering_all_of_it() {
-        let found = find(Path::new("/no/such/folder"));
+        let found = find(Path::new("/no/such/folder")).unwrap();
         assert!(found.ready.is_empty());
         let skipped = &found.skipped[0].skipped;
         assert!(skipped.covers("exec:/no/such/folder/python/run rbloom"));

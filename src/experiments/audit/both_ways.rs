@@ -93,9 +93,16 @@ pub fn mark(row: &mut AuditRow, asked: Asked) {
         }
         row.false_negative_number = Some(number);
     }
+    row.far_below = below_promise(row) || below_fill(row).is_some();
+}
+
+/// Whether the row's 95% upper bound is under [`FAR_BELOW`] times its promise. Not judged
+/// when keys repeat: the filter then holds fewer distinct keys than its load, and a rate
+/// below the promise is what it should have.
+fn below_promise(row: &AuditRow) -> bool {
     let m = &row.measurement;
-    let far_below = below_p_value(m.false_positives, m.queries, FAR_BELOW * row.fpr_configured);
-    row.far_below = far_below < GUARD_ALPHA || below_fill(row).is_some();
+    m.duplicate_keys.unwrap_or(0) == 0
+        && below_p_value(m.false_positives, m.queries, FAR_BELOW * row.fpr_configured) < GUARD_ALPHA
 }
 
 /// The rate the row's own reported fill gives (`fill^k`; the structure's own rate from its
@@ -207,7 +214,7 @@ pub fn notes(rows: &[AuditRow]) -> Vec<String> {
             ));
         }
         let m = &r.measurement;
-        if below_p_value(m.false_positives, m.queries, FAR_BELOW * r.fpr_configured) < GUARD_ALPHA {
+        if below_promise(r) {
             notes.push(format!(
                 "FAR BELOW its promise: {} at {:.2}n: {} [{}, {}], 95% upper bound under {FAR_BELOW} x {}: a filter that answers absent for keys it holds, or one sized far beyond its promise (memory it need not spend); --fail-below R fails the run on it",
                 label(r),

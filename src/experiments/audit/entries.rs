@@ -72,6 +72,18 @@ pub(super) struct Built {
 /// the ready adapters of that set (programs once per key form, adapters from every
 /// `--adapters` folder in order), and the adapters skipped.
 pub(super) fn entries(params: &AuditParams) -> Result<(Vec<Entry>, Vec<Missing>)> {
+    if let (Some(forms), Some(form)) = (&params.key_forms, params.program.key_form) {
+        let forms: Vec<&str> = forms.iter().map(|f| f.name()).collect();
+        return Err(Error::invalid(
+            "key_form",
+            form,
+            format!(
+                "--key-forms {} already chooses the key forms",
+                forms.join(",")
+            ),
+            "--key-forms or --key-form, not both",
+        ));
+    }
     let forms = params
         .key_forms
         .clone()
@@ -105,7 +117,7 @@ pub(super) fn entries(params: &AuditParams) -> Result<(Vec<Entry>, Vec<Missing>)
         }
         if set != Audited::Crates {
             for folder in adapter_folders(params)? {
-                let found = find(&folder);
+                let found = find(&folder)?;
                 for adapter in found.ready {
                     entries.extend(program(adapter.kind.clone(), Some(adapter.name)));
                 }
@@ -147,6 +159,20 @@ fn adapter_folders(params: &AuditParams) -> Result<Vec<PathBuf>> {
             "is not a folder",
             "a folder of adapters with its `list` (such as the repository's adapters)",
         ));
+    }
+    let canonical = |f: &PathBuf| f.canonicalize().unwrap_or_else(|_| f.clone());
+    for (i, folder) in params.adapters.iter().enumerate() {
+        if params.adapters[..i]
+            .iter()
+            .any(|f| canonical(f) == canonical(folder))
+        {
+            return Err(Error::invalid(
+                "adapters",
+                folder.display(),
+                "is given twice: its adapters would be audited twice",
+                "each folder once",
+            ));
+        }
     }
     Ok(match params.adapters.is_empty() {
         true => vec![PathBuf::from(DEFAULT_ADAPTERS)],

@@ -154,6 +154,37 @@ impl AuditKeys {
         sources.query_lines_for(queries)
     }
 
+    /// Refuses, before work, sources of which every query key is among the `top` keys
+    /// inserted (`strided:2^63`, one file as both `--keys` and `--query-keys`): no absent key
+    /// would be left to count, at the largest load nor, once fewer are inserted, at the
+    /// first load that inserts them all.
+    pub fn refuse_all_inserted(&self, sources: &KeySources, top: u64, queries: u64) -> Result<()> {
+        let Some(held) = &self.queries_held else {
+            return Ok(());
+        };
+        let mut left = held.clone();
+        for start in (0..top).step_by(BATCH) {
+            for key in self.inserted.bytes(start..top.min(start + BATCH as u64)) {
+                left.remove(&key);
+            }
+            if left.is_empty() {
+                let (flag, spec) = match &sources.query_keys {
+                    Some(spec) => ("query_keys", spec.clone()),
+                    None => ("keys", sources.keys()),
+                };
+                return Err(Error::invalid(
+                    flag,
+                    spec,
+                    format!(
+                        "every one of the {queries} query keys is among the {top} keys inserted: no absent key is left to count"
+                    ),
+                    "key sources whose queries are not all inserted (another --query-keys, a step that does not wrap onto the inserted keys)",
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Whether the inserted keys are strings (the row's hash then names a pre-hash when the
     /// structure does not take bytes).
     pub fn strings(&self) -> bool {

@@ -172,7 +172,10 @@ fn audit_entry(
             },
             ..Setup::new(spec, inserted, queries, seeds.seed())
         };
-        let mut trial = Trial::of(&*filter, inserted, present.saturating_sub(overlap));
+        let duplicates = plan.keys.keys().duplicates("keys", inserted)?;
+        let distinct = inserted - duplicates.unwrap_or(0);
+        let mut trial = Trial::of(&*filter, distinct, present.saturating_sub(overlap));
+        trial.duplicate_keys = duplicates;
         trial.query_overlap = overlap;
         if keys.strings() && !filter.hashes_bytes() {
             trial.hash = AppliedHash::PreHashed(Box::new(trial.hash));

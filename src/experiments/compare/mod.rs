@@ -8,7 +8,7 @@ use serde::Deserialize;
 use super::{Experiment, Measured, Outcome};
 pub mod rows;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::params::preflight::{self, Cost};
 use crate::params::{Count, DEFAULT_QUERIES, SeedParams, ValueList, check_count, rates};
 use crate::pipeline::measurement::Measurement;
@@ -82,9 +82,34 @@ Examples:
     fn plan(params: &CompareParams) -> Result<ComparePlan> {
         let n = check_count("n", params.n.map_or(DEFAULT_N, |n| n.0), 1, 100_000_000)?;
         let queries = params.queries.map_or(DEFAULT_QUERIES, |q| q.0);
+        let rates = rates("fpr", params.fpr.as_ref(), &DEFAULT_RATES)?;
+        // A design past the most hashes a structure takes is the rate's fault, not a --k.
+        for (&fpr, kind) in rates
+            .iter()
+            .flat_map(|r| rows::designed().into_iter().map(move |k| (r, k)))
+        {
+            let k = match kind.design(n, fpr) {
+                Ok((_, k)) if k > crate::hash::MAX_K => k.to_string(),
+                Err(Error::InvalidParam {
+                    name: "k", value, ..
+                }) => value,
+                _ => continue,
+            };
+            {
+                return Err(Error::invalid(
+                    "fpr",
+                    format!("{fpr:e}"),
+                    format!("{kind} at this rate would take k = {k} hashes"),
+                    format!(
+                        "a larger rate: every structure takes at most {} hashes",
+                        crate::hash::MAX_K
+                    ),
+                ));
+            }
+        }
         Ok(ComparePlan {
             n,
-            rates: rates("fpr", params.fpr.as_ref(), &DEFAULT_RATES)?,
+            rates,
             queries: check_count("queries", queries, 1, 100_000_000)?,
             seeds: params.seeds.clone(),
             timed: params.timed || params.timed_ram,

@@ -121,9 +121,14 @@ pub fn read_quiet(group: u32) -> Option<Resident> {
     let mut last = None;
     let mut equal = 0;
     loop {
-        let asleep = members(group)
-            .iter()
-            .all(|&pid| stat(pid).is_some_and(|(state, _)| state == 'S'));
+        let states: Vec<char> = (members(group).iter())
+            .filter_map(|&pid| stat(pid).map(|(state, _)| state))
+            .collect();
+        // A program that has already ended will not go quiet: nothing to wait for.
+        if states.iter().all(|&state| state == 'Z' || state == 'X') {
+            return None;
+        }
+        let asleep = states.iter().all(|&state| state == 'S');
         let now = read(group);
         equal = if asleep && now.is_some() && now == last {
             equal + 1

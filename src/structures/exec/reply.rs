@@ -16,6 +16,69 @@ pub(super) fn object(line: &[u8]) -> std::result::Result<Map<String, Value>, Str
     }
 }
 
+/// The counts a hello or `stats` reply may carry (`docs/PROTOCOL.md`), each checked: a
+/// count that cannot be is a protocol error, never a fill above 1 or an m of 0 in a table.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(super) struct Counts {
+    pub allocated_bits: Option<u64>,
+    pub memory_bits: Option<u64>,
+    pub addressed_bits: Option<u64>,
+    pub set_bits: Option<u64>,
+    pub k: Option<u32>,
+}
+
+/// Largest k a reply may give.
+const MAX_REPLY_K: u64 = 1 << 16;
+
+impl Counts {
+    /// The reply's counts: each present one a whole number (`addressed_bits` and `k` at least
+    /// 1), and `set_bits` at most the bits addressed (this reply's, else `addressed_before`).
+    pub(super) fn of(
+        reply: &Map<String, Value>,
+        addressed_before: Option<u64>,
+    ) -> std::result::Result<Counts, String> {
+        let count = |name: &str, low: u64, high: u64| match reply.get(name) {
+            None => Ok(None),
+            Some(value) => match value.as_u64() {
+                Some(v) if (low..=high).contains(&v) => Ok(Some(v)),
+                _ => Err(format!(
+                    "`{name}` is {value}: it must be a whole number from {low} to {high}"
+                )),
+            },
+        };
+        let counts = Counts {
+            allocated_bits: count("allocated_bits", 0, u64::MAX)?,
+            memory_bits: count("memory_bits", 0, u64::MAX)?,
+            addressed_bits: count("addressed_bits", 1, u64::MAX)?,
+            set_bits: count("set_bits", 0, u64::MAX)?,
+            k: count("k", 1, MAX_REPLY_K)?.map(|k| k as u32),
+        };
+        if let (Some(set), Some(addressed)) =
+            (counts.set_bits, counts.addressed().or(addressed_before))
+            && set > addressed
+        {
+            return Err(format!(
+                "`set_bits` is {set}, above the {addressed} bits the structure addresses"
+            ));
+        }
+        Ok(counts)
+    }
+
+    /// The bits the program says it allocates: `allocated_bits`, else `memory_bits` (protocol
+    /// 1's first name for them), else `addressed_bits`.
+    pub(super) fn allocated(&self) -> Option<u64> {
+        (self.allocated_bits)
+            .or(self.memory_bits)
+            .or(self.addressed_bits)
+    }
+
+    /// The bits the program's probes address (the m of its predictions): `addressed_bits`,
+    /// else `memory_bits` (at least 1).
+    pub(super) fn addressed(&self) -> Option<u64> {
+        (self.addressed_bits).or(self.memory_bits.filter(|&m| m > 0))
+    }
+}
+
 /// How a failure message of an error reply begins.
 pub(super) const REFUSED: &str = "refused: ";
 

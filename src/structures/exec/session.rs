@@ -57,7 +57,7 @@ impl Session {
             .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| format!("cannot start sh -c: {e}"))?;
-        crate::structures::child_groups::register(child.id() as i32);
+        crate::signals::register(child.id() as i32);
         let (output, errors) = match (child.stdout.take(), child.stderr.take()) {
             (Some(output), Some(errors)) => (output, errors),
             _ => return Err("no pipes to the program".into()),
@@ -137,7 +137,7 @@ impl Session {
         let message = format!("after `{request}`: {message}");
         kill_group(&self.child);
         let _ = self.child.wait();
-        crate::structures::child_groups::unregister(self.child.id() as i32);
+        crate::signals::unregister(self.child.id() as i32);
         self.input = None;
         self.failure = Some(message.clone());
         Error::Exec {
@@ -275,7 +275,7 @@ impl Session {
         let exited = self.wait_for_exit(self.timeout).is_some();
         kill_group(&self.child);
         let _ = self.child.wait();
-        crate::structures::child_groups::unregister(self.child.id() as i32);
+        crate::signals::unregister(self.child.id() as i32);
         if !exited {
             return Some(format!(
                 "still running {} s after `end` (BLOOMLAB_EXEC_TIMEOUT)",

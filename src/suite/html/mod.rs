@@ -7,20 +7,21 @@
 //! changes between runs of the same files (no date, no timing), so it regenerates byte for
 //! byte.
 
-use std::fmt::Write as _;
-
 mod ledger;
 mod tables;
+mod timings;
 
 use super::claims::{ClaimRow, VERDICTS, judged, verdict_counts};
 use super::definition::Definition;
 use super::summary::{Found, Run, Summary};
 use super::{SUB_SUITES, result_name};
-use crate::error::{Error, Result};
+use crate::error::Result;
+use crate::experiments::TIMINGS_FOLDER;
 use crate::report::files::Staging;
 use crate::report::{escape, percent, times};
 use crate::structures::exec::shell_word;
-use tables::{Row, badge, csv_table, experiment_tables, grid};
+use tables::{Row, badge, csv_table, experiment_tables, grid, head};
+pub use timings::timings_page;
 
 /// The page's file name in the results folder.
 pub const PAGE: &str = "index.html";
@@ -40,20 +41,11 @@ impl Summary for HtmlReport {
     }
 }
 
-const STYLE: &str = include_str!("style.css");
-
 /// The page: the run's identity and findings, the claims ledger, then one section per run.
 fn page(runs: &[Run], found: &[Found], staging: &Staging) -> Result<String> {
     let claims = judged(runs);
     let extra = extra_tables(runs, staging);
-    let mut out = String::from("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n");
-    out.push_str("<meta charset=\"utf-8\">\n");
-    out.push_str(
-        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n",
-    );
-    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n");
-    out.push_str("<title>bloomlab results</title>\n");
-    writeln!(out, "<style>\n{STYLE}</style>\n</head>\n<body>").map_err(format_error)?;
+    let mut out = head("bloomlab results");
     out.push_str(&header(runs, found, claims.as_deref()));
     out.push_str("<nav><ul>\n");
     if claims.is_some() {
@@ -261,10 +253,6 @@ fn link(out: &mut String, id: &str, text: &str) {
     ));
 }
 
-fn format_error(e: std::fmt::Error) -> Error {
-    Error::Output(format!("html: {e}"))
-}
-
 /// The CSV files staged beside the experiments' own (the claims ledger's), by name.
 fn extra_tables(runs: &[Run], staging: &Staging) -> Vec<(String, String)> {
     let own: Vec<String> = runs
@@ -274,7 +262,7 @@ fn extra_tables(runs: &[Run], staging: &Staging) -> Vec<(String, String)> {
     staging
         .names()
         .iter()
-        .filter(|name| name.ends_with(".csv") && !own.contains(name))
+        .filter(|name| name.ends_with(".csv") && !own.contains(name) && !name.contains('/'))
         .filter_map(|name| {
             let text = String::from_utf8(staging.read(name)?).ok()?;
             Some((name.clone(), text))
@@ -288,23 +276,6 @@ fn section_id(definition: &Definition) -> String {
 
 fn section_id_of(name: &str) -> String {
     format!("experiment-{}", anchor(name))
-}
-
-/// The page with the sections of the experiments `names` left out: what must repeat byte for
-/// byte when those experiments hold this machine's timings.
-pub fn without_sections(page: &[u8], names: &[String]) -> Vec<u8> {
-    let mut text = String::from_utf8_lossy(page).into_owned();
-    for name in names {
-        let open = format!("<section id=\"{}\"", section_id_of(name));
-        let Some(start) = text.find(&open) else {
-            continue;
-        };
-        let end = text[start..]
-            .find("</section>")
-            .map_or(text.len(), |e| start + e + "</section>".len());
-        text.replace_range(start..end, "");
-    }
-    text.into_bytes()
 }
 
 /// An id fragment: letters, digits, `-` and `_` kept, anything else `-`.
@@ -339,7 +310,8 @@ fn run_section(run: &Run) -> Result<String> {
     if !definition.description.is_empty() {
         out.push_str(&format!("<p>{}</p>\n", escape(&definition.description)));
     }
-    match crate::plot::render_svg(&run.outcome.plate) {
+    let (table, plate) = run.outcome.committed();
+    match crate::plot::render_svg(plate) {
         Ok(svg) => out.push_str(&format!(
             "<figure data-plate=\"{}\">\n{}\n<figcaption>{}</figcaption>\n</figure>\n",
             escape(&definition.name),
@@ -348,7 +320,12 @@ fn run_section(run: &Run) -> Result<String> {
         )),
         Err(e) => out.push_str(&format!("<p>No plate: {}</p>\n", escape(&e.to_string()))),
     }
-    out.push_str(&experiment_tables(&run.outcome.table, &definition.name));
+    out.push_str(&experiment_tables(table, &definition.name));
+    if run.outcome.repeatable.is_some() {
+        out.push_str(&format!(
+            "<p>Its timings, and what is made of them, are this machine's: <a href=\"{TIMINGS_FOLDER}/{PAGE}\">{TIMINGS_FOLDER}/{PAGE}</a> (not committed)</p>\n"
+        ));
+    }
     out.push_str(&format!(
         "<p>Regenerate: <code>{}</code> (the experiment file <code>{}</code>; expected bits check: {})</p>\n",
         escape(&command_line(definition)),

@@ -5,6 +5,24 @@
 use crate::error::{Error, Result};
 use crate::report::{Table, View, escape};
 
+const STYLE: &str = include_str!("style.css");
+
+/// A page's head under `title` (escaped), up to its opened body: no script, and no request
+/// leaves it (its Content-Security-Policy forbids everything but the inline styles).
+pub(super) fn head(title: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>{}</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n",
+        escape(title)
+    )
+}
+
+pub(super) fn format_error(e: std::fmt::Error) -> Error {
+    Error::Output(format!("html: {e}"))
+}
+
 /// A row of a grid: its cells as HTML, and whether a verdict flags it (`Some` with the
 /// badge class of the verdict, `no` or `maybe`).
 pub(super) struct Row {
