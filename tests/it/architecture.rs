@@ -305,6 +305,11 @@ fn functions(path: &str, text: &str) -> Vec<(String, usize)> {
             continue;
         }
         let name = leading_ident(&trimmed[at + 3..]).unwrap_or_default();
+        if trimmed.ends_with('}') {
+            // A body on the signature's line (`fn f() {}`): one line.
+            found.push((format!("{path}::{name}"), 1));
+            continue;
+        }
         let close = " ".repeat(indent) + "}";
         if let Some(end) = lines[i..].iter().position(|l| *l == close) {
             found.push((format!("{path}::{name}"), end + 1));
