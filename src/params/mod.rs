@@ -4,7 +4,6 @@
 
 mod key_flags;
 pub mod preflight;
-mod program;
 
 use std::str::FromStr;
 
@@ -14,10 +13,10 @@ use serde::{Deserialize, Deserializer, Serialize};
 use crate::error::{Error, Result};
 use crate::hash::{HashScheme, MAX_K};
 use crate::pipeline::measurement::Setup;
+pub use crate::program::flags::ProgramParams;
 use crate::structures::bloom::MAX_BITS;
 use crate::structures::{FilterKind, Sizing, Spec};
 pub use key_flags::{KeyParams, KeySources, MRound};
-pub use program::ProgramParams;
 
 /// Largest number of keys or queries accepted.
 pub const MAX_COUNT: u64 = 10_000_000_000;

@@ -15,21 +15,18 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value, json};
 
-mod lines;
-pub mod memory;
-mod reply;
-mod session;
-pub mod sizing;
-mod timeout;
+pub use crate::program::lines::check_text_keys;
+pub use crate::program::reply::read_reply;
+pub use crate::program::timeout::{MAX_EXEC_TIMEOUT, exec_timeout};
+use crate::program::lines::Lines;
+use crate::program::reply::object;
+use crate::program::session::Session;
+use crate::program::{memory, sizing};
+pub use crate::program::{
+    DEFAULT_EXEC_TIMEOUT, EXEC_BATCH, EXEC_TIMEOUT_VAR, MAX_REPLY_BYTES, lock,
+};
 
-pub use lines::check_text_keys;
-pub use reply::read_reply;
-pub use timeout::{MAX_EXEC_TIMEOUT, exec_timeout};
-use lines::Lines;
-use reply::object;
-use session::Session;
-
-pub use super::program::{KeyForm, ProgramOptions};
+pub use crate::program::options::{KeyForm, ProgramOptions};
 use super::interface::{
     Argument, Filter, FilterKind, Membership, Origin, Rate, Shape, Structure,
 };
@@ -62,16 +59,6 @@ pub static STRUCTURE: Structure = Structure {
     // The program's structure is unknown to bloomlab.
     fpr_exact: |_, _, _| f64::NAN,
 };
-
-/// Most keys in one `insert` or `query` request (the protocol's bound).
-pub const EXEC_BATCH: usize = 65_536;
-/// Seconds bloomlab waits for a reply, unless `BLOOMLAB_EXEC_TIMEOUT` says otherwise.
-pub const DEFAULT_EXEC_TIMEOUT: f64 = 60.0;
-/// The environment variable holding the timeout in seconds.
-pub const EXEC_TIMEOUT_VAR: &str = "BLOOMLAB_EXEC_TIMEOUT";
-/// Longest reply line bloomlab reads: a query reply has at most [`EXEC_BATCH`] characters, a
-/// JSON reply (hello, stats, error) at most this; a longer line is a failure, not memory.
-pub const MAX_REPLY_BYTES: usize = 1 << 20;
 
 fn build(shape: &Shape) -> Result<Box<dyn Filter>> {
     let header = sizing::shape_fields(shape);
@@ -235,11 +222,6 @@ pub fn shell_word(word: &str) -> String {
     } else {
         format!("'{}'", word.replace('\'', "'\\''"))
     }
-}
-
-/// The lock, also after a panic elsewhere (the session records its own failures).
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Membership for ExecFilter {

@@ -10,11 +10,11 @@ use serde::{Serialize, Serializer};
 
 use crate::error::{Error, Result};
 use crate::hash::{AppliedHash, HashScheme, IndexMath, Simd};
+use crate::program::options::ProgramOptions;
 use crate::structures::bloom::BloomFilter;
 pub use crate::structures::descriptor::{
     Argument, Family, Origin, PeerCrate, Rate, RateOfArgument,
 };
-use crate::structures::program::ProgramOptions;
 use crate::theory;
 
 /// Insert and query: all that timing needs, and all a peer crate offers.

@@ -13,13 +13,11 @@ mod block_simd;
 mod blocks;
 pub mod bloom;
 mod bloom_simd;
-pub mod child_groups;
 mod descriptor;
 pub mod interface;
 mod packed;
 pub mod peers;
 mod probe_groups;
-pub mod program;
 pub mod spec;
 mod static_keys;
 

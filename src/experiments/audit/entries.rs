@@ -65,7 +65,7 @@ pub(super) struct Built {
     pub library: String,
     pub seeded: Option<bool>,
     /// A program's memory as bloomlab reads it, and the bits it addresses.
-    pub memory: Option<exec::memory::Shared>,
+    pub memory: Option<crate::program::memory::Shared>,
 }
 
 /// The filters of `params`: the `--filter`s alone, or with `--audited` beside the crates and

@@ -3,7 +3,7 @@
 //! allocates (`allocated_bits`, protocol 1's `memory_bits`). For a program, bloomlab also
 //! measures what it holds: the growth of its process group's resident (RSS) and proportional
 //! (PSS) set size between the header and the end of the inserts
-//! ([`crate::structures::exec::memory`]). Bits per key are per planned key n throughout.
+//! ([`crate::program::memory`]). Bits per key are per planned key n throughout.
 //!
 //! The measurement holds more than the table: the interpreter's allocations for the batches
 //! and page rounding. Measured at n = 10^6 and ε = 1% (a 1.2 MB table, 9.59 bits per key
@@ -16,7 +16,7 @@
 //! beyond them: a library that stores 32 bits in each 64-bit word reads about 2x.
 
 use super::AuditRow;
-use crate::structures::exec::memory::{Readings, Shared};
+use crate::program::memory::{Readings, Shared};
 
 /// Measured (RSS) over addressed bits above which a row may be noted.
 pub const MEASURED_SLACK: f64 = 1.25;

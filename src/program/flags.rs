@@ -6,9 +6,9 @@ use clap::Args;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
+use crate::program::options::{KeyForm, ProgramOptions};
+use crate::program::sizing::parse_param;
 use crate::structures::FilterKind;
-use crate::structures::exec::sizing::parse_param;
-use crate::structures::program::{KeyForm, ProgramOptions};
 
 /// `--key-form` and `--param`, for an experiment that may measure a program.
 #[derive(Args, Clone, Debug, Default, PartialEq, Deserialize)]
@@ -54,7 +54,7 @@ fn params_from_file<'de, D: Deserializer<'de>>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::structures::program::KeyForm;
+    use crate::program::options::KeyForm;
 
     #[test]
     fn a_file_names_its_options_as_the_flag_does() {

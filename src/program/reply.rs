@@ -6,7 +6,7 @@ use std::io::{BufRead, Read};
 use serde_json::{Map, Value};
 
 /// A JSON object line, or the error reply's reason.
-pub(super) fn object(line: &[u8]) -> std::result::Result<Map<String, Value>, String> {
+pub(crate) fn object(line: &[u8]) -> std::result::Result<Map<String, Value>, String> {
     match serde_json::from_slice::<Value>(line) {
         Ok(Value::Object(map)) => match map.get("error") {
             Some(reason) => Err(refusal(reason)),
@@ -17,15 +17,17 @@ pub(super) fn object(line: &[u8]) -> std::result::Result<Map<String, Value>, Str
 }
 
 /// How a failure message of an error reply begins.
-pub(super) const REFUSED: &str = "refused: ";
+pub(crate) const REFUSED: &str = "refused: ";
 
 fn refusal(reason: &Value) -> String {
-    let reason = reason.as_str().map_or_else(|| reason.to_string(), str::to_string);
+    let reason = reason
+        .as_str()
+        .map_or_else(|| reason.to_string(), str::to_string);
     format!("{REFUSED}{reason}")
 }
 
 /// A reply as a failure message shows it: quoted, at most 80 characters.
-pub(super) fn shown(line: &[u8]) -> String {
+pub(crate) fn shown(line: &[u8]) -> String {
     let text = String::from_utf8_lossy(line);
     let short: String = text.chars().take(80).collect();
     let ellipsis = if short.len() < text.len() { "…" } else { "" };
@@ -33,7 +35,7 @@ pub(super) fn shown(line: &[u8]) -> String {
 }
 
 /// Appends `key` in decimal and an LF.
-pub(super) fn push_key(buffer: &mut Vec<u8>, mut key: u64) {
+pub(crate) fn push_key(buffer: &mut Vec<u8>, mut key: u64) {
     let mut digits = [0u8; 20];
     let mut start = digits.len();
     loop {
@@ -50,10 +52,7 @@ pub(super) fn push_key(buffer: &mut Vec<u8>, mut key: u64) {
 
 /// Reads one reply line without its `\n`, at most `limit` bytes: `None` at the end of the
 /// output, an error for a longer line (what is left of it is never read).
-pub fn read_reply(
-    output: &mut impl BufRead,
-    limit: usize,
-) -> std::io::Result<Option<Vec<u8>>> {
+pub fn read_reply(output: &mut impl BufRead, limit: usize) -> std::io::Result<Option<Vec<u8>>> {
     let mut line = Vec::new();
     output
         .by_ref()

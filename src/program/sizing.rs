@@ -3,7 +3,7 @@
 //! sizes itself as most libraries do); and the constructor options of `--param KEY=VALUE`.
 //!
 //! The options travel on the filter's kind
-//! ([`crate::structures::program::ProgramOptions`]), as `--key-form` does.
+//! ([`crate::program::options::ProgramOptions`]), as `--key-form` does.
 
 use serde_json::{Map, Value, json};
 
