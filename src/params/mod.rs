@@ -13,7 +13,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use crate::error::{Error, Result};
 use crate::hash::{HashScheme, MAX_K};
 use crate::pipeline::measurement::Setup;
-pub use crate::program::flags::ProgramParams;
+pub use crate::program::ProgramParams;
 use crate::structures::bloom::MAX_BITS;
 use crate::structures::{FilterKind, Sizing, Spec};
 pub use key_flags::{KeyParams, KeySources, MRound};
@@ -372,7 +372,10 @@ impl MeasureParams {
 
     /// The structure, classic unless asked; a program with its `--key-form` and `--param`.
     pub fn filter(&self) -> FilterKind {
-        self.program.attach(self.filter.clone().unwrap_or_default())
+        self.filter
+            .clone()
+            .unwrap_or_default()
+            .with_program(self.program.options())
     }
 
     /// Independent trials per setup, each with its own hash seed `hash_seed + t`, 1..=1000;

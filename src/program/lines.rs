@@ -9,13 +9,13 @@ use crate::keys::{Key, KeySpec};
 
 /// One batch of keys, as lines.
 #[derive(Clone, Copy)]
-pub(crate) enum Lines<'a> {
+pub(super) enum Lines<'a> {
     Ints(&'a [u64]),
     Text(&'a [&'a [u8]]),
 }
 
 impl Lines<'_> {
-    pub(crate) fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         match self {
             Lines::Ints(keys) => keys.len(),
             Lines::Text(keys) => keys.len(),
@@ -23,7 +23,7 @@ impl Lines<'_> {
     }
 
     /// Appends every key and its LF.
-    pub(crate) fn write(&self, buffer: &mut Vec<u8>) {
+    pub(super) fn write(&self, buffer: &mut Vec<u8>) {
         match self {
             Lines::Ints(keys) => keys.iter().for_each(|&key| push_key(buffer, key)),
             Lines::Text(keys) => {
@@ -36,7 +36,7 @@ impl Lines<'_> {
     }
 
     /// The first key a `text` line cannot carry, with the reason.
-    pub(crate) fn uncarried(&self) -> Option<(usize, &'static str)> {
+    pub(super) fn uncarried(&self) -> Option<(usize, &'static str)> {
         match self {
             Lines::Ints(_) => None,
             Lines::Text(keys) => keys
@@ -59,7 +59,7 @@ fn uncarried(key: &[u8]) -> Option<&'static str> {
 }
 
 /// `key` as an error message shows it: quoted, invalid bytes escaped, at most 80 characters.
-pub(crate) fn shown_key(key: &[u8]) -> String {
+pub(super) fn shown_key(key: &[u8]) -> String {
     let text: String = key.utf8_chunks().fold(String::new(), |mut text, chunk| {
         text.push_str(chunk.valid());
         chunk

@@ -6,7 +6,7 @@ use std::io::{BufRead, Read};
 use serde_json::{Map, Value};
 
 /// A JSON object line, or the error reply's reason.
-pub(crate) fn object(line: &[u8]) -> std::result::Result<Map<String, Value>, String> {
+pub(super) fn object(line: &[u8]) -> std::result::Result<Map<String, Value>, String> {
     match serde_json::from_slice::<Value>(line) {
         Ok(Value::Object(map)) => match map.get("error") {
             Some(reason) => Err(refusal(reason)),
@@ -17,7 +17,7 @@ pub(crate) fn object(line: &[u8]) -> std::result::Result<Map<String, Value>, Str
 }
 
 /// How a failure message of an error reply begins.
-pub(crate) const REFUSED: &str = "refused: ";
+pub(super) const REFUSED: &str = "refused: ";
 
 fn refusal(reason: &Value) -> String {
     let reason = reason
@@ -27,7 +27,7 @@ fn refusal(reason: &Value) -> String {
 }
 
 /// A reply as a failure message shows it: quoted, at most 80 characters.
-pub(crate) fn shown(line: &[u8]) -> String {
+pub(super) fn shown(line: &[u8]) -> String {
     let text = String::from_utf8_lossy(line);
     let short: String = text.chars().take(80).collect();
     let ellipsis = if short.len() < text.len() { "…" } else { "" };
@@ -35,7 +35,7 @@ pub(crate) fn shown(line: &[u8]) -> String {
 }
 
 /// Appends `key` in decimal and an LF.
-pub(crate) fn push_key(buffer: &mut Vec<u8>, mut key: u64) {
+pub(super) fn push_key(buffer: &mut Vec<u8>, mut key: u64) {
     let mut digits = [0u8; 20];
     let mut start = digits.len();
     loop {

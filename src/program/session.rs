@@ -33,21 +33,21 @@ fn kill_group(child: &Child) {
 /// A running program: its input, its output lines (read by a thread, so that silence can
 /// time out), the tail of its standard error, and the first failure, after which every
 /// request is refused with it.
-pub(crate) struct Session {
+pub(super) struct Session {
     command: String,
-    pub(crate) child: Child,
+    pub(super) child: Child,
     input: Option<ChildStdin>,
     lines: Receiver<std::io::Result<Vec<u8>>>,
     stderr: Arc<Mutex<VecDeque<String>>>,
     timeout: Duration,
     failure: Option<String>,
     /// Inserts since the last `stats`, which the next query batch asks for first.
-    pub(crate) stale_stats: bool,
-    pub(crate) buffer: Vec<u8>,
+    pub(super) stale_stats: bool,
+    pub(super) buffer: Vec<u8>,
 }
 
 impl Session {
-    pub(crate) fn spawn(command: &str, timeout: Duration) -> std::result::Result<Self, String> {
+    pub(super) fn spawn(command: &str, timeout: Duration) -> std::result::Result<Self, String> {
         use std::os::unix::process::CommandExt;
         let mut child = Command::new("sh")
             .args(["-c", command])
@@ -57,7 +57,7 @@ impl Session {
             .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| format!("cannot start sh -c: {e}"))?;
-        crate::program::child_groups::register(child.id() as i32);
+        super::child_groups::register(child.id() as i32);
         let (output, errors) = match (child.stdout.take(), child.stderr.take()) {
             (Some(output), Some(errors)) => (output, errors),
             _ => return Err("no pipes to the program".into()),
@@ -95,7 +95,7 @@ impl Session {
     }
 
     /// Writes `buffer` (a request and its keys) and reads the one reply line.
-    pub(crate) fn exchange(&mut self) -> std::result::Result<Vec<u8>, String> {
+    pub(super) fn exchange(&mut self) -> std::result::Result<Vec<u8>, String> {
         if let Some(failure) = &self.failure {
             return Err(format!("an earlier request failed: {failure}"));
         }
@@ -132,12 +132,12 @@ impl Session {
 
     /// Records the failure of `request`, kills the program, and returns the error: a refusal
     /// when the program answered the error reply.
-    pub(crate) fn fail(&mut self, request: &str, message: String) -> Error {
+    pub(super) fn fail(&mut self, request: &str, message: String) -> Error {
         let refused = message.starts_with(REFUSED);
         let message = format!("after `{request}`: {message}");
         kill_group(&self.child);
         let _ = self.child.wait();
-        crate::program::child_groups::unregister(self.child.id() as i32);
+        super::child_groups::unregister(self.child.id() as i32);
         self.input = None;
         self.failure = Some(message.clone());
         Error::Exec {
@@ -179,7 +179,7 @@ impl Session {
             .map_err(|message| self.fail(&request, message))
     }
 
-    pub(crate) fn insert(&mut self, keys: Lines<'_>) -> Result<()> {
+    pub(super) fn insert(&mut self, keys: Lines<'_>) -> Result<()> {
         self.stale_stats = true;
         self.batch("insert", keys, |line| match line {
             b"ok" => Ok(()),
@@ -187,7 +187,7 @@ impl Session {
         })
     }
 
-    pub(crate) fn query(&mut self, keys: Lines<'_>, answers: &mut [bool]) -> Result<()> {
+    pub(super) fn query(&mut self, keys: Lines<'_>, answers: &mut [bool]) -> Result<()> {
         self.batch("query", keys, |line| {
             if line.len() != keys.len() {
                 return Err(format!(
@@ -208,7 +208,7 @@ impl Session {
         })
     }
 
-    pub(crate) fn stats(&mut self) -> Result<Map<String, Value>> {
+    pub(super) fn stats(&mut self) -> Result<Map<String, Value>> {
         self.buffer = b"stats\n".to_vec();
         let reply = self.exchange().and_then(|line| object(&line));
         self.stale_stats = false;
@@ -278,7 +278,7 @@ impl Session {
         let exited = self.wait_for_exit(self.timeout).is_some();
         kill_group(&self.child);
         let _ = self.child.wait();
-        crate::program::child_groups::unregister(self.child.id() as i32);
+        super::child_groups::unregister(self.child.id() as i32);
         if !exited {
             return Some(format!(
                 "still running {} s after `end` (BLOOMLAB_EXEC_TIMEOUT)",

@@ -66,7 +66,7 @@ registry! {
     own ribbon_64;
     own ribbon_32;
     own perfect_hash;
-    own exec;
+    own program_filter;
     peer fastbloom;
     peer bloomfilter;
     peer growable;

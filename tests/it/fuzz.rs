@@ -5,7 +5,7 @@
 use std::io::Cursor;
 use std::path::Path;
 
-use bloomlab::structures::exec::read_reply;
+use bloomlab::program::read_reply;
 use bloomlab::suite::Definition;
 use proptest::prelude::*;
 
