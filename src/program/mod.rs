@@ -24,19 +24,18 @@ pub use flags::ProgramParams;
 pub use lines::check_text_keys;
 pub use options::{KeyForm, ProgramOptions};
 pub use probe::{cpu_seconds, seconds_per_key, sizes_itself};
-pub use reply::read_reply;
 pub use running::{Memory, Program, Size};
-pub use timeout::{MAX_EXEC_TIMEOUT, exec_timeout};
+pub use timeout::exec_timeout;
 
 /// Most keys in one `insert` or `query` request (the protocol's bound).
-pub const EXEC_BATCH: usize = 65_536;
+const EXEC_BATCH: usize = 65_536;
 /// Seconds bloomlab waits for a reply, unless `BLOOMLAB_EXEC_TIMEOUT` says otherwise.
 const DEFAULT_EXEC_TIMEOUT: f64 = 60.0;
 /// The environment variable holding the timeout in seconds.
 const EXEC_TIMEOUT_VAR: &str = "BLOOMLAB_EXEC_TIMEOUT";
 /// Longest reply line bloomlab reads: a query reply has at most [`EXEC_BATCH`] characters, a
 /// JSON reply (hello, stats, error) at most this; a longer line is a failure, not memory.
-pub const MAX_REPLY_BYTES: usize = 1 << 20;
+const MAX_REPLY_BYTES: usize = 1 << 20;
 
 /// The lock, also after a panic elsewhere (the session records its own failures).
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

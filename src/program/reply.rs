@@ -70,3 +70,47 @@ pub fn read_reply(output: &mut impl BufRead, limit: usize) -> std::io::Result<Op
     }
     Ok(Some(line))
 }
+
+#[cfg(test)]
+mod tests {
+    use std::io::Cursor;
+
+    use proptest::prelude::*;
+
+    use super::read_reply;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+        /// Bound: on any bytes tried, every line read is within the limit and holds no
+        /// newline, and only a line longer than the limit is refused.
+        #[test]
+        fn the_reply_reader_keeps_within_its_limit(
+            bytes in prop::collection::vec(prop_oneof![Just(b'\n'), Just(b'0'), any::<u8>()], 0..400),
+            limit in 1usize..64,
+        ) {
+            let mut reader = Cursor::new(bytes.clone());
+            let mut consumed = 0usize;
+            loop {
+                match read_reply(&mut reader, limit) {
+                    Ok(Some(line)) => {
+                        prop_assert!(line.len() <= limit);
+                        prop_assert!(!line.contains(&b'\n'));
+                        consumed += line.len() + 1;
+                    }
+                    Ok(None) => {
+                        prop_assert!(consumed >= bytes.len());
+                        break;
+                    }
+                    Err(_) => {
+                        // Only a line longer than the limit is refused.
+                        let rest = &bytes[consumed.min(bytes.len())..];
+                        let line = rest.split(|&b| b == b'\n').next().unwrap_or_default();
+                        prop_assert!(line.len() > limit);
+                        break;
+                    }
+                }
+            }
+        }
+    }
+}

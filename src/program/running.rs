@@ -120,7 +120,7 @@ impl Program {
     }
 
     /// The `stats` reply, as the program sends it.
-    pub fn stats(&self) -> Result<Map<String, Value>> {
+    fn stats(&self) -> Result<Map<String, Value>> {
         let (stats, after) = self.with_session(|session| {
             let stats = session.stats()?;
             Ok((stats, memory::read(session.child.id())))
