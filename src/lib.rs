@@ -51,6 +51,7 @@ pub mod keys;
 pub mod params;
 pub mod pipeline;
 pub mod plot;
+pub mod program;
 pub mod report;
 pub mod shard;
 pub mod signals;

@@ -21,8 +21,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 use crate::hash::HashScheme;
-use crate::params::preflight::{cpu_seconds, operations_seconds};
+use crate::params::preflight::operations_seconds;
 use crate::pipeline::measurement::Setup;
+use crate::program::cpu_seconds;
 use crate::report::{Cell, Column, Record, col};
 use crate::structures::{FilterKind, Spec};
 

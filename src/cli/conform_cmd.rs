@@ -55,7 +55,7 @@ fn run_conform(args: &ConformArgs) -> Result<ExitCode> {
     use bloomlab::experiments::conform::{ConformRequest, Conformance, conform};
     use bloomlab::structures::{Sizing, Spec};
     args.program.check(args.filter.is_program())?;
-    let filter = args.program.attach(args.filter.clone());
+    let filter = args.filter.clone().with_program(args.program.options());
     let n = check_count("n", args.n.0, 1, MAX_COUNT)?;
     let queries = check_count("queries", args.queries.0, 1, MAX_COUNT)?;
     let sizing = sizing_of(args, &filter, n)?;

@@ -7,7 +7,6 @@ use clap::ArgMatches;
 
 use bloomlab::Result;
 use bloomlab::experiments;
-use bloomlab::structures::exec as exec_filter;
 
 use command::Command;
 
@@ -48,7 +47,7 @@ pub fn command() -> clap::Command {
 
 /// Runs the subcommand the command line names.
 pub fn run(matches: &ArgMatches) -> Result<ExitCode> {
-    exec_filter::exec_timeout()?;
+    bloomlab::program::exec_timeout()?;
     let (name, sub) = matches
         .subcommand()
         .ok_or_else(|| bloomlab::Error::Output("no subcommand given".into()))?;

@@ -35,9 +35,9 @@ use crate::params::preflight::{self, Cost};
 use crate::params::{
     Count, KeySources, ProgramParams, SeedParams, ValueList, check_count, positive_list, rates,
 };
+use crate::program::KeyForm;
 use crate::stats::queries_to_detect;
 use crate::structures::FilterKind;
-use crate::structures::exec::KeyForm;
 
 pub use adapters::{Adapter, Found, Missing, find};
 pub use entries::Entry;

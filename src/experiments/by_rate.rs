@@ -7,7 +7,7 @@
 
 use crate::error::{Error, Result};
 use crate::params::ShapeParams;
-use crate::structures::{FilterKind, Spec};
+use crate::structures::FilterKind;
 
 /// The rate of `--fpr`, refused outside (0, 1) or beside a shape flag.
 pub fn rate(fpr: Option<f64>, shape: &ShapeParams) -> Result<Option<f64>> {
@@ -31,40 +31,6 @@ pub fn rate(fpr: Option<f64>, shape: &ShapeParams) -> Result<Option<f64>> {
         ));
     }
     Ok(Some(fpr))
-}
-
-/// Keys, bits and k of the shape a program is asked to take by [`sizes_itself`].
-const PROBE: (u64, u64, u32) = (1_000, 10_000, 7);
-
-/// What a program behind `exec:` that sizes itself said: one that refuses a header's m and
-/// k (as rbloom, pybloom-live, pyprobables and Guava do) and takes `(n, fpr)`, found before
-/// work by two sessions of [`PROBE`]'s size. None for bloomlab's structures and for a
-/// program that takes m and k (or refuses both: the run then reports its refusal).
-pub fn sizes_itself(filter: FilterKind) -> Result<Option<String>> {
-    if !filter.is_program() {
-        return Ok(None);
-    }
-    let (n, m, k) = PROBE;
-    let refusal = match Spec::shape(filter.clone(), m, k).build(n) {
-        Ok(mut built) => return built.finish().map(|()| None),
-        Err(Error::Exec {
-            refused: true,
-            message,
-            ..
-        }) => message,
-        Err(other) => return Err(other),
-    };
-    match Spec::rate(filter, n, 0.01).build(n) {
-        Ok(mut built) => {
-            built.finish()?;
-            let reason = refusal
-                .split_once("refused: ")
-                .map_or(&*refusal, |(_, r)| r);
-            Ok(Some(reason.to_string()))
-        }
-        Err(Error::Exec { refused: true, .. }) => Ok(None),
-        Err(other) => Err(other),
-    }
 }
 
 /// The refusal, before work, of an experiment whose axis `axis` (a flag) a program that

@@ -140,7 +140,7 @@ impl Experiment for SweepK {
         let n = params.measure.n_or(&params.shape, DEFAULT_N)?;
         let ks = params.shape.k_list_or(&DEFAULT_K)?;
         let filter = params.measure.checked_filter()?;
-        if let Some(said) = super::by_rate::sizes_itself(filter.clone())? {
+        if let Some(said) = filter.refusal_of_shape()? {
             let ks: Vec<String> = ks.iter().map(u32::to_string).collect();
             let err = super::by_rate::axis_refused("k", ks.join(","), Self::NAME, filter, &said);
             return Err(err);

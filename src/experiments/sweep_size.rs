@@ -48,7 +48,7 @@ impl Experiment for SweepSize {
         let n = params.measure.n_or(&params.shape, DEFAULT_N)?;
         let sizes = params.shape.sizes_or(n, &DEFAULT_BITS_PER_KEY)?;
         let filter = params.measure.checked_filter()?;
-        let sizes_itself = super::by_rate::sizes_itself(filter.clone())?;
+        let sizes_itself = filter.refusal_of_shape()?;
         if let (Some(said), Some(k)) = (&sizes_itself, &params.shape.k) {
             let k = k.0.iter().map(f64::to_string).collect::<Vec<_>>().join(",");
             return Err(super::by_rate::axis_refused(

@@ -8,8 +8,8 @@ use crate::error::{Error, Result};
 use crate::hash::{HashScheme, INDEX_BITS, IndexMath, Probes, Reduce};
 use crate::keys::{self, KeySpec};
 use crate::pipeline::keying::Keying;
+use crate::program::{KeyForm, check_text_keys};
 use crate::structures::bloom::MAX_BITS;
-use crate::structures::exec::{KeyForm, check_text_keys};
 use crate::structures::{FilterKind, Sizing, Spec};
 
 /// How the size is rounded before the filter is built, as some libraries do; k stays the

@@ -5,7 +5,6 @@
 mod key_flags;
 mod numbers;
 pub mod preflight;
-mod program;
 
 use clap::Args;
 use serde::Deserialize;
@@ -13,11 +12,11 @@ use serde::Deserialize;
 use crate::error::{Error, Result};
 use crate::hash::{HashScheme, MAX_K};
 use crate::pipeline::measurement::Setup;
+pub use crate::program::ProgramParams;
 use crate::structures::bloom::MAX_BITS;
 use crate::structures::{FilterKind, Sizing, Spec};
 pub use key_flags::{KeyParams, KeySources, MRound};
 pub use numbers::{Count, ValueList, parse_number};
-pub use program::ProgramParams;
 
 /// Largest number of keys or queries accepted.
 pub const MAX_COUNT: u64 = 10_000_000_000;
@@ -220,7 +219,10 @@ impl MeasureParams {
 
     /// The structure, classic unless asked; a program with its `--key-form` and `--param`.
     pub fn filter(&self) -> FilterKind {
-        self.program.attach(self.filter.clone().unwrap_or_default())
+        self.filter
+            .clone()
+            .unwrap_or_default()
+            .with_program(self.program.options())
     }
 
     /// [`MeasureParams::filter`], its program options refused where they would do nothing

@@ -4,7 +4,6 @@
 use std::path::Path;
 
 use crate::error::{Error, Result};
-use crate::structures::Sizing;
 
 /// Refuses an output path whose folder does not exist or cannot be written, or that names a
 /// folder. `flag` is the parameter's name (`out`, `plot`, `results`).
@@ -162,62 +161,18 @@ pub fn weighted_operations(
     operations_seconds(filter, k, m, operations) / SECONDS_PER_KEY_OPERATION
 }
 
-/// Keys the probe of a program inserts and then queries.
-const PROBE_KEYS: u64 = 50_000;
-
-/// CPU seconds per key of a program behind `exec:` and of bloomlab feeding it
-/// ([`cpu_seconds`]), timed on [`PROBE_KEYS`] inserts and as many queries into a filter
-/// sized for them, once per parsed `--filter` ([`FilterKind::seconds_per_key`]; its start-up
-/// included: a few milliseconds for a compiled program, tens for an interpreter, which then
-/// reads a little slow); [`EXEC_SECONDS_PER_KEY`] when the probe fails (the run reports the
-/// failure itself).
+/// CPU seconds per key of a program behind `exec:` and of bloomlab feeding it, timed by its
+/// probe ([`crate::program::seconds_per_key`]) once per parsed `--filter`
+/// ([`FilterKind::seconds_per_key`]); [`EXEC_SECONDS_PER_KEY`] when the probe fails (the run
+/// reports the failure itself).
 ///
 /// [`FilterKind::seconds_per_key`]: crate::structures::FilterKind::seconds_per_key
 pub fn exec_probe(filter: crate::structures::FilterKind) -> f64 {
-    filter.seconds_per_key(|| time_probe(filter.clone()).unwrap_or(EXEC_SECONDS_PER_KEY))
-}
-
-fn time_probe(filter: crate::structures::FilterKind) -> Result<f64> {
-    use crate::structures::for_each_batch;
-    let n = PROBE_KEYS;
-    let start = cpu_seconds();
-    let spec = |sizing| crate::structures::Spec {
-        filter: filter.clone(),
-        sizing,
-        hash: crate::hash::HashScheme::MultiplyShift,
-        math: None,
-        hash_seed: 1,
+    let probe = || {
+        let command = filter.arg().unwrap_or_default();
+        crate::program::seconds_per_key(command, &filter.program())
     };
-    let shape = spec(Sizing::Shape { m: 10 * n, k: 7 });
-    let rate = spec(Sizing::Rate(crate::structures::Rate { fpr: 0.01, n }));
-    let mut built = shape.build(n).or_else(|_| rate.build(n))?;
-    let keys = crate::keys::KeySource::new(1);
-    crate::pipeline::fill(&mut *built, 0..n, |c| keys.key(c), false, &|_| {})?;
-    let mut answers = vec![false; crate::structures::BATCH];
-    for_each_batch(
-        n..2 * n,
-        |c| keys.key(c),
-        |batch| built.contains_many(batch, &mut answers[..batch.len()]),
-    )?;
-    // Ending the program lets its CPU time be counted.
-    built.finish()?;
-    Ok((cpu_seconds() - start) / (2 * n) as f64)
-}
-
-/// User and system CPU seconds of this process and of its children that have ended
-/// (`getrusage`).
-pub fn cpu_seconds() -> f64 {
-    let of = |who| {
-        // SAFETY: getrusage writes a plain struct it is given; zeroed is a valid rusage.
-        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-        // SAFETY: `usage` is a valid, writable rusage for the call's duration.
-        if unsafe { libc::getrusage(who, &mut usage) } != 0 {
-            return 0.0;
-        }
-        let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
-        seconds(usage.ru_utime) + seconds(usage.ru_stime)
-    };
-    of(libc::RUSAGE_SELF) + of(libc::RUSAGE_CHILDREN)
+    filter.seconds_per_key(|| probe().unwrap_or(EXEC_SECONDS_PER_KEY))
 }
 
 /// A run expected to take longer than this asks for `--yes`.

@@ -10,11 +10,11 @@ use serde::{Serialize, Serializer};
 
 use crate::error::{Error, Result};
 use crate::hash::{AppliedHash, HashScheme, IndexMath, Simd};
+use crate::program::ProgramOptions;
 use crate::structures::bloom::BloomFilter;
 pub use crate::structures::descriptor::{
     Argument, Family, Origin, PeerCrate, Rate, RateOfArgument,
 };
-use crate::structures::program::ProgramOptions;
 use crate::theory;
 
 /// Insert and query: all that timing needs, and all a peer crate offers.
@@ -248,6 +248,11 @@ pub trait Filter: Membership + Send + Sync {
     fn bit_view(&self) -> Option<&BloomFilter> {
         None
     }
+    /// The running program behind `exec:` (its name, seed, memory); None (the default) for
+    /// every structure bloomlab or a peer crate keeps.
+    fn program(&self) -> Option<&crate::program::Program> {
+        None
+    }
     /// The vector path that computes the probes, for a structure with vector code; None
     /// (the default) for every other.
     fn vector_path(&self) -> Option<Simd> {
@@ -454,6 +459,16 @@ impl FilterKind {
     /// A peer crate rather than one of bloomlab's structures.
     pub fn is_peer(&self) -> bool {
         matches!(self.structure.origin, Origin::Peer { .. })
+    }
+
+    /// What a program that sizes itself said when probed before work
+    /// ([`crate::program::sizes_itself`]): its refusal of a header's m and k. None for
+    /// bloomlab's structures and the peer crates, and for a program that takes m and k.
+    pub fn refusal_of_shape(&self) -> Result<Option<String>> {
+        match (self.is_program(), self.arg()) {
+            (true, Some(command)) => crate::program::sizes_itself(command, &self.program()),
+            _ => Ok(None),
+        }
     }
 
     /// A program behind the exec protocol (`exec:COMMAND`), sized and keyed by the program.

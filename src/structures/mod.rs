@@ -18,7 +18,6 @@ pub mod interface;
 mod packed;
 pub mod peers;
 mod probe_groups;
-pub mod program;
 pub mod spec;
 mod static_keys;
 
@@ -67,7 +66,7 @@ registry! {
     own ribbon_64;
     own ribbon_32;
     own perfect_hash;
-    own exec;
+    own program_filter;
     peer fastbloom;
     peer bloomfilter;
     peer growable;

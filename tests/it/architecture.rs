@@ -301,7 +301,7 @@ fn functions(path: &str, text: &str) -> Vec<(String, usize)> {
                 || w.starts_with("pub(")
                 || w.starts_with("extern")
         });
-        if !is_fn || trimmed.ends_with(';') {
+        if !is_fn || trimmed.ends_with(';') || trimmed.ends_with("{}") {
             continue;
         }
         let name = leading_ident(&trimmed[at + 3..]).unwrap_or_default();

@@ -1,11 +1,9 @@
-//! Brief property fuzzing of the two readers of untrusted text: the experiment-file parser
-//! and the exec reply reader. Bound: neither panics on any input tried, and each answers
-//! within its contract (a definition or a typed error; a line within its limit or an error).
+//! Brief property fuzzing of the experiment-file parser, a reader of untrusted text (the exec
+//! reply reader's is a unit test of `program/reply.rs`). Bound: it does not panic on any
+//! input tried, and answers within its contract (a definition or a typed error).
 
-use std::io::Cursor;
 use std::path::Path;
 
-use bloomlab::structures::exec::read_reply;
 use bloomlab::suite::Definition;
 use proptest::prelude::*;
 
@@ -49,34 +47,5 @@ proptest! {
     #[test]
     fn the_definition_parser_never_panics(bytes in definition_text()) {
         let _ = Definition::from_bytes(Path::new("fuzz.toml"), &bytes);
-    }
-
-    #[test]
-    fn the_reply_reader_keeps_within_its_limit(
-        bytes in prop::collection::vec(prop_oneof![Just(b'\n'), Just(b'0'), any::<u8>()], 0..400),
-        limit in 1usize..64,
-    ) {
-        let mut reader = Cursor::new(bytes.clone());
-        let mut consumed = 0usize;
-        loop {
-            match read_reply(&mut reader, limit) {
-                Ok(Some(line)) => {
-                    prop_assert!(line.len() <= limit);
-                    prop_assert!(!line.contains(&b'\n'));
-                    consumed += line.len() + 1;
-                }
-                Ok(None) => {
-                    prop_assert!(consumed >= bytes.len());
-                    break;
-                }
-                Err(_) => {
-                    // Only a line longer than the limit is refused.
-                    let rest = &bytes[consumed.min(bytes.len())..];
-                    let line = rest.split(|&b| b == b'\n').next().unwrap_or_default();
-                    prop_assert!(line.len() > limit);
-                    break;
-                }
-            }
-        }
     }
 }

@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 use crate::experiments::Skipped;
+use crate::program::{exec_timeout, shell_word};
 use crate::structures::FilterKind;
-use crate::structures::exec::{exec_timeout, shell_word};
 
 /// An adapter that `adapters/install` checked and recorded as ready.
 #[derive(Clone, Debug, PartialEq)]
@@ -190,14 +190,6 @@ fn manifest(text: &str, prefix: &str) -> Found {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn folders_are_quoted_only_when_they_must_be() {
-        assert_eq!(shell_word("adapters"), "adapters");
-        assert_eq!(shell_word("/a/b-c_d.e"), "/a/b-c_d.e");
-        assert_eq!(shell_word("my adapters"), "'my adapters'");
-        assert_eq!(shell_word("it's"), r"'it'\''s'");
-    }
 
     #[test]
     fn a_missing_folder_is_one_skip_covering_all_of_it() {

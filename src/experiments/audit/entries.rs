@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use super::{AuditParams, Audited, DEFAULT_ADAPTERS, Missing, audited, find};
 use crate::error::{Error, Result};
 use crate::hash::HashScheme;
-use crate::structures::exec::{self, KeyForm};
-use crate::structures::{Filter, FilterKind, Rate, Spec};
+use crate::program::{KeyForm, Memory, ProgramOptions};
+use crate::structures::{Filter, FilterKind, Spec};
 
 /// One filter as the audit runs it: a structure, and for a program its key form and the
 /// adapter's name.
@@ -37,25 +37,22 @@ impl Entry {
     /// version the program reports), and whether the seed reaches its hashing (None: the
     /// program does not say).
     pub(super) fn build(&self, n: u64, fpr: f64, hash_seed: u64) -> Result<Built> {
-        let spec =
-            Spec::rate(self.kind.clone(), n, fpr).hashed(HashScheme::MultiplyShift, hash_seed);
-        match self.key_form {
-            None => Ok(Built {
-                filter: spec.build(n)?,
-                library: self.kind.to_string(),
-                seeded: Some(self.kind.accepts_seed()),
-                memory: None,
+        let kind = match self.key_form {
+            Some(key_form) => self.kind.clone().with_program(ProgramOptions {
+                key_form,
+                ..self.kind.program()
             }),
-            Some(form) => {
-                let filter = exec::for_rate_with(&self.kind, Rate { fpr, n }, hash_seed, form)?;
-                Ok(Built {
-                    library: filter.program_name().to_string(),
-                    seeded: filter.seeded(),
-                    memory: Some(filter.memory()),
-                    filter: Box::new(filter),
-                })
-            }
-        }
+            None => self.kind.clone(),
+        };
+        let spec = Spec::rate(kind, n, fpr).hashed(HashScheme::MultiplyShift, hash_seed);
+        let filter = spec.build(n)?;
+        let program = filter.program();
+        Ok(Built {
+            library: program.map_or_else(|| self.kind.to_string(), |p| p.name().to_string()),
+            seeded: program.map_or(Some(self.kind.accepts_seed()), |p| p.seeded()),
+            memory: program.map(|p| p.memory()),
+            filter,
+        })
     }
 }
 
@@ -65,7 +62,7 @@ pub(super) struct Built {
     pub library: String,
     pub seeded: Option<bool>,
     /// A program's memory as bloomlab reads it, and the bits it addresses.
-    pub memory: Option<exec::memory::Shared>,
+    pub memory: Option<Memory>,
 }
 
 /// The filters of `params`: the `--filter`s alone, or with `--audited` beside the crates and
@@ -89,7 +86,7 @@ pub(super) fn entries(params: &AuditParams) -> Result<(Vec<Entry>, Vec<Missing>)
         .clone()
         .unwrap_or_else(|| vec![params.program.key_form()]);
     let program = |kind: FilterKind, adapter: Option<String>| {
-        let kind = params.program.attach(kind);
+        let kind = kind.with_program(params.program.options());
         forms.iter().map(move |&form| Entry {
             kind: kind.clone(),
             key_form: Some(form),

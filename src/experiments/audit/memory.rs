@@ -3,7 +3,7 @@
 //! allocates (`allocated_bits`, protocol 1's `memory_bits`). For a program, bloomlab also
 //! measures what it holds: the growth of its process group's resident (RSS) and proportional
 //! (PSS) set size between the header and the end of the inserts
-//! ([`crate::structures::exec::memory`]). Bits per key are per planned key n throughout.
+//! ([`crate::program::Memory`]). Bits per key are per planned key n throughout.
 //!
 //! The measurement holds more than the table: the interpreter's allocations for the batches
 //! and page rounding. Measured at n = 10^6 and ε = 1% (a 1.2 MB table, 9.59 bits per key
@@ -16,7 +16,7 @@
 //! beyond them: a library that stores 32 bits in each 64-bit word reads about 2x.
 
 use super::AuditRow;
-use crate::structures::exec::memory::{Readings, Shared};
+use crate::program::Memory;
 
 /// Measured (RSS) over addressed bits above which a row may be noted.
 pub const MEASURED_SLACK: f64 = 1.25;
@@ -32,17 +32,15 @@ pub fn left_out_of_files() -> bool {
 
 /// The m of a row's predictions: the bits a program says its probes address, else what the
 /// filter reports it holds.
-pub fn addressed(memory: Option<&Shared>, reported: u64) -> u64 {
-    let readings = memory.map(|m| *m.lock().unwrap_or_else(|p| p.into_inner()));
-    readings.and_then(|r| r.addressed_bits).unwrap_or(reported)
+pub fn addressed(memory: Option<&Memory>, reported: u64) -> u64 {
+    memory.and_then(Memory::addressed_bits).unwrap_or(reported)
 }
 
 /// Sets the row's memory columns: addressed bits per key, and for a program the measured ones.
-pub fn mark(row: &mut AuditRow, memory: Option<&Shared>) {
+pub fn mark(row: &mut AuditRow, memory: Option<&Memory>) {
     let per_key = |bits: f64| bits / row.n_planned as f64;
     row.bits_per_key_addressed = per_key(row.measurement.m as f64);
-    let readings: Option<Readings> = memory.map(|m| *m.lock().unwrap_or_else(|p| p.into_inner()));
-    let Some((rss, pss)) = readings.and_then(|r| r.grown()) else {
+    let Some((rss, pss)) = memory.and_then(Memory::grown) else {
         return;
     };
     row.bits_per_key_rss = Some(per_key(8.0 * rss as f64));

@@ -7,9 +7,9 @@ use serde::{Deserialize, Serialize};
 use super::{AuditPlan, Entry, FLAG_Z, MIN_EXPECTED_FALSE_POSITIVES};
 use crate::experiments::Measured;
 use crate::pipeline::measurement::Measurement;
+use crate::program::KeyForm;
 use crate::report::{Cell, Column, Record, col};
 use crate::stats::{detectable_excess, ratio_to_constant, z_score};
-use crate::structures::exec::KeyForm;
 
 /// One filter at one load.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]

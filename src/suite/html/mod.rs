@@ -17,9 +17,9 @@ use super::summary::{Found, Run, Summary};
 use super::{SUB_SUITES, result_name};
 use crate::error::Result;
 use crate::experiments::TIMINGS_FOLDER;
+use crate::program::shell_word;
 use crate::report::files::Staging;
 use crate::report::{escape, percent, times};
-use crate::structures::exec::shell_word;
 use tables::{Row, badge, csv_table, experiment_tables, grid, head};
 pub use timings::timings_page;
 
@@ -385,13 +385,5 @@ mod tests {
             escape("<b>\"a\" & 'b'</b>"),
             "&lt;b&gt;&quot;a&quot; &amp; &#39;b&#39;&lt;/b&gt;"
         );
-    }
-
-    #[test]
-    fn shell_words_are_quoted_only_when_needed() {
-        assert_eq!(shell_word("0.01,0.001"), "0.01,0.001");
-        assert_eq!(shell_word("2..16:2"), "2..16:2");
-        assert_eq!(shell_word("a b"), "'a b'");
-        assert_eq!(shell_word("it's"), "'it'\\''s'");
     }
 }

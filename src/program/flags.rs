@@ -1,15 +1,14 @@
 //! The flags and file keys of a program behind `exec:`: how it hands keys to its library and
 //! its constructor options. They are attached to the filter's kind where the experiment's
-//! flags are read ([`ProgramParams::attach`]), and travel with it to the program's header.
+//! flags are read ([`ProgramParams::options`]), and travel with it to the program's header.
 
 use clap::Args;
 use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
+use super::options::{KeyForm, ProgramOptions};
+use super::sizing::parse_param;
 use crate::error::{Error, Result};
-use crate::structures::FilterKind;
-use crate::structures::exec::sizing::parse_param;
-use crate::structures::program::{KeyForm, ProgramOptions};
 
 /// `--key-form` and `--param`, for an experiment that may measure a program.
 #[derive(Args, Clone, Debug, Default, PartialEq, Deserialize)]
@@ -63,12 +62,12 @@ impl ProgramParams {
         Ok(())
     }
 
-    /// `kind` with these options, for a program; any other kind as it is.
-    pub fn attach(&self, kind: FilterKind) -> FilterKind {
-        kind.with_program(ProgramOptions {
+    /// The options a program is started with ([`crate::structures::FilterKind::with_program`]).
+    pub fn options(&self) -> ProgramOptions {
+        ProgramOptions {
             key_form: self.key_form(),
             params: self.params.clone(),
-        })
+        }
     }
 }
 
@@ -86,7 +85,7 @@ fn params_from_file<'de, D: Deserializer<'de>>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::structures::program::KeyForm;
+    use crate::structures::FilterKind;
 
     #[test]
     fn a_file_names_its_options_as_the_flag_does() {
@@ -110,10 +109,12 @@ mod tests {
             key_form: Some(KeyForm::Bytes),
             params: vec![("scale".into(), serde_json::json!(2))],
         };
-        let program = flags.attach("exec:true".parse().unwrap());
+        let program = FilterKind::named("exec:true")
+            .unwrap()
+            .with_program(flags.options());
         assert_eq!(program.program().key_form, KeyForm::Bytes);
         assert_eq!(program.program().params, flags.params);
-        let classic = flags.attach(FilterKind::default());
+        let classic = FilterKind::default().with_program(flags.options());
         assert_eq!(classic.program(), ProgramOptions::default());
     }
 }

@@ -83,7 +83,9 @@ impl Counts {
 pub(super) const REFUSED: &str = "refused: ";
 
 fn refusal(reason: &Value) -> String {
-    let reason = reason.as_str().map_or_else(|| reason.to_string(), str::to_string);
+    let reason = reason
+        .as_str()
+        .map_or_else(|| reason.to_string(), str::to_string);
     format!("{REFUSED}{reason}")
 }
 
@@ -113,10 +115,7 @@ pub(super) fn push_key(buffer: &mut Vec<u8>, mut key: u64) {
 
 /// Reads one reply line without its `\n`, at most `limit` bytes: `None` at the end of the
 /// output, an error for a longer line (what is left of it is never read).
-pub fn read_reply(
-    output: &mut impl BufRead,
-    limit: usize,
-) -> std::io::Result<Option<Vec<u8>>> {
+pub fn read_reply(output: &mut impl BufRead, limit: usize) -> std::io::Result<Option<Vec<u8>>> {
     let mut line = Vec::new();
     output
         .by_ref()
@@ -133,4 +132,48 @@ pub fn read_reply(
         )));
     }
     Ok(Some(line))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Cursor;
+
+    use proptest::prelude::*;
+
+    use super::read_reply;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+        /// Bound: on any bytes tried, every line read is within the limit and holds no
+        /// newline, and only a line longer than the limit is refused.
+        #[test]
+        fn the_reply_reader_keeps_within_its_limit(
+            bytes in prop::collection::vec(prop_oneof![Just(b'\n'), Just(b'0'), any::<u8>()], 0..400),
+            limit in 1usize..64,
+        ) {
+            let mut reader = Cursor::new(bytes.clone());
+            let mut consumed = 0usize;
+            loop {
+                match read_reply(&mut reader, limit) {
+                    Ok(Some(line)) => {
+                        prop_assert!(line.len() <= limit);
+                        prop_assert!(!line.contains(&b'\n'));
+                        consumed += line.len() + 1;
+                    }
+                    Ok(None) => {
+                        prop_assert!(consumed >= bytes.len());
+                        break;
+                    }
+                    Err(_) => {
+                        // Only a line longer than the limit is refused.
+                        let rest = &bytes[consumed.min(bytes.len())..];
+                        let line = rest.split(|&b| b == b'\n').next().unwrap_or_default();
+                        prop_assert!(line.len() > limit);
+                        break;
+                    }
+                }
+            }
+        }
+    }
 }

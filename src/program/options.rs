@@ -40,6 +40,6 @@ named_enum!(KeyForm, "key form");
 pub struct ProgramOptions {
     pub key_form: KeyForm,
     /// `--param KEY=VALUE`, added to the header in order (checked by
-    /// [`crate::structures::exec::sizing::parse_param`]).
+    /// [`super::sizing::parse_param`]).
     pub params: Vec<(String, Value)>,
 }

@@ -237,7 +237,10 @@ impl Session {
         let tail = lock(&self.stderr);
         match tail.is_empty() {
             true => String::new(),
-            false => format!("; its standard error ends: {}", Vec::from(tail.clone()).join(" | ")),
+            false => format!(
+                "; its standard error ends: {}",
+                Vec::from(tail.clone()).join(" | ")
+            ),
         }
     }
 }

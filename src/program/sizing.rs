@@ -1,19 +1,8 @@
-//! What a program's header carries beside the protocol's own fields: its size, by shape
-//! (`m`, `k`) or by `(n, fpr)` (a [`crate::structures::Sizing::Rate`] of a program, which
-//! sizes itself as most libraries do); and the constructor options of `--param KEY=VALUE`.
-//!
-//! The options travel on the filter's kind
-//! ([`crate::structures::program::ProgramOptions`]), as `--key-form` does.
+//! What a program's header carries beside the protocol's own fields and its size
+//! ([`super::Size`]): the constructor options of `--param KEY=VALUE`, which travel on the
+//! filter's kind ([`super::ProgramOptions`]), as `--key-form` does.
 
-use serde_json::{Map, Value, json};
-
-use crate::structures::Shape;
-
-/// The header's size fields for `shape`: its `m` and `k` (a rate goes through the
-/// structure's `for_rate`).
-pub fn shape_fields(shape: &Shape) -> Value {
-    json!({"m": shape.m, "k": shape.k})
-}
+use serde_json::{Map, Value};
 
 /// The header fields bloomlab writes itself, which `--param` may not set.
 pub const PROTOCOL_FIELDS: [&str; 7] = ["protocol", "n", "seed", "key_form", "fpr", "m", "k"];
@@ -44,6 +33,7 @@ pub fn add_params(header: &mut Map<String, Value>, params: &[(String, Value)]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn values_read_as_json_else_as_text() {
