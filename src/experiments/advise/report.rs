@@ -78,7 +78,7 @@ impl Record for AdviceRow {
             col("cost ns", Cell::Fixed("cost_ns", 1)),
             col("low", Cell::Fixed("cost_low", 1)),
             col("high", Cell::Fixed("cost_high", 1)),
-            col("speedup", Cell::Times("speedup")),
+            col("speedup", Cell::Times("speedup")).wide_only(),
             col("skyline", Cell::Plain("on_skyline")).wide_only(),
             col("chosen", Cell::Plain("chosen")).flags_when("true"),
             col("runner-up", Cell::Plain("runner_up")).wide_only(),
