@@ -179,3 +179,44 @@ fn dear_work_keeps_within_the_target() {
     assert_eq!(output.status.code(), Some(0), "{text}");
     assert!(text.contains("end to end not run"), "{text}");
 }
+
+/// A key file whose lines repeat was advised on in silence: `duplicate_keys` was not counted
+/// and nothing said that each filter held half the keys its closed forms assumed. advise now
+/// counts them as sweep-size does and says so in a note.
+#[test]
+fn duplicate_keys_in_a_key_file_are_counted_and_said() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("keys.txt");
+    let lines: String = (0..2)
+        .flat_map(|_| 1..=2000)
+        .map(|i| format!("{i}\n"))
+        .collect();
+    std::fs::write(&file, lines).unwrap();
+    let keys = format!("file:{}", file.display());
+    let output = bloomlab()
+        .args([
+            "advise",
+            "--keys",
+            &keys,
+            "--n",
+            "4000",
+            "--queries",
+            "2000",
+        ])
+        .args([
+            "--negative-share",
+            "0.9",
+            "--work-ns",
+            "20",
+            "--target-seconds",
+            "10",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(
+        text.contains("duplicate_keys = 2000 of n = 4000") && text.contains("2000 distinct keys"),
+        "{text}"
+    );
+}
