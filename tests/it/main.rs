@@ -26,6 +26,7 @@ mod exec;
 mod exec_counts;
 mod exec_faults;
 mod exec_memory;
+mod exec_reaping;
 mod exec_text_keys;
 mod family;
 mod faults;
