@@ -42,6 +42,7 @@ mod paths;
 mod peer_tables;
 mod peers;
 mod plot;
+mod quotient_repeats;
 mod report;
 mod ribbon;
 mod self_sizing;
