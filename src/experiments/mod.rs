@@ -469,7 +469,8 @@ impl MeasuredPlan {
             .map(|s| {
                 let operations = keys_of_setup(s) as f64;
                 let (m, k) = s.spec.nominal();
-                crate::params::preflight::weighted_operations(s.filter().clone(), k, m, operations)
+                let filter = (s.filter(), &s.keying.keys, s.n);
+                crate::params::preflight::keyed_operations(filter, k, m, operations)
             })
             .sum();
         let largest = (self.setups.iter())

@@ -161,6 +161,20 @@ pub fn weighted_operations(
     operations_seconds(filter, k, m, operations) / SECONDS_PER_KEY_OPERATION
 }
 
+/// [`weighted_operations`] of a filter fed the first n keys of a source, with what keys that
+/// repeat add to a quotient filter ([`quotient::repeated_keys_seconds`]).
+///
+/// [`quotient::repeated_keys_seconds`]: crate::structures::quotient::repeated_keys_seconds
+pub fn keyed_operations(
+    (filter, keys, n): (&crate::structures::FilterKind, &crate::keys::KeySpec, u64),
+    k: u32,
+    m: u64,
+    operations: f64,
+) -> f64 {
+    let repeats = crate::structures::quotient::repeated_keys_seconds(filter, keys, n, operations);
+    weighted_operations(filter.clone(), k, m, operations) + repeats / SECONDS_PER_KEY_OPERATION
+}
+
 /// CPU seconds per key of a program behind `exec:` and of bloomlab feeding it, timed by its
 /// probe ([`crate::program::seconds_per_key`]) once per parsed `--filter`
 /// ([`FilterKind::seconds_per_key`]); [`EXEC_SECONDS_PER_KEY`] when the probe fails (the run
@@ -216,10 +230,10 @@ impl Cost {
                 "yes",
                 "not given",
                 format!(
-                    "the run is estimated at {:.0} minutes (each insert and query weighed by the structure, its k, where its table lives and, for a peer crate or a program, its measured speed)",
+                    "the run is estimated at {:.0} minutes (each insert and query weighed by the structure, its k, where its table lives, the keys that repeat and, for a peer crate or a program, its measured speed)",
                     self.seconds() / 60.0,
                 ),
-                "fewer keys or queries, or --yes to run it anyway",
+                "fewer keys (--n) or queries, more distinct keys (--keys), or --yes to run it anyway",
             ));
         }
         Ok(())

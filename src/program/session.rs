@@ -3,7 +3,8 @@
 //! ([`Session::end`]) or dropped.
 
 use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
+use std::os::fd::AsRawFd;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex};
@@ -58,6 +59,9 @@ impl Session {
             .spawn()
             .map_err(|e| format!("cannot start sh -c: {e}"))?;
         crate::signals::register(child.id() as i32);
+        if let Some(input) = &child.stdin {
+            non_blocking(input);
+        }
         let (output, errors) = match (child.stdout.take(), child.stderr.take()) {
             (Some(output), Some(errors)) => (output, errors),
             _ => return Err("no pipes to the program".into()),
@@ -110,7 +114,14 @@ impl Session {
             Err(_) => {}
         }
         let input = self.input.as_mut().ok_or("its input is closed")?;
-        if let Err(e) = input.write_all(&self.buffer).and_then(|()| input.flush()) {
+        if let Err(e) = write_within(input, &self.buffer, self.timeout) {
+            if e.kind() == ErrorKind::TimedOut {
+                return Err(format!(
+                    "did not read its request within {} s (BLOOMLAB_EXEC_TIMEOUT){}",
+                    self.timeout.as_secs_f64(),
+                    self.stderr_lines()
+                ));
+            }
             return Err(format!(
                 "closed its input while bloomlab wrote the request ({e}){}",
                 self.ended()
@@ -245,6 +256,49 @@ impl Session {
     }
 }
 
+/// Makes the program's input non-blocking, so that [`write_within`] can give up on a
+/// program that stops reading (a blocking write would wait for it forever).
+fn non_blocking(input: &ChildStdin) {
+    let fd = input.as_raw_fd();
+    // SAFETY: fcntl(2) on a descriptor this process owns; it takes no pointers.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags >= 0 {
+            libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK);
+        }
+    }
+}
+
+/// Writes all of `bytes` to the program's (non-blocking) input, waiting at most `timeout` in
+/// all for the program to read them: past it, an error of kind `TimedOut`.
+fn write_within(input: &mut ChildStdin, bytes: &[u8], timeout: Duration) -> std::io::Result<()> {
+    let deadline = Instant::now() + timeout;
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        match input.write(rest) {
+            Ok(0) => return Err(ErrorKind::WriteZero.into()),
+            Ok(written) => rest = &rest[written..],
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) if e.kind() == ErrorKind::WouldBlock => {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    return Err(ErrorKind::TimedOut.into());
+                }
+                let mut ready = libc::pollfd {
+                    fd: input.as_raw_fd(),
+                    events: libc::POLLOUT,
+                    revents: 0,
+                };
+                let millis = left.as_millis().clamp(1, i32::MAX as u128) as i32;
+                // SAFETY: poll(2) reads and writes the one pollfd it is given.
+                unsafe { libc::poll(&mut ready, 1, millis) };
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
 /// Keeps the last [`STDERR_TAIL`] lines of the program's standard error.
 fn keep_tail(errors: impl Read, tail: &Mutex<VecDeque<String>>) {
     for line in BufReader::new(errors).lines() {
@@ -273,7 +327,7 @@ impl Session {
     pub fn end(&mut self) -> Option<String> {
         // A failed or ended session has already been killed and waited for.
         let mut input = self.input.take()?;
-        let _ = input.write_all(b"end\n").and_then(|()| input.flush());
+        let _ = write_within(&mut input, b"end\n", self.timeout);
         drop(input);
         let exited = self.wait_for_exit(self.timeout).is_some();
         kill_group(&self.child);

@@ -10,6 +10,7 @@ use super::interface::{Filter, FilterKind, Family, Membership, Origin, Structure
 use super::packed::Packed;
 use crate::error::{Error, Result};
 use crate::hash::{AppliedHash, HashFamily, HashScheme};
+use crate::keys::KeySpec;
 
 pub static STRUCTURE: Structure = Structure {
     name: "quotient",
@@ -47,6 +48,26 @@ pub const QUOTIENT_LOAD: f64 = 0.9;
 pub const QUOTIENT_META: u32 = 3;
 /// Widest remainder: rates down to about 2^-32.
 pub const QUOTIENT_MAX_REMAINDER: u32 = 32;
+
+/// Seconds per slot an operation walks or re-lays in a stretch grown by repeated keys: a fit
+/// to whole runs with `--keys strided:2^62` (docs/PERFORMANCE.md).
+const SECONDS_PER_STRETCH_SLOT: f64 = 6e-9;
+
+/// Seconds `operations` inserts and queries of `filter` spend in stretches grown by repeated
+/// keys, when the first n of `keys` hold only `distinct` distinct ones: each key's run has
+/// `r = n/distinct` entries, the runs push one another into stretches of at least r slots,
+/// and every insert re-lays (every query into it walks) about half of one:
+/// `operations · r/2` slots. Zero for another structure, or when no key repeats (random
+/// keys: the `1/(1-α)²` slots of a cluster are in the per-key cost).
+pub fn repeated_keys_seconds(filter: &FilterKind, keys: &KeySpec, n: u64, operations: f64) -> f64 {
+    let duplicates = keys.duplicates("keys", n).ok().flatten().unwrap_or(0);
+    let distinct = n - duplicates.min(n);
+    if !std::ptr::eq(filter.structure(), &STRUCTURE) || distinct == 0 || distinct >= n {
+        return 0.0;
+    }
+    let run = n as f64 / distinct as f64;
+    operations * run / 2.0 * SECONDS_PER_STRETCH_SLOT
+}
 
 const OCCUPIED: u64 = 1;
 const CONTINUATION: u64 = 2;
@@ -115,7 +136,9 @@ fn fpr_exact(n: u64, m: u64, k: u32) -> f64 {
 /// past the last slot stores nothing and is counted in [`QuotientFilter::failed_inserts`].
 ///
 /// Invariants: the runs of a stretch appear in the order of their quotients, which are the
-/// set occupied bits of the stretch; an entry never lies before its quotient.
+/// set occupied bits of the stretch; an entry never lies before its quotient. An insert
+/// costs its stretch's length, a query its cluster's: keys that repeat make both about
+/// n/distinct ([`repeated_keys_seconds`], charged by the estimates).
 #[derive(Clone, Debug)]
 pub struct QuotientFilter {
     slots: Packed,

@@ -252,6 +252,19 @@ impl AdvisePlan {
             queries: self.queries,
             contenders: self.contenders,
         };
-        run_cost(&sizes, largest.unwrap_or(0))
+        let mut cost = run_cost(&sizes, largest.unwrap_or(0));
+        cost.key_operations += self.repeated_keys_operations();
+        cost
+    }
+
+    /// The extra work of the quotient filter's reference on repeated keys, in key operations
+    /// ([`quotient::repeated_keys_seconds`]): its n inserts and its queries at least (its
+    /// contenders, if any, add as much again each).
+    fn repeated_keys_operations(&self) -> f64 {
+        use crate::structures::{FilterKind, quotient};
+        let reference = FilterKind::of(&quotient::STRUCTURE);
+        let operations = (self.n + self.queries) as f64;
+        quotient::repeated_keys_seconds(&reference, &self.keys, self.n, operations)
+            / crate::params::preflight::SECONDS_PER_KEY_OPERATION
     }
 }
