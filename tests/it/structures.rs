@@ -354,7 +354,7 @@ fn a_peer_left_out_of_the_build_is_refused_by_name() {
         assert!(error.to_string().contains("`peers` feature"), "{error}");
         assert!(peer.fpr_exact(100, 1_000, 7).is_nan());
     }
-    assert_cmd::crate::common::command()
+    crate::common::command()
         .args(["sweep-size", "--filter", "fastbloom", "--n", "1000"])
         .assert()
         .code(2)
