@@ -211,7 +211,11 @@ Examples:
         }
         outcome.table.notes.extend(both_ways::notes(&audit.rows));
         outcome.table.notes.extend(memory::notes(&audit.rows));
-        (outcome.table.notes).extend(crate::keys::duplicate_note(&plan.keys.keys(), plan.top()));
+        (outcome.table.notes).extend(crate::keys::duplicate_note(
+            &plan.keys.keys(),
+            plan.top(),
+            crate::keys::PREDICTED_FOR_DISTINCT,
+        ));
         (outcome.verdicts).extend(both_ways::verdicts(&audit.rows, plan.fail_below));
         outcome.skipped = plan.skipped.iter().map(|m| m.skipped.clone()).collect();
         Ok(outcome)

@@ -24,6 +24,7 @@ use rayon::prelude::*;
 use serde::de::DeserializeOwned;
 
 use crate::error::{Error, Result};
+use crate::keys::{PREDICTED_FOR_DISTINCT, duplicate_note};
 use crate::params::MeasureParams;
 use crate::params::preflight::Cost;
 use crate::pipeline::measure_counted;
@@ -493,7 +494,7 @@ impl MeasuredPlan {
         }
         let mut said = Vec::new();
         for setup in &self.setups {
-            let line = crate::keys::duplicate_note(&setup.keying.keys, setup.n);
+            let line = duplicate_note(&setup.keying.keys, setup.n, PREDICTED_FOR_DISTINCT);
             if let Some(line) = line.filter(|l| !said.contains(l)) {
                 said.push(line);
             }

@@ -305,15 +305,20 @@ impl Serialize for KeySpec {
     }
 }
 
+/// What the duplicates mean for the predictions of an experiment that measures as the
+/// pipeline does: every one is made for the distinct keys.
+pub const PREDICTED_FOR_DISTINCT: &str =
+    "every prediction is made for them (n stays the keys inserted, m/n their bits per key)";
+
 /// The note on the duplicate keys among the first n inserted (a key file, or a strided
-/// source past its period), or `None` when there are none or they were not counted.
-pub fn duplicate_note(keys: &KeySpec, n: u64) -> Option<String> {
+/// source past its period), ending with what they mean for the run's predictions
+/// (`consequence`), or `None` when there are none or they were not counted.
+pub fn duplicate_note(keys: &KeySpec, n: u64, consequence: &str) -> Option<String> {
     let duplicates = keys.duplicates("keys", n).ok().flatten()?;
     (duplicates > 0).then(|| {
         format!(
             "duplicate_keys = {duplicates} of n = {n} in {keys}: a repeated key sets no new bit, \
-             so the filter holds {} distinct keys, and every prediction is made for them \
-             (n stays the keys inserted, m/n their bits per key)",
+             so the filter holds {} distinct keys, and {consequence}",
             n - duplicates
         )
     })

@@ -24,6 +24,7 @@ pub use lines::check_text_keys;
 pub use options::{KeyForm, ProgramOptions};
 pub use probe::{cpu_seconds, seconds_per_key, sizes_itself};
 pub use running::{Memory, Program, Size};
+pub use session::{kill_group, wait_until};
 pub use timeout::exec_timeout;
 
 /// Most keys in one `insert` or `query` request (the protocol's bound).

@@ -21,8 +21,8 @@ use crate::error::{Error, Result};
 /// Lines of the program's standard error kept for failure messages.
 const STDERR_TAIL: usize = 5;
 
-/// Kills the program's process group (the program, its shell and anything they started).
-fn kill_group(child: &Child) {
+/// Kills a child's process group (the program, its shell and anything they started).
+pub fn kill_group(child: &Child) {
     if let Ok(pid) = i32::try_from(child.id()) {
         // SAFETY: kill(2) takes no pointers; a group already gone is ESRCH, ignored.
         unsafe {
@@ -234,14 +234,7 @@ impl Session {
     }
 
     fn wait_for_exit(&mut self, limit: Duration) -> Option<ExitStatus> {
-        let start = Instant::now();
-        loop {
-            match self.child.try_wait() {
-                Ok(Some(status)) => return Some(status),
-                Ok(None) if start.elapsed() < limit => thread::sleep(Duration::from_millis(5)),
-                _ => return None,
-            }
-        }
+        wait_until(&mut self.child, Instant::now() + limit)
     }
 
     fn stderr_lines(&self) -> String {
@@ -352,5 +345,16 @@ impl Drop for Session {
     /// failed, or it was a probe, so a late failure has nobody to go to.
     fn drop(&mut self) {
         self.end();
+    }
+}
+
+/// The child's exit status, or none when it is still running at `deadline`.
+pub fn wait_until(child: &mut Child, deadline: Instant) -> Option<ExitStatus> {
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Some(status),
+            Ok(None) if Instant::now() < deadline => thread::sleep(Duration::from_millis(5)),
+            _ => return None,
+        }
     }
 }

@@ -145,7 +145,11 @@ pub fn outcome(
         &checked,
         t_w,
     ));
-    notes.extend(duplicate_note(plan));
+    notes.extend(crate::keys::duplicate_note(
+        &plan.keys,
+        plan.n,
+        "the measured rates, which decide, are theirs; the closed forms that prune the search are for n",
+    ));
     let preamble = decision::lines(plan, &priced, choice, runner_up, (pick, end_to_end), t_w);
     let title = format!(
         "advise: n = {}, σ = {}, t_w = {t_w:.1} ns{}: cost per query of each contender",
@@ -164,23 +168,6 @@ pub fn outcome(
         plate: plate(plan, &priced),
         skipped: Vec::new(),
         repeatable: Some(Box::new(repeatable)),
-    })
-}
-
-/// The duplicate keys among the n inserted, counted as sweep-size counts them: the measured
-/// rates, which decide, are those of the distinct keys; the closed forms that prune the
-/// search are for n.
-fn duplicate_note(plan: &AdvisePlan) -> Option<String> {
-    let duplicates = plan.keys.duplicates("keys", plan.n).ok().flatten()?;
-    (duplicates > 0).then(|| {
-        format!(
-            "duplicate_keys = {duplicates} of n = {} in {}: a repeated key sets no new bit, so \
-             each filter holds {} distinct keys; the measured rates, which decide, are theirs, \
-             the closed forms that prune the search are for n",
-            plan.n,
-            plan.keys,
-            plan.n - duplicates
-        )
     })
 }
 

@@ -7,12 +7,12 @@
 
 use std::io::Read;
 use std::path::Path;
-use std::process::{Command, ExitStatus, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 use crate::experiments::Skipped;
-use crate::program::{exec_timeout, shell_word};
+use crate::program::{exec_timeout, kill_group, shell_word, wait_until};
 use crate::structures::FilterKind;
 
 /// An adapter that `adapters/install` checked and recorded as ready.
@@ -116,10 +116,7 @@ fn run_list(
     let stdout = read_all(child.stdout.take());
     let stderr = read_all(child.stderr.take());
     let status = wait_until(&mut child, Instant::now() + timeout);
-    // SAFETY: kill(2) takes no pointers; a group already gone is ESRCH, ignored.
-    unsafe {
-        libc::kill(-pid, libc::SIGKILL);
-    }
+    kill_group(&child);
     crate::signals::unregister(pid);
     let Some(status) = status else {
         let _ = child.wait();
@@ -149,17 +146,6 @@ fn read_all<R: Read + Send + 'static>(pipe: Option<R>) -> std::thread::JoinHandl
         }
         bytes
     })
-}
-
-/// The child's exit status, or none when it is still running at `deadline`.
-fn wait_until(child: &mut std::process::Child, deadline: Instant) -> Option<ExitStatus> {
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) => return Some(status),
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(10)),
-            _ => return None,
-        }
-    }
 }
 
 /// The adapters of a `list --manifest` output: one line per adapter, NAME, STATUS, COMMAND
