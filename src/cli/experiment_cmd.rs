@@ -85,14 +85,14 @@ fn run_experiment(experiment: &dyn Registered, matches: &ArgMatches) -> Result<E
         return run_shard(experiment, matches, (shard, partial), &args);
     }
     experiment.planning_cost(matches)?.check(args.yes)?;
-    // The output paths before planning, which for some experiments (advise) is itself work.
     check_outputs(&args)?;
     let prepared = experiment.prepare_matches(matches)?;
     run_prepared(experiment.name(), prepared, &args)
 }
 
-/// `--out` and `--plot` writable and distinct.
-fn check_outputs(args: &RunArgs) -> Result<()> {
+/// `--out` and `--plot` writable and distinct: checked before planning, which for some
+/// experiments (advise) is itself work.
+pub(super) fn check_outputs(args: &RunArgs) -> Result<()> {
     if let Some(path) = &args.output.out {
         preflight::check_output("out", path)?;
     }
@@ -171,14 +171,13 @@ fn command_line() -> Vec<String> {
     words
 }
 
-/// Runs a validated experiment and prints, writes and exits as its flags say (also what
+/// Runs a validated experiment, its outputs checked ([`check_outputs`]), and prints, writes and exits as its flags say (also what
 /// `merge` runs, its counts carried in).
 pub(super) fn run_prepared(
     name: &str,
     prepared: Box<dyn Prepared>,
     args: &RunArgs,
 ) -> Result<ExitCode> {
-    check_outputs(args)?;
     prepared.cost().check(args.yes)?;
     let bar = progress_bar(args.output.quiet, "keys");
     bar.set_message(name.to_string());

@@ -12,7 +12,7 @@ use bloomlab::shard::read_part;
 use bloomlab::{Error, Result, experiments};
 
 use super::command::Fixed;
-use super::experiment_cmd::{RunArgs, run_prepared};
+use super::experiment_cmd::{RunArgs, check_outputs, run_prepared};
 use super::output::{parse_format, parse_plot_path};
 
 /// `bloomlab merge`.
@@ -95,6 +95,7 @@ fn run_merge(args: &MergeArgs) -> Result<ExitCode> {
         .ok_or_else(|| unreadable(format!("`{name}` is not cut into units of work")))?;
     let mut run = RunArgs::from_arg_matches(sub).map_err(|e| Error::Output(e.to_string()))?;
     override_output(&mut run, args);
+    check_outputs(&run)?;
     let mut prepared = experiment.prepare_matches(sub)?;
     let rows = prepared
         .rows()
