@@ -30,13 +30,24 @@ def _children():
     if registry is None:
         registry = types.ModuleType("_bloomlab_dask_children")
         registry.children, registry.lock, registry.checked = {}, threading.Lock(), set()
-        registry.setpriv = shutil.which("setpriv") if sys.platform.startswith("linux") else None
+        registry.setpriv = _setpriv()
         registry = sys.modules.setdefault("_bloomlab_dask_children", registry)
     return registry
 
 
 class Refused(Exception):
     """A worker that must not count: another build, or a file the command names missing."""
+
+
+def _setpriv():
+    """setpriv, where it takes --pdeathsig (util-linux 2.33 and later), else None."""
+    setpriv = shutil.which("setpriv") if sys.platform.startswith("linux") else None
+    try:
+        probe = [setpriv, "--pdeathsig", "TERM", "--", sys.executable, "-c", ""]
+        works = setpriv and subprocess.run(probe, capture_output=True, timeout=60).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        works = False
+    return setpriv if works else None
 
 
 def _die_with_parent():
