@@ -1,9 +1,11 @@
 """What runs on a Dask worker: the checks before work, and one shard of a bloomlab run.
 
 These functions are pickled by value (the workers need Dask, not this package). A shard runs
-the worker's `bloomlab` as a child in its own process group that dies with its parent
+the worker's `bloomlab` as a child in its own session, sent SIGTERM when the worker dies
 (PR_SET_PDEATHSIG on Linux), registered (`_children`) so that `kill_children` (the driver's
-Ctrl-C) can end it; its partial file's text is the task's result.
+Ctrl-C) can end it; its partial file's text is the task's result. A bloomlab is ended by
+SIGTERM first, whose handler kills the process groups of the programs it runs (`exec:`):
+SIGKILL alone would leave them behind.
 """
 
 import os
@@ -16,6 +18,8 @@ import tempfile
 import threading
 import types
 
+# Seconds a bloomlab has to end on SIGTERM before its group gets SIGKILL.
+GRACE = 5.0
 
 
 def _children():
@@ -26,6 +30,7 @@ def _children():
     if registry is None:
         registry = types.ModuleType("_bloomlab_dask_children")
         registry.children, registry.lock, registry.checked = {}, threading.Lock(), set()
+        registry.setpriv = _setpriv()
         registry = sys.modules.setdefault("_bloomlab_dask_children", registry)
     return registry
 
@@ -34,17 +39,39 @@ class Refused(Exception):
     """A worker that must not count: another build, or a file the command names missing."""
 
 
+def _setpriv():
+    """setpriv, where it takes --pdeathsig (util-linux 2.33 and later), else None."""
+    setpriv = shutil.which("setpriv") if sys.platform.startswith("linux") else None
+    try:
+        probe = [setpriv, "--pdeathsig", "TERM", "--", sys.executable, "-c", ""]
+        works = setpriv and subprocess.run(probe, capture_output=True, timeout=60).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        works = False
+    return setpriv if works else None
+
+
 def _die_with_parent():
-    """In the child, before exec: its own process group, killed when the worker dies."""
-    os.setsid()
+    """In the child, before exec, where there is no setpriv: SIGTERM when the worker dies."""
     if sys.platform.startswith("linux"):
         try:
             import ctypes
 
             libc = ctypes.CDLL("libc.so.6", use_errno=True)
-            libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+            libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
         except OSError:
             pass
+
+
+def _spawn(args, **options):
+    """`args` in a session of its own that gets SIGTERM when this worker dies. Through
+    `setpriv --pdeathsig` where there is one: a `preexec_fn` makes Python fork the whole
+    worker instead of vfork, 50 ms a task on a loaded machine, and is unsafe in a threaded
+    process."""
+    setpriv = _children().setpriv
+    if setpriv:
+        args = [setpriv, "--pdeathsig", "TERM", "--", *args]
+        return subprocess.Popen(args, start_new_session=True, **options)
+    return subprocess.Popen(args, start_new_session=True, preexec_fn=_die_with_parent, **options)
 
 
 def _where(dask_worker=None):
@@ -109,10 +136,7 @@ def run_shard(bloomlab, build, paths, command, index, count, timeout, attempts=3
 def _run(args, env, timeout):
     """Runs bloomlab as a registered child; (exit code or "timeout", stderr)."""
     with tempfile.TemporaryFile() as err:
-        child = subprocess.Popen(
-            args, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=err, preexec_fn=_die_with_parent,
-        )
+        child = _spawn(args, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
         registry = _children()
         with registry.lock:
             registry.children[child.pid] = child
@@ -131,11 +155,17 @@ def _run(args, env, timeout):
 
 
 def _kill(child):
-    try:
-        os.killpg(child.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    child.wait()
+    """SIGTERM to the child's group, SIGKILL after GRACE seconds if it still runs."""
+    for sig, wait in [(signal.SIGTERM, GRACE), (signal.SIGKILL, None)]:
+        try:
+            os.killpg(child.pid, sig)
+        except ProcessLookupError:
+            pass
+        try:
+            child.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            pass
 
 
 def kill_children():

@@ -28,10 +28,13 @@ for w in $what; do
     overhead)
         q=2e8
         for s in 1000 0.001; do
-            t=$(clock bloomlab-dask --bloomlab "$bloomlab" --shard-seconds $s -- "${classic[@]}" --seed 6 --queries $q --out "$here/overhead.csv" 2> "$here/overhead-$s.err")
-            echo "overhead shard-seconds=$s queries=$q seconds=$t $(grep -m1 'shards on' "$here/overhead-$s.err")" | tee -a "$here/log.txt"
-            rm "$here/overhead-$s.err"
+            # cpu: user + system seconds of the driver, its workers and every bloomlab they ran
+            t=$(clock /usr/bin/time -f '%U %S' -o "$here/overhead-$s.cpu" bloomlab-dask --bloomlab "$bloomlab" --shard-seconds $s -- "${classic[@]}" --seed 6 --queries $q --out "$here/overhead.csv" 2> "$here/overhead-$s.err")
+            cpu=$(awk '{ print $1 + $2 }' "$here/overhead-$s.cpu")
+            echo "overhead shard-seconds=$s queries=$q seconds=$t cpu=$cpu $(grep -m1 'shards on' "$here/overhead-$s.err")" | tee -a "$here/log.txt"
+            rm "$here/overhead-$s.err" "$here/overhead-$s.cpu"
         done
+        rm -f "$here/overhead.csv"
         ;;
     low)
         q=1e10

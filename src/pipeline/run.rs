@@ -21,7 +21,8 @@ const PARALLEL_CHUNK: u64 = 1 << 20;
 /// How a trial uses the cores; both give identical results.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Threads {
-    /// One thread below [`PARALLEL_THRESHOLD`], all cores above it.
+    /// One thread below [`PARALLEL_THRESHOLD`] or where rayon has one (a Dask task's: its
+    /// parallel insert only costs there), all cores otherwise.
     Auto,
     Sequential,
     Parallel,
@@ -31,7 +32,7 @@ impl Threads {
     /// Whether `keys` inserted and queried keys run on all cores.
     pub fn parallel(self, keys: u64) -> bool {
         match self {
-            Threads::Auto => keys >= PARALLEL_THRESHOLD,
+            Threads::Auto => keys >= PARALLEL_THRESHOLD && rayon::current_num_threads() > 1,
             Threads::Sequential => false,
             Threads::Parallel => true,
         }

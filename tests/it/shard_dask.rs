@@ -444,3 +444,71 @@ fn a_worker_of_another_build_or_without_a_key_file_is_refused_before_work() {
     assert_none_left("41");
     assert_none_left("42");
 }
+
+/// Whether process `pid` still runs (a zombie waiting for its reaper does not).
+fn alive(pid: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|stat| {
+        stat.rsplit_once(") ")
+            .is_some_and(|(_, rest)| !rest.starts_with('Z'))
+    })
+}
+
+#[test]
+fn a_task_past_the_timeout_is_killed_with_its_program_and_retried() {
+    let Some(dask) = dask_bin() else { return };
+    let bin_dir = bloomlab_bin().parent().unwrap().to_path_buf();
+    let mut cluster = start_cluster(&dask, |_| path_with(&bin_dir));
+    let cwd = tempfile::tempdir().unwrap();
+    // The program hangs on its first start in a task (the driver's own runs, which size the
+    // run, carry HANG_NOT), and answers from then on.
+    let marker = cwd.path().join("hung");
+    let program = cwd.path().join("hangs-once.sh");
+    let script = format!(
+        "#!/bin/sh\nif [ -z \"$HANG_NOT\" ] && mkdir '{m}' 2>/dev/null; then\n  echo $$ > '{m}/pid'\n  exec sleep 600\nfi\nexec {} \"$@\"\n",
+        exec_fixture(),
+        m = marker.display()
+    );
+    std::fs::write(&program, script).unwrap();
+    std::fs::set_permissions(
+        &program,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let filter = format!("exec:{}", program.display());
+    let command = [
+        "sweep-size",
+        "--seed",
+        "51",
+        "--filter",
+        &filter,
+        "--n",
+        "2000",
+        "--queries",
+        "1100000",
+        "-q",
+    ];
+    let flags = [
+        "--shard-seconds",
+        "0.01",
+        "--min-workers",
+        "2",
+        "--task-timeout",
+        "10",
+    ];
+    let mut run = driver(&dask, &cluster.address, cwd.path(), &flags, &command);
+    run.env("HANG_NOT", "1");
+    let out = run_driver(&mut cluster.group, run, |_, _, _| {});
+    let pid = std::fs::read_to_string(marker.join("pid")).expect("a task hung");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while alive(pid.trim()) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let left = alive(pid.trim());
+    if left {
+        unsafe { libc::kill(pid.trim().parse().unwrap(), libc::SIGKILL) };
+    }
+    assert!(!left, "the hung program was left behind");
+    same_as_single(&out, &command);
+    drop(cluster);
+    assert_none_left("51");
+}
