@@ -114,41 +114,45 @@ fn peer(
     })
 }
 
-/// Every contender: bloomlab's classic, blocked and split-block designs on multiply-shift
-/// (with `full`, also the 1024-bit blocked one), its classic and blocked designs on double
-/// hashing (one hash pair per key, then an add per probe: for classic the derivation
-/// fastbloom uses, so that like meets like as well as the default meets the fastest) and,
-/// with the `peers` feature, the crates of the classic design:
-/// fastbloom on foldhash, bloomfilter on SipHash-1-3 (the only hash it takes); and of the
-/// split-block design: sbbf-rs, timed with its hashing, bloomlab's multiply-shift. No Rust
-/// crate implements the 512-bit blocked design (fastbloom probes k words anywhere in its
-/// table), so those rows have no peer ratio ([`NO_BLOCKED_PEER`]).
-pub fn contenders(full: bool) -> Vec<Contender> {
-    use crate::structures::{blocked, blocked_1024, classic, split_block};
-    let designs: &[&'static Structure] = if full {
-        &[
-            &classic::STRUCTURE,
-            &blocked::STRUCTURE,
-            &split_block::STRUCTURE,
-            &blocked_1024::STRUCTURE,
-        ]
-    } else {
-        &[
-            &classic::STRUCTURE,
-            &blocked::STRUCTURE,
-            &split_block::STRUCTURE,
-        ]
+/// A design bloomlab times: its structure and the hash schemes it is timed on. One line each
+/// in [`DESIGNS`].
+type Design = (&'static Structure, &'static [HashScheme]);
+
+/// Multiply-shift alone, and with double hashing (one pair per key, then an add per probe:
+/// for classic the derivation fastbloom uses, so that like meets like).
+const MS: &[HashScheme] = &[HashScheme::MultiplyShift];
+const MS_DH: &[HashScheme] = &[HashScheme::MultiplyShift, HashScheme::DoubleHashing];
+
+/// bloomlab's designs in the bench, in the order of its table: classic and every
+/// cache-friendly one.
+static DESIGNS: [Design; 6] = {
+    use crate::structures::{
+        blocked, blocked_1024, classic, register_blocked, sectorized, split_block,
     };
+    [
+        (&classic::STRUCTURE, MS_DH),
+        (&blocked::STRUCTURE, MS_DH),
+        (&split_block::STRUCTURE, MS),
+        (&blocked_1024::STRUCTURE, MS),
+        (&register_blocked::STRUCTURE, MS),
+        (&sectorized::STRUCTURE, MS),
+    ]
+};
+
+/// Every contender: bloomlab's [`DESIGNS`] on each of their hashes and, with the `peers`
+/// feature, the crates of the classic design: fastbloom on foldhash, bloomfilter on
+/// SipHash-1-3 (the only hash it takes); and of the split-block design: sbbf-rs, timed with
+/// its hashing, bloomlab's multiply-shift. No Rust crate implements the other designs
+/// (fastbloom probes k words anywhere in its table), so those rows have no peer ratio
+/// ([`NO_BLOCKED_PEER`]).
+pub fn contenders() -> Vec<Contender> {
     #[cfg_attr(
         not(feature = "peers"),
         expect(unused_mut, reason = "peers are pushed below")
     )]
-    let mut all: Vec<Contender> = designs
+    let mut all: Vec<Contender> = DESIGNS
         .iter()
-        .map(|&design| own(design, HashScheme::MultiplyShift))
-        .chain(
-            [&classic::STRUCTURE, &blocked::STRUCTURE].map(|d| own(d, HashScheme::DoubleHashing)),
-        )
+        .flat_map(|&(design, hashes)| hashes.iter().map(move |&hash| own(design, hash)))
         .collect();
     #[cfg(feature = "peers")]
     {
@@ -168,8 +172,17 @@ pub fn contenders(full: bool) -> Vec<Contender> {
     all
 }
 
+/// The k a design is timed at when asked for k: its own ([`FilterKind::k_for`]), then the
+/// least k' ≥ it that its layout takes (cache-sector's k is a multiple of its 2 groups).
+pub fn bench_k(design: &FilterKind, k: u32) -> u32 {
+    let k = design.k_for(k);
+    (k..k.saturating_add(64))
+        .find(|&k| design.layout(1 << 20, k).is_ok())
+        .unwrap_or(k)
+}
+
 /// Why the blocked rows have no peer ratio.
-pub const NO_BLOCKED_PEER: &str = "no Rust crate implements the 512-bit blocked design (fastbloom probes k words anywhere in its table, a classic filter), so blocked has no peer ratio";
+pub const NO_BLOCKED_PEER: &str = "no Rust crate implements the blocked, blocked-1024, reg-blocked or cache-sector designs (fastbloom probes k words anywhere in its table, a classic filter), so they have no peer ratio";
 
 /// Cache lines a key must touch: the lines a query of the design reads
 /// ([`Structure::lines_per_query`]): a classic filter's k probes on insert and on a present
@@ -197,7 +210,7 @@ pub struct BenchConfig {
     /// Passes per figure: the median is reported, with the fastest and slowest.
     pub passes: u32,
     pub seed: u64,
-    /// The long sweep: every contender at every size, and the 1024-bit blocked design.
+    /// The long sweep: every contender at every size.
     pub full: bool,
     /// The vector path bloomlab's filters are forced onto (`--simd`); none: the widest
     /// this CPU runs.
@@ -207,7 +220,7 @@ pub struct BenchConfig {
 /// One contender, one operation, at one size and k.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct BenchRow {
-    /// The design: classic, blocked, split-block, blocked-1024.
+    /// The design: classic, blocked, split-block, blocked-1024, reg-blocked, cache-sector.
     pub structure: String,
     /// Whose implementation: bloomlab, or the peer crate's name.
     pub peer: String,
@@ -316,7 +329,7 @@ impl<'c> Entrant<'c> {
         rounds: u32,
         seed: u64,
     ) -> Result<Self> {
-        let k = contender.design.k_for(k);
+        let k = bench_k(&contender.design, k);
         let mut filter = contender.build(run.size.m, k, run.n, seed, run.simd)?;
         if !reinsert_is_idempotent(&*filter) {
             return Err(crate::error::Error::Unsupported {
@@ -473,7 +486,7 @@ fn set_peer_ratios(rows: &mut [BenchRow]) {
 /// Times every contender at every size and k, a design at a time ([`time_design`]); each
 /// size's limit is the median of the line-read passes taken among them.
 pub fn run(config: &BenchConfig, progress: &ProgressBar) -> Result<(Vec<BenchRow>, Vec<LineRate>)> {
-    let contenders = contenders(config.full);
+    let contenders = contenders();
     let mut designs: Vec<FilterKind> = Vec::new();
     for contender in &contenders {
         if !designs.contains(&contender.design) {
@@ -503,7 +516,8 @@ pub fn run(config: &BenchConfig, progress: &ProgressBar) -> Result<(Vec<BenchRow
                 let design: Vec<&Contender> = of_design
                     .clone()
                     .filter(|c| {
-                        let fixed_k_again = c.design.k_for(k) != k && i > 0;
+                        let at = |k| bench_k(&c.design, k);
+                        let fixed_k_again = config.ks[..i].iter().any(|&e| at(e) == at(k));
                         let skipped = size.label == "out-of-cache"
                             && !config.full
                             && c.in_cache_only.is_some();
@@ -551,7 +565,7 @@ mod tests {
             simd: None,
             cpu: String::new(),
         };
-        let all = contenders(false);
+        let all = contenders();
         let mut entrant = Entrant::enter(&all[0], 7, &run, 3, seed).unwrap();
         assert_eq!(entrant.filters.len(), 3);
         let bits: Vec<u64> = entrant.filters.iter().map(|f| f.set_bits()).collect();

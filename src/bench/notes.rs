@@ -40,7 +40,7 @@ pub(super) fn notes(rows: &[BenchRow], limits: &[LineRate], config: &BenchConfig
         notes.push("in cache each pass times its own copy of the filter (its own allocation), since where a filter lies can move an in-cache insert by up to 2x: a max far above the median may be one placement's".into());
     }
     if !full {
-        for contender in contenders(false) {
+        for contender in contenders() {
             if let Some(why) = contender.in_cache_only {
                 let peer = contender.peer;
                 notes.push(format!("{peer} ({why}) is timed out of cache with --full"));

@@ -96,7 +96,7 @@ pub fn bench_table(config: &BenchConfig, progress: &ProgressBar) -> Result<Table
     let mut table = Table::from_rows(title, &rows)?;
     table.notes = trust_notes(&shared, &limits, machine.cpus);
     table.notes.extend(notes(&rows, &limits, config));
-    if contenders(config.full).iter().all(|c| c.peer == "bloomlab") {
+    if contenders().iter().all(|c| c.peer == "bloomlab") {
         table.notes.push(
             "peers not built: this build left out the `peers` feature (on by default)".into(),
         );

@@ -131,29 +131,31 @@ pub const LIMB_LANES: usize = 8;
 
 /// [`Lanes`] in 32-bit limbs, for vector code without 64-bit products (AVX2): the high 32
 /// bits of `g_i = mul_i·y + add_i + c` from one 32×32→64 product and two 32-bit ones, in
-/// eight lanes of a register, exactly the high half of [`Lanes::index`]'s g. With `u = lo·2^32`
-/// splitting each value into high and low halves (`mul_i = mh·2^32 + ml`, `y = yh·2^32 + yl`,
-/// `add_i = ah·2^32 + al`, `c = ch·2^32 + cl`):
+/// eight lanes of a register, exactly the high half of [`Lanes::index`]'s g. With
+/// `mul_i = mh·2^32 + ml` and `y = yh·2^32 + yl`, `mul_i·y ≡ ml·yl + 2^32·(mh·yl + ml·yh)`
+/// (mod 2^64), so
 ///
-/// `g_i >> 32 = (L >> 32) + mh·yl + ml·yh + ah + ch  (mod 2^32)`, `L = ml·yl + al + cl`,
+/// `g_i >> 32 = (L >> 32) + mh·yl + ml·yh  (mod 2^32)`, `L = ml·yl + add_i + c  (mod 2^64)`:
 ///
-/// where L, at most `(2^32-1)^2 + 2(2^32-1) = 2^64 - 1`, does not overflow 64 bits.
-/// Chunk c holds lanes `8c..8c + 8`; the 64-bit products go two registers a chunk, the
-/// even lanes in one and the odd in the other, so that their high halves interleave back
-/// into lane order with one blend.
+/// adding `2^32·X` to L leaves its low half and adds X to its high half, mod 2^32.
+/// Chunk c holds lanes `8c..8c + 8`; the 64-bit sums go two registers a chunk, the even
+/// lanes in one and the odd in the other, so that their high halves interleave back into
+/// lane order with one blend. The cross products take y as broadcast (32-bit lanes
+/// alternating yl, yh) and with its halves swapped: lane i's `by_y` multiplies the half
+/// of y in its own position, `by_swapped` the other.
 #[derive(Clone, Debug)]
 #[repr(C, align(64))]
 pub struct Limbs {
     /// `ml` of lanes `8c + 2j` (`even[c][j]`) and `8c + 2j + 1` (`odd[c][j]`), zero-extended.
     pub even_mul: [[u64; 4]; SLOTS / LIMB_LANES],
     pub odd_mul: [[u64; 4]; SLOTS / LIMB_LANES],
-    /// `al`, as the multipliers.
+    /// `add_i`, whole, as the multipliers.
     pub even_add: [[u64; 4]; SLOTS / LIMB_LANES],
     pub odd_add: [[u64; 4]; SLOTS / LIMB_LANES],
-    /// `mh`, `ml` and `ah` of lanes `8c..8c + 8`.
-    pub mul_high: [[u32; LIMB_LANES]; SLOTS / LIMB_LANES],
-    pub mul_low: [[u32; LIMB_LANES]; SLOTS / LIMB_LANES],
-    pub add_high: [[u32; LIMB_LANES]; SLOTS / LIMB_LANES],
+    /// Lane i of chunk c: `mh` for even i, `ml` for odd (against yl, yh in turn).
+    pub by_y: [[u32; LIMB_LANES]; SLOTS / LIMB_LANES],
+    /// Lane i of chunk c: `ml` for even i, `mh` for odd (against yh, yl in turn).
+    pub by_swapped: [[u32; LIMB_LANES]; SLOTS / LIMB_LANES],
 }
 
 impl Limbs {
@@ -165,15 +167,17 @@ impl Limbs {
         let words = |of: &dyn Fn(usize) -> u32| -> [[u32; LIMB_LANES]; SLOTS / LIMB_LANES] {
             std::array::from_fn(|c| std::array::from_fn(|j| of(LIMB_LANES * c + j)))
         };
-        let low = |v: u64| v & 0xffff_ffff;
+        let (low, high) = (
+            |i: usize| lanes.mul[i] as u32,
+            |i: usize| (lanes.mul[i] >> 32) as u32,
+        );
         Limbs {
-            even_mul: chunks(&|i| low(lanes.mul[i])),
-            odd_mul: chunks(&|i| low(lanes.mul[i + 1])),
-            even_add: chunks(&|i| low(lanes.add[i])),
-            odd_add: chunks(&|i| low(lanes.add[i + 1])),
-            mul_high: words(&|i| (lanes.mul[i] >> 32) as u32),
-            mul_low: words(&|i| lanes.mul[i] as u32),
-            add_high: words(&|i| (lanes.add[i] >> 32) as u32),
+            even_mul: chunks(&|i| low(i).into()),
+            odd_mul: chunks(&|i| low(i + 1).into()),
+            even_add: chunks(&|i| lanes.add[i]),
+            odd_add: chunks(&|i| lanes.add[i + 1]),
+            by_y: words(&|i| if i % 2 == 0 { high(i) } else { low(i) }),
+            by_swapped: words(&|i| if i % 2 == 0 { low(i) } else { high(i) }),
         }
     }
 
@@ -181,18 +185,20 @@ impl Limbs {
     /// scalar twin of the vector code.
     pub fn high(&self, i: usize, (y, c): (u64, u64)) -> u32 {
         let (chunk, lane) = ((i % SLOTS) / LIMB_LANES, i % LIMB_LANES);
-        let (ml, al) = match lane % 2 {
+        let (ml, add) = match lane % 2 {
             0 => (self.even_mul, self.even_add),
             _ => (self.odd_mul, self.odd_add),
         };
-        let (ml, al) = (ml[chunk][lane / 2], al[chunk][lane / 2]);
-        let big = ml * (y & 0xffff_ffff) + al + (c & 0xffff_ffff);
-        let (yl, yh, ch) = (y as u32, (y >> 32) as u32, (c >> 32) as u32);
+        let big = (ml[chunk][lane / 2] * (y & 0xffff_ffff))
+            .wrapping_add(add[chunk][lane / 2])
+            .wrapping_add(c);
+        let (own, other) = match lane % 2 {
+            0 => (y as u32, (y >> 32) as u32),
+            _ => ((y >> 32) as u32, y as u32),
+        };
         ((big >> 32) as u32)
-            .wrapping_add(self.mul_high[chunk][lane].wrapping_mul(yl))
-            .wrapping_add(self.mul_low[chunk][lane].wrapping_mul(yh))
-            .wrapping_add(self.add_high[chunk][lane])
-            .wrapping_add(ch)
+            .wrapping_add(self.by_y[chunk][lane].wrapping_mul(own))
+            .wrapping_add(self.by_swapped[chunk][lane].wrapping_mul(other))
     }
 }
 

@@ -277,30 +277,35 @@ macro_rules! entries {
         pub(super) fn test_many(kernel: &Kernel, blocks: &Blocks, keys: &[u64], answers: &mut [bool]) {
             let k = kernel.k;
             let in_cache = !prefetch_pays(&blocks.words);
-            match (kernel.design, in_cache) {
-                (Design::Blocked512, true) => test_cached::<8>(kernel, &blocks.words, keys, answers),
-                (Design::Split256, true) => test_cached::<4>(kernel, &blocks.words, keys, answers),
-                (Design::Blocked512, false) => {
+            let words = &blocks.words;
+            match (kernel.design, in_cache, kernel.lanes.pairs()) {
+                (Design::Blocked512, true, true) => test_cached::<8, true>(kernel, words, keys, answers),
+                (Design::Blocked512, true, false) => test_cached::<8, false>(kernel, words, keys, answers),
+                (Design::Split256, true, true) => test_cached::<4, true>(kernel, words, keys, answers),
+                (Design::Split256, true, false) => test_cached::<4, false>(kernel, words, keys, answers),
+                (Design::Blocked512, false, _) => {
                     blocks.all_set_many_with(keys, answers, |x, b| unsafe { test512(kernel, k, x, b) })
                 }
-                (Design::Split256, false) => {
+                (Design::Split256, false, _) => {
                     blocks.all_set_many_with(keys, answers, |x, b| unsafe { test256(kernel, x, b) })
                 }
             }
         }
 
-        /// Key by key in one loop, for a block of `W` words: a function of its own, so that
-        /// the loop's values stay in registers.
+        /// Key by key in one loop, for a block of `W` words and lanes of double hashing
+        /// (`PAIR`) or multiply-shift ([`crate::hash::Lanes::key_of`]): a function of its
+        /// own, so that the loop's values stay in registers.
         $(#[$attr])*
         #[inline(never)]
         #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
-        fn test_cached<const W: usize>(kernel: &Kernel, words: &[u64], keys: &[u64], answers: &mut [bool]) {
+        fn test_cached<const W: usize, const PAIR: bool>(kernel: &Kernel, words: &[u64], keys: &[u64], answers: &mut [bool]) {
             let k = kernel.k;
             for (answer, &key) in answers.iter_mut().zip(keys) {
                 let block = kernel.block::<W>(words, key);
+                let lanes = kernel.lanes.key_of::<PAIR>(key);
                 *answer = match W {
-                    8 => unsafe { test512(kernel, k, key, block) },
-                    _ => unsafe { test256(kernel, key, block) },
+                    8 => unsafe { test512_of(kernel, k, lanes, block) },
+                    _ => unsafe { test256_of(kernel, lanes, block) },
                 };
             }
         }

@@ -12,13 +12,13 @@
 
 use std::cell::RefCell;
 
-use super::blocks::{BLOCK_SEED, poisson_mixture, smallest_size, whole_blocks};
+use super::blocks::{BLOCK_SEED, Index, poisson_mixture, smallest_size, whole_blocks};
 use super::interface::{
     CACHE_LINE_BITS, Filter, FilterKind, Family, Membership, Origin, Shape, Structure, check_answers,
 };
 use crate::error::{Error, Result};
 use crate::structures::bloom::popcount;
-use crate::hash::{AppliedHash, HashFamily, Simd};
+use crate::hash::{AppliedHash, HashFamily, Simd, with_index};
 use crate::words::Words;
 
 /// Bits in a cache-sectorized filter's block: one cache line.
@@ -301,6 +301,13 @@ impl SectorizedFilter {
 
     #[inline(always)]
     fn probe(&self, key: u64) -> Probe {
+        self.probe_with(HashFamily::index, key)
+    }
+
+    /// [`Self::probe`] with `bits`' index function given ([`with_index`]), so that a batch
+    /// dispatches on its path once rather than at every bit.
+    #[inline(always)]
+    fn probe_with(&self, bit: Index, key: u64) -> Probe {
         let base = self.chooser.index(0, key) as usize * self.words_per_block;
         let per = (self.k as usize) / self.groups;
         let mut probe = Probe::default();
@@ -311,7 +318,7 @@ impl SectorizedFilter {
             };
             probe.words[g] = base + g * self.per_group as usize + sector;
             probe.masks[g] = (g * per..(g + 1) * per)
-                .fold(0, |mask, i| mask | 1u64 << self.bits.index(i, key));
+                .fold(0, |mask, i| mask | 1u64 << bit(&self.bits, i, key));
         }
         probe
     }
@@ -322,9 +329,10 @@ impl SectorizedFilter {
         check_answers(keys, answers)?;
         let mut words = [[0i64; LANES]; MAX_GROUPS];
         let mut masks = [[0i64; LANES]; MAX_GROUPS];
-        for (keys, answers) in keys.chunks(LANES).zip(answers.chunks_mut(LANES)) {
+        let bits = &self.bits;
+        with_index!(bits, bit => for (keys, answers) in keys.chunks(LANES).zip(answers.chunks_mut(LANES)) {
             for (j, &key) in keys.iter().enumerate() {
-                let probe = self.probe(key);
+                let probe = self.probe_with(bit, key);
                 for g in 0..self.groups {
                     words[g][j] = probe.words[g] as i64;
                     masks[g][j] = probe.masks[g] as i64;
@@ -339,7 +347,7 @@ impl SectorizedFilter {
             for (j, answer) in answers.iter_mut().enumerate() {
                 *answer = found >> j & 1 == 1;
             }
-        }
+        });
         Ok(())
     }
 

@@ -1,8 +1,8 @@
 //! AVX2: eight lanes to a register as 32-bit words. AVX2 has no 64-bit lane product, but an
 //! index needs only the high bits of `g_i`, and those come from 32-bit limbs ([`Limbs`]):
-//! one 32×32→64 product for the carry of the low halves (`vpmuludq`, four lanes a register,
-//! two registers) and two 32-bit products (`vpmulld`, eight lanes), where the 64-bit
-//! product takes three `vpmuludq` for every four lanes. The queries take the limbs; the
+//! one 32×32→64 product summed with the offsets for the low halves' carry (`vpmuludq`, four
+//! lanes a register, two registers) and two 32-bit products (`vpmulld`, eight lanes), where
+//! the 64-bit product takes three `vpmuludq` for every four lanes. The queries take the limbs; the
 //! 512-bit inserts keep the 64-bit products ([`set_chunk`]). Each function requires AVX2
 //! (its callers are compiled with it).
 
@@ -31,54 +31,39 @@ unsafe fn load<T>(words: &[T]) -> __m256i {
 unsafe fn high(limbs: &Limbs, chunk: usize, (y, c): (u64, u64)) -> __m256i {
     // SAFETY: AVX2; each array holds 32 bytes.
     unsafe {
-        // One broadcast each of y and c; their halves are shuffled out of it in the vector
-        // unit (`vpshufd`), not moved from general registers again.
         let y_wide = _mm256_set1_epi64x(y as i64);
         let c_wide = _mm256_set1_epi64x(c as i64);
-        let c_low = _mm256_blend_epi32::<0b1010_1010>(c_wide, _mm256_setzero_si256());
-        let even = low_sums(
+        let even = sums(
             &limbs.even_mul[chunk],
             &limbs.even_add[chunk],
             y_wide,
-            c_low,
+            c_wide,
         );
-        let odd = low_sums(&limbs.odd_mul[chunk], &limbs.odd_add[chunk], y_wide, c_low);
+        let odd = sums(&limbs.odd_mul[chunk], &limbs.odd_add[chunk], y_wide, c_wide);
         let carried = _mm256_blend_epi32::<0b1010_1010>(_mm256_srli_epi64::<32>(even), odd);
-        let (y_low, y_high) = (
-            _mm256_shuffle_epi32::<0b0000_0000>(y_wide),
-            _mm256_shuffle_epi32::<0b0101_0101>(y_wide),
-        );
+        let swapped = _mm256_shuffle_epi32::<0b1011_0001>(y_wide);
         let cross = _mm256_add_epi32(
-            _mm256_mullo_epi32(load(&limbs.mul_high[chunk]), y_low),
-            _mm256_mullo_epi32(load(&limbs.mul_low[chunk]), y_high),
+            _mm256_mullo_epi32(load(&limbs.by_y[chunk]), y_wide),
+            _mm256_mullo_epi32(load(&limbs.by_swapped[chunk]), swapped),
         );
-        let c_high = _mm256_shuffle_epi32::<0b0101_0101>(c_wide);
-        let offset = _mm256_add_epi32(load(&limbs.add_high[chunk]), c_high);
-        _mm256_add_epi32(carried, _mm256_add_epi32(cross, offset))
+        _mm256_add_epi32(carried, cross)
     }
 }
 
-/// `L = ml·yl + al + cl` of four lanes ([`Limbs`]), from `mul` and `add` (their `ml` and
-/// `al`), `y` (yl in the low half of each lane) and `c_low` (cl in each lane).
+/// `L = ml·yl + add + c` (mod 2^64) of four lanes ([`Limbs`]), from `mul` and `add` (their
+/// `ml` and `add_i`), `y` (yl in the low half of each lane) and `c` in each lane.
 #[inline(always)]
-unsafe fn low_sums(mul: &[u64; 4], add: &[u64; 4], y: __m256i, c_low: __m256i) -> __m256i {
+unsafe fn sums(mul: &[u64; 4], add: &[u64; 4], y: __m256i, c: __m256i) -> __m256i {
     // SAFETY: AVX2.
     unsafe {
         _mm256_add_epi64(
             _mm256_add_epi64(_mm256_mul_epu32(load(mul), y), load(add)),
-            c_low,
+            c,
         )
     }
 }
 
-/// The indexes `g_i >> (32 + HIGH)` of lanes `8c..8c + 8`, in lane order.
-#[inline(always)]
-unsafe fn indexes<const HIGH: i32>(kernel: &Kernel, chunk: usize, key: (u64, u64)) -> __m256i {
-    // SAFETY: AVX2.
-    unsafe { _mm256_srli_epi32::<HIGH>(high(&kernel.limbs, chunk, key)) }
-}
-
-/// The shifts of [`indexes`] for the two designs.
+/// The shifts of the designs' indexes from `g >> 32`.
 const BLOCKED_HIGH: i32 = BLOCKED_SHIFT as i32 - 32;
 const SPLIT_HIGH: i32 = SPLIT_SHIFT as i32 - 32;
 
@@ -113,31 +98,31 @@ unsafe fn quad(lanes: &Lanes, q: usize, (y, c): (u64, u64)) -> __m256i {
 }
 
 /// Whether a probe of lanes `8c..8c + 8` (those below k) is unset in the block held as
-/// sixteen 32-bit words, `low` and `high`: `vpermd` fetches each probe's word from both
-/// halves, and bit 3 of its word number picks one.
+/// sixteen 32-bit words, `first` and `second`: `vpermd` fetches each probe's word (the top four
+/// bits of `g >> 32`) from both halves, and the top bit, the sign that `vblendvps` reads,
+/// picks one.
 #[inline(always)]
 unsafe fn misses(
     kernel: &Kernel,
     k: usize,
     c: usize,
     key: (u64, u64),
-    [low, high]: [__m256i; 2],
+    [first, second]: [__m256i; 2],
 ) -> bool {
     // SAFETY: AVX2.
     unsafe {
-        let bits = indexes::<BLOCKED_HIGH>(kernel, c, key);
+        let g = high(&kernel.limbs, c, key);
         let order = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
         let live = _mm256_cmpgt_epi32(_mm256_set1_epi32((k - 8 * c) as i32), order);
-        let word = _mm256_srli_epi32::<5>(bits);
-        let one_bit = _mm256_and_si256(bits, _mm256_set1_epi32(31));
-        let mask = _mm256_and_si256(_mm256_sllv_epi32(_mm256_set1_epi32(1), one_bit), live);
+        let word = _mm256_srli_epi32::<28>(g);
+        let one_bit = _mm256_and_si256(_mm256_srli_epi32::<BLOCKED_HIGH>(g), _mm256_set1_epi32(31));
+        let mask = _mm256_sllv_epi32(_mm256_set1_epi32(1), one_bit);
         let held = _mm256_castps_si256(_mm256_blendv_ps(
-            _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(low, word)),
-            _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(high, word)),
-            _mm256_castsi256_ps(_mm256_slli_epi32::<28>(word)),
+            _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(first, word)),
+            _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(second, word)),
+            _mm256_castsi256_ps(g),
         ));
-        let missing = _mm256_andnot_si256(held, mask);
-        _mm256_testz_si256(missing, missing) == 0
+        _mm256_testz_si256(_mm256_andnot_si256(held, mask), live) == 0
     }
 }
 
@@ -166,7 +151,10 @@ fn test512_beyond(kernel: &Kernel, k: usize, key: (u64, u64), block: &[u64]) -> 
 #[inline(always)]
 unsafe fn mask256(kernel: &Kernel, key: (u64, u64)) -> __m256i {
     // SAFETY: AVX2.
-    unsafe { _mm256_sllv_epi32(_mm256_set1_epi32(1), indexes::<SPLIT_HIGH>(kernel, 0, key)) }
+    unsafe {
+        let bits = _mm256_srli_epi32::<SPLIT_HIGH>(high(&kernel.limbs, 0, key));
+        _mm256_sllv_epi32(_mm256_set1_epi32(1), bits)
+    }
 }
 
 #[inline(always)]
