@@ -193,12 +193,6 @@ fn binomial_window(trials: f64, p: f64) -> (u64, Vec<f64>) {
     (low, weights)
 }
 
-/// Second-order form `p^k (1 + C(k,2)·Var(X/m)/p²)`, `p = E[X/m]`: the fallback of
-/// [`fpr_exact`] beyond its exact window.
-pub fn fpr_asymptotic(n: u64, m: u64, k: u32) -> f64 {
-    occupancy_moment_asymptotic(k as f64 * n as f64, m, k)
-}
-
 /// `ln(n!)`, by `statrs`' log-gamma.
 pub fn ln_factorial(n: u64) -> f64 {
     statrs::function::gamma::ln_gamma(n as f64 + 1.0)
@@ -230,9 +224,19 @@ pub fn bits_at(n: u64, bits_per_key: f64) -> u64 {
     ((n as f64 * bits_per_key).ceil() as u64).max(1)
 }
 
+/// Bits of n keys at `bits_per_key`, to the nearest: `round(n·bits_per_key)`.
+pub fn bits_nearest(n: u64, bits_per_key: f64) -> u64 {
+    (n as f64 * bits_per_key).round() as u64
+}
+
 /// Keys a table of `bits` holds at `bits_per_key`: `max(1, round(bits / bits_per_key))`.
 pub fn keys_at(bits: u64, bits_per_key: f64) -> u64 {
     ((bits as f64 / bits_per_key).round() as u64).max(1)
+}
+
+/// Whole keys that fit in `bits` at `bits_per_key`: `floor(bits / bits_per_key)`.
+pub fn keys_within(bits: u64, bits_per_key: f64) -> u64 {
+    (bits as f64 / bits_per_key).floor() as u64
 }
 
 /// The information floor `log2(1/ε)` bits per key.
@@ -279,7 +283,7 @@ mod tests {
     #[test]
     fn exact_falls_back_smoothly() {
         let exact = fpr_exact(200_000, 2_000_000, 7);
-        let asym = fpr_asymptotic(200_000, 2_000_000, 7);
+        let asym = occupancy_moment_asymptotic(7.0 * 200_000.0, 2_000_000, 7);
         assert!(((exact - asym) / exact).abs() < 1e-6, "{exact} {asym}");
     }
 

@@ -492,7 +492,7 @@ fn time_workload(
 /// Every workload: both mixes on one filter of each size, then the working set (the 95%
 /// absent mix) under each access pattern, for each structure.
 pub fn run(config: &WorkloadConfig, progress: &ProgressBar) -> Result<Vec<WorkloadRow>> {
-    let small_m = (config.keys_per_small_filter as f64 * config.bits_per_key).round() as u64;
+    let small_m = crate::theory::bits_nearest(config.keys_per_small_filter, config.bits_per_key);
     let small_count = (config.working_set_bytes / (small_m / 8).max(1)).max(1);
     let with_set = config.working_set_bytes > 0;
     progress

@@ -9,7 +9,6 @@ use bloomlab::Result;
 
 /// One subcommand: its flags and help, and what it runs.
 pub(super) trait Command: Sync {
-    /// The name the command line gives it.
     fn name(&self) -> &'static str;
     /// The subcommand with its name, about line, flags and help.
     fn command(&self) -> clap::Command;

@@ -176,7 +176,7 @@ Examples:
     }
 
     /// [`Audit::cost`] from the flags before any program is started: a program behind
-    /// `exec:` (an adapter) weighed at [`preflight::EXEC_SECONDS_PER_KEY`], a key across two
+    /// `exec:` (an adapter) weighed at [`crate::program::EXEC_SECONDS_PER_KEY`], a key across two
     /// pipes as text, instead of the speed a timed probe of it measures.
     fn planning_cost(params: &AuditParams) -> Result<Cost> {
         let unprobed = |kind: FilterKind, k, m, operations: f64| match kind
@@ -185,7 +185,8 @@ Examples:
             .is_none()
         {
             true => {
-                operations * preflight::EXEC_SECONDS_PER_KEY / preflight::SECONDS_PER_KEY_OPERATION
+                operations * crate::program::EXEC_SECONDS_PER_KEY
+                    / preflight::SECONDS_PER_KEY_OPERATION
             }
             false => preflight::weighted_operations(kind, k, m, operations),
         };

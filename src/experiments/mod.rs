@@ -44,7 +44,6 @@ static REGISTRY: &[&dyn Registered] = &[
     &crate::experiments::advise::Advise,
 ];
 
-/// The registered experiments.
 pub fn registry() -> &'static [&'static dyn Registered] {
     REGISTRY
 }
@@ -109,13 +108,11 @@ pub trait Registered: Sync {
     fn about(&self) -> &'static str;
     /// The subcommand with the experiment's flags (the caller adds its output flags).
     fn command(&self) -> clap::Command;
-    /// Validates parsed flags.
     fn prepare_matches(&self, matches: &ArgMatches) -> Result<Box<dyn Prepared>>;
     /// [`Experiment::planning_cost`] of parsed flags.
     fn planning_cost(&self, matches: &ArgMatches) -> Result<Cost>;
     /// Validates an experiment file's `[params]` table; errors name the key.
     fn prepare_table(&self, table: &toml::Table) -> Result<Box<dyn Prepared>>;
-    /// The file keys this experiment accepts.
     fn keys(&self) -> Vec<String>;
 }
 

@@ -190,7 +190,7 @@ fn resolve(request: &SizeRequest) -> Result<(u64, u64)> {
     let (n, m) = match (n, m, bits) {
         (Some(n), Some(m), None) => (n, m),
         (Some(n), None, Some(bits)) => (n, theory::bits_at(n, bits)),
-        (None, Some(m), Some(bits)) => ((m as f64 / bits).floor() as u64, m),
+        (None, Some(m), Some(bits)) => (theory::keys_within(m, bits), m),
         _ => unreachable!("exactly two of four given, and fpr with bits_per_key refused"),
     };
     if n == 0 {

@@ -21,7 +21,8 @@ use crate::pipeline::measurement::{CONFIDENCE, Measurement, Setup};
 use crate::plot::{Axis, Colour, Mark, Panel, Plate, Series};
 use crate::report::{Column, Record, percent};
 use crate::stats::{
-    DETECTION_POWER, Ratio, min_set, paired_ratio_interval, ratio_interval, replicates_to_order,
+    DETECTION_POWER, Ratio, mean_and_variance, min_set, paired_ratio_interval, ratio_interval,
+    replicates_to_order,
 };
 use crate::structures::Sizing;
 use crate::theory::{optimal_k, whole_optimal_k};
@@ -177,11 +178,7 @@ impl Experiment for SweepK {
     }
 
     fn cost(plan: &Self::Plan) -> Cost {
-        let (main, replicates) = (plan.main.cost(), plan.replicates.cost());
-        Cost {
-            key_operations: main.key_operations + replicates.key_operations,
-            peak_bytes: main.peak_bytes.max(replicates.peak_bytes),
-        }
+        plan.main.cost().then(plan.replicates.cost())
     }
 
     fn measured(plan: &mut Self::Plan) -> Vec<&mut MeasuredPlan> {
@@ -305,16 +302,6 @@ impl KReplicates {
     fn in_min_set(&self, k: u32) -> bool {
         self.index(k).is_some_and(|i| self.in_set[i])
     }
-}
-
-/// The mean and the sample variance (divisor T - 1; NaN below two values) of `xs`.
-fn mean_and_variance(xs: &[f64]) -> (f64, f64) {
-    let t = xs.len() as f64;
-    let mean = xs.iter().sum::<f64>() / t;
-    (
-        mean,
-        xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (t - 1.0),
-    )
 }
 
 /// One table row: the measurement against the measured minimum of its size.

@@ -313,12 +313,10 @@ impl HashFamily {
         }
     }
 
-    /// The scheme these functions implement.
     pub fn scheme(&self) -> HashScheme {
         self.scheme
     }
 
-    /// The probe scheme, reduction and width.
     pub fn math(&self) -> IndexMath {
         self.math
     }

@@ -11,7 +11,7 @@ use std::collections::HashSet;
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Read, Write};
 use std::os::unix::fs::{FileExt, FileTypeExt};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use super::strings::MAX_KEY_BYTES;
@@ -186,10 +186,6 @@ impl KeyFile {
             path: PathBuf::from(path),
             scan: OnceLock::new(),
         }
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.path
     }
 
     fn scanned(&self, name: &'static str) -> Result<&Scan> {

@@ -100,8 +100,9 @@ pub trait Source: fmt::Debug + Send + Sync {
         true
     }
 
-    /// The number of keys the source holds; None for a generated source, which has as many
-    /// keys as asked.
+    /// The number of keys the source holds (a file's lines, checked: a file, pipe or FIFO,
+    /// readable, not empty, no line over 64 KiB; read once); None for a generated source,
+    /// which has as many keys as asked.
     fn available(&self, _name: &'static str) -> Result<Option<u64>> {
         Ok(None)
     }
@@ -111,8 +112,9 @@ pub trait Source: fmt::Debug + Send + Sync {
         false
     }
 
-    /// How many of the keys of counters `0..n` repeat an earlier one; `None` when they were
-    /// not counted.
+    /// How many of the keys of counters `0..n` repeat an earlier one (see the module
+    /// documentation); `None` when they were not counted (a key file past
+    /// [`file::MAX_COUNTED_KEYS`] lines).
     fn duplicates(&self, _name: &'static str, _n: u64) -> Result<Option<u64>> {
         Ok(Some(0))
     }
@@ -189,28 +191,6 @@ impl KeySpec {
         self.0.spec() == SOURCES[0].name
     }
 
-    /// The integer keys, for the sources that make u64 keys.
-    pub fn ints(&self, seed: u64) -> Option<IntKeys> {
-        self.0.ints(seed)
-    }
-
-    /// See [`Source::write_key`].
-    pub fn write_key(&self, counter: u64, out: &mut Vec<u8>) -> bool {
-        self.0.write_key(counter, out)
-    }
-
-    /// See [`Source::injective_below`].
-    pub fn injective_below(&self, limit: u64) -> bool {
-        self.0.injective_below(limit)
-    }
-
-    /// The lines of a file source (checked: a file, pipe or FIFO, readable, not empty, no
-    /// line over 64 KiB; read once, here); None for a generated source, which has as many
-    /// keys as asked.
-    pub fn available(&self, name: &'static str) -> Result<Option<u64>> {
-        self.0.available(name)
-    }
-
     /// The query source when none is given: the same source past the n inserted keys, or
     /// the default source for one whose keys are all inserted (a file).
     pub fn default_queries(&self) -> KeySpec {
@@ -239,12 +219,13 @@ impl KeySpec {
                 .for_each_bytes(name, first, count, &mut |bytes| each(Key::Bytes(bytes))),
         }
     }
+}
 
-    /// How many of the keys of counters `0..n` repeat an earlier one (see the module
-    /// documentation); `None` when they were not counted (a key file past
-    /// [`file::MAX_COUNTED_KEYS`] lines).
-    pub fn duplicates(&self, name: &'static str, n: u64) -> Result<Option<u64>> {
-        self.0.duplicates(name, n)
+/// A parsed source is its [`Source`].
+impl std::ops::Deref for KeySpec {
+    type Target = dyn Source;
+    fn deref(&self) -> &(dyn Source + 'static) {
+        &*self.0
     }
 }
 

@@ -47,10 +47,6 @@ pub fn check_count(name: &'static str, value: u64, min: u64, max: u64) -> Result
     }
 }
 
-fn count_or(name: &'static str, value: Option<Count>, default: u64, min: u64) -> Result<u64> {
-    check_count(name, value.map_or(default, |c| c.0), min, MAX_COUNT)
-}
-
 fn format_number(x: f64) -> String {
     format!("{x}")
 }
@@ -67,12 +63,10 @@ pub struct SeedParams {
 }
 
 impl SeedParams {
-    /// Key seed.
     pub fn seed(&self) -> u64 {
         self.seed.unwrap_or(DEFAULT_SEED)
     }
 
-    /// Hash seed.
     pub fn hash_seed(&self) -> u64 {
         self.hash_seed.unwrap_or(DEFAULT_HASH_SEED)
     }
@@ -102,11 +96,6 @@ pub struct ShapeParams {
 }
 
 impl ShapeParams {
-    /// Number of keys, 1..=10^10.
-    pub fn n_or(&self, default: u64) -> Result<u64> {
-        count_or("n", self.n, default, 1)
-    }
-
     /// The bit array size, if given, 1..=2^36.
     pub fn m(&self) -> Result<Option<u64>> {
         self.m
@@ -399,8 +388,8 @@ pub fn positive_list(
 
 /// The bit array for n keys at `bits_per_key`: `round(n · bits_per_key)`, 1..=2^36.
 pub fn bits_for(n: u64, bits_per_key: f64) -> Result<u64> {
-    let m = (n as f64 * bits_per_key).round();
-    if m < 1.0 || m > MAX_BITS as f64 {
+    let m = crate::theory::bits_nearest(n, bits_per_key);
+    if !(1..=MAX_BITS).contains(&m) {
         Err(Error::invalid(
             "bits_per_key",
             format_number(bits_per_key),
@@ -408,6 +397,6 @@ pub fn bits_for(n: u64, bits_per_key: f64) -> Result<u64> {
             format!("1..={MAX_BITS} bits in all (8 GiB)"),
         ))
     } else {
-        Ok(m as u64)
+        Ok(m)
     }
 }

@@ -117,19 +117,12 @@ fn line_cost(bytes: f64) -> (f64, f64) {
     }
 }
 
-/// Seconds per key assumed for a program behind `exec:` too small a run to probe: a key
-/// crosses two pipes as text.
-pub const EXEC_SECONDS_PER_KEY: f64 = 1e-6;
-/// The slowest a program is assumed to be without a probe: runs of fewer key operations
-/// than 60 s at this speed are not probed (they cannot reach [`MAX_SECONDS`]).
-pub const EXEC_SLOWEST_SECONDS_PER_KEY: f64 = 100e-6;
-
 /// Seconds `operations` inserts and queries of `filter` with k hashes in a table of m bits
 /// are expected to take on one core: `(base + lines · per line) · peer factor`, the lines
 /// those its descriptor declares ([`crate::structures::Structure::lines_per_query`]),
 /// base and per line by where the table lives ([`line_cost`]), the factor of a peer crate
-/// from its descriptor ([`crate::structures::PeerCrate::slowdown_percent`]). A program behind `exec:` has no line count: its speed is
-/// measured by a short timed probe ([`exec_probe`]) when the run is large enough to need it.
+/// from its descriptor ([`crate::structures::PeerCrate::slowdown_percent`]). A program behind
+/// `exec:` has no line count: [`crate::program::operations_seconds`].
 pub fn operations_seconds(
     filter: crate::structures::FilterKind,
     k: u32,
@@ -137,12 +130,7 @@ pub fn operations_seconds(
     operations: f64,
 ) -> f64 {
     let Some(lines) = filter.structure().lines_per_query else {
-        let per_key = if operations * EXEC_SLOWEST_SECONDS_PER_KEY < 60.0 {
-            EXEC_SECONDS_PER_KEY
-        } else {
-            exec_probe(filter)
-        };
-        return operations * per_key;
+        return crate::program::operations_seconds(operations, || filter.seconds_per_key());
     };
     let (base, per_line) = line_cost(m as f64 / 8.0);
     let factor = (filter.structure().origin.about())
@@ -175,20 +163,6 @@ pub fn keyed_operations(
     weighted_operations(filter.clone(), k, m, operations) + repeats / SECONDS_PER_KEY_OPERATION
 }
 
-/// CPU seconds per key of a program behind `exec:` and of bloomlab feeding it, timed by its
-/// probe ([`crate::program::seconds_per_key`]) once per parsed `--filter`
-/// ([`FilterKind::seconds_per_key`]); [`EXEC_SECONDS_PER_KEY`] when the probe fails (the run
-/// reports the failure itself).
-///
-/// [`FilterKind::seconds_per_key`]: crate::structures::FilterKind::seconds_per_key
-pub fn exec_probe(filter: crate::structures::FilterKind) -> f64 {
-    let probe = || {
-        let command = filter.arg().unwrap_or_default();
-        crate::program::seconds_per_key(command, &filter.program())
-    };
-    filter.seconds_per_key(|| probe().unwrap_or(EXEC_SECONDS_PER_KEY))
-}
-
 /// A run expected to take longer than this asks for `--yes`.
 pub const MAX_SECONDS: f64 = 600.0;
 
@@ -201,7 +175,6 @@ impl Cost {
         }
     }
 
-    /// Estimated seconds.
     pub fn seconds(&self) -> f64 {
         self.key_operations * SECONDS_PER_KEY_OPERATION
     }
@@ -275,9 +248,9 @@ mod tests {
     fn a_small_run_of_a_program_is_not_probed() {
         let program = named("exec:/nonexistent/program");
         let small = operations_seconds(program.clone(), 7, 1000, 1e5);
-        assert_eq!(small, 1e5 * EXEC_SECONDS_PER_KEY);
+        assert_eq!(small, 1e5 * crate::program::EXEC_SECONDS_PER_KEY);
         // Probed, the program cannot start: the default speed, and no error.
         let large = operations_seconds(program, 7, 1000, 1e7);
-        assert_eq!(large, 1e7 * EXEC_SECONDS_PER_KEY);
+        assert_eq!(large, 1e7 * crate::program::EXEC_SECONDS_PER_KEY);
     }
 }

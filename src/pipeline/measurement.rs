@@ -51,7 +51,6 @@ impl Setup {
         }
     }
 
-    /// The structure built.
     pub fn filter(&self) -> &FilterKind {
         &self.spec.filter
     }

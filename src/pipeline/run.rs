@@ -71,7 +71,6 @@ pub struct Counts {
 
 impl std::ops::Add for Counts {
     type Output = Counts;
-    /// Both counts together.
     fn add(self, other: Counts) -> Counts {
         Counts {
             queries: self.queries + other.queries,

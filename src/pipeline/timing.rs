@@ -89,15 +89,7 @@ pub struct Passes {
 
 /// `P(X <= j)` for X ~ Binomial(passes, 1/2).
 fn half_binomial_cdf(passes: u32, j: u32) -> f64 {
-    (0..=j.min(passes))
-        .map(|i| {
-            crate::theory::ln_factorial(passes as u64)
-                - crate::theory::ln_factorial(i as u64)
-                - crate::theory::ln_factorial((passes - i) as u64)
-                - passes as f64 * std::f64::consts::LN_2
-        })
-        .map(f64::exp)
-        .sum()
+    crate::stats::binomial_lower_tail(u64::from(j.min(passes)), u64::from(passes), 0.5)
 }
 
 /// The order statistic j (from 1) whose pair `[x_(j), x_(passes+1-j)]` brackets the median at

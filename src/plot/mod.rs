@@ -68,13 +68,11 @@ impl Axis {
         }
     }
 
-    /// Whole-number ticks.
     pub fn integer(mut self) -> Self {
         self.ticks = Ticks::Integer;
         self
     }
 
-    /// A fixed range.
     pub fn within(mut self, low: f64, high: f64) -> Self {
         self.range = Some((low, high));
         self

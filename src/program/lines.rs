@@ -22,7 +22,6 @@ impl Lines<'_> {
         }
     }
 
-    /// Appends every key and its LF.
     pub(super) fn write(&self, buffer: &mut Vec<u8>) {
         match self {
             Lines::Ints(keys) => keys.iter().for_each(|&key| push_key(buffer, key)),

@@ -22,7 +22,9 @@ use std::sync::Mutex;
 pub use flags::ProgramParams;
 pub use lines::check_text_keys;
 pub use options::{KeyForm, ProgramOptions};
-pub use probe::{cpu_seconds, seconds_per_key, sizes_itself};
+pub use probe::{
+    EXEC_SECONDS_PER_KEY, cpu_seconds, operations_seconds, probed_seconds_per_key, sizes_itself,
+};
 pub use running::{Memory, Program, Size};
 pub use session::{kill_group, wait_until};
 pub use timeout::exec_timeout;

@@ -36,6 +36,29 @@ pub fn sizes_itself(command: &str, options: &ProgramOptions) -> Result<Option<St
     }
 }
 
+/// Seconds per key assumed for a program too small a run to probe, or whose probe failed (the
+/// run reports the failure itself): a key crosses two pipes as text.
+pub const EXEC_SECONDS_PER_KEY: f64 = 1e-6;
+/// The slowest a program is assumed to be without a probe: runs of fewer key operations
+/// than 60 s at this speed are not probed (they cannot reach the `--yes` limit).
+const EXEC_SLOWEST_SECONDS_PER_KEY: f64 = 100e-6;
+
+/// Seconds `operations` inserts and queries of a program are expected to take:
+/// [`EXEC_SECONDS_PER_KEY`] each for a run too small to need a probe, else `probed()` each
+/// (the speed its probe measured, [`probed_seconds_per_key`]).
+pub fn operations_seconds(operations: f64, probed: impl FnOnce() -> f64) -> f64 {
+    if operations * EXEC_SLOWEST_SECONDS_PER_KEY < 60.0 {
+        operations * EXEC_SECONDS_PER_KEY
+    } else {
+        operations * probed()
+    }
+}
+
+/// [`seconds_per_key`], or [`EXEC_SECONDS_PER_KEY`] when the probe fails.
+pub fn probed_seconds_per_key(command: &str, options: &ProgramOptions) -> f64 {
+    seconds_per_key(command, options).unwrap_or(EXEC_SECONDS_PER_KEY)
+}
+
 /// Keys the speed probe inserts and then queries.
 const SPEED_PROBE_KEYS: u64 = 50_000;
 /// Keys per request of the speed probe: the pipeline's batch

@@ -109,7 +109,6 @@ impl Program {
         Memory(Arc::clone(&self.memory))
     }
 
-    /// The key form the program was sent.
     pub fn key_form(&self) -> KeyForm {
         self.key_form
     }

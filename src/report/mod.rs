@@ -119,7 +119,6 @@ pub struct Table {
 }
 
 impl Table {
-    /// Serialises typed rows.
     pub fn from_rows<R: Record>(title: impl Into<String>, rows: &[R]) -> Result<Self> {
         let records = rows
             .iter()
@@ -153,7 +152,6 @@ impl Table {
         table
     }
 
-    /// The columns a view shows.
     pub fn columns_in(&self, view: View) -> impl Iterator<Item = &Column> {
         self.columns
             .iter()
@@ -308,7 +306,6 @@ impl Format {
         self.0.exporter.default_view()
     }
 
-    /// The table in this format and view.
     pub fn render(self, table: &Table, view: View) -> Result<String> {
         self.0.exporter.render(table, view)
     }

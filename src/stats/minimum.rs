@@ -44,12 +44,10 @@ pub fn min_set_at(replicates: &[Vec<f64>], confidence: f64) -> Vec<bool> {
 /// The paired t statistic `d̄ / (s_d/√T)` of `d_t = a_t - b_t`; ±∞ (or 0) when the
 /// differences do not vary.
 fn paired_t(a: &[f64], b: &[f64]) -> f64 {
-    let t = a.len() as f64;
     let diffs: Vec<f64> = a.iter().zip(b).map(|(x, y)| x - y).collect();
-    let mean = diffs.iter().sum::<f64>() / t;
-    let var = diffs.iter().map(|d| (d - mean).powi(2)).sum::<f64>() / (t - 1.0);
+    let (mean, var) = super::mean_and_variance(&diffs);
     if var > 0.0 {
-        mean / (var / t).sqrt()
+        mean / (var / diffs.len() as f64).sqrt()
     } else if mean == 0.0 {
         0.0
     } else {

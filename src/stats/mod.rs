@@ -70,6 +70,14 @@ pub fn wilson_interval(successes: u64, trials: u64, z: f64) -> (f64, f64) {
     (low, high)
 }
 
+/// The mean and the sample variance (divisor T - 1; NaN below two values) of `xs`.
+pub fn mean_and_variance(xs: &[f64]) -> (f64, f64) {
+    let t = xs.len() as f64;
+    let mean = xs.iter().sum::<f64>() / t;
+    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (t - 1.0);
+    (mean, var)
+}
+
 /// Binomial standard error of a rate over `trials`, with the rate clamped to
 /// `[0.5/N, 1 - 0.5/N]` so that a predicted 0 or 1 still gives a finite z.
 pub fn binomial_se(rate: f64, trials: u64) -> f64 {

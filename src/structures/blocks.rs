@@ -86,7 +86,6 @@ impl Blocks {
         })
     }
 
-    /// The function that picks the block.
     pub(super) fn chooser(&self) -> &HashFamily {
         &self.chooser
     }

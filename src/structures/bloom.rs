@@ -139,27 +139,22 @@ impl BloomFilter {
         self.kernel = Kernel::new(&self.hashes, self.k, simd);
     }
 
-    /// The path that computes the probes.
     pub fn simd(&self) -> Simd {
         self.kernel.as_ref().map_or(Simd::Scalar, Kernel::simd)
     }
 
-    /// The hash functions.
     pub fn family(&self) -> &HashFamily {
         &self.hashes
     }
 
-    /// Number of bits m.
     pub fn bits(&self) -> u64 {
         self.m
     }
 
-    /// The family of index functions.
     pub fn scheme(&self) -> HashScheme {
         self.hashes.scheme()
     }
 
-    /// Number of hash functions k.
     pub fn hash_count(&self) -> u32 {
         self.k
     }

@@ -45,7 +45,8 @@ pub struct PeerCrate {
     pub name: &'static str,
     /// How much slower it runs than bloomlab's structure of its design, per key (inserts and
     /// absent queries together, at k = 7), in percent: the cost estimate's factor
-    /// (`params::preflight::operations_seconds`), each peer's figure and source beside it.
+    /// (`params::preflight::operations_seconds`); each peer's figure and its source are in
+    /// docs/PERFORMANCE.md.
     pub slowdown_percent: u32,
     /// The Rust call that builds the crate's filter of m bits and k hashes as its adapter
     /// does, for advise to print.

@@ -184,7 +184,6 @@ pub trait Filter: Membership + Send + Sync {
     fn finish(&mut self) -> Result<()> {
         Ok(())
     }
-    /// Number of set bits.
     fn set_bits(&self) -> u64;
     /// False for a structure whose set bits are unknown (a program behind `exec:` that
     /// reports none) or are no single fill (a growing filter's sub-filters): its fill is
@@ -238,7 +237,6 @@ pub trait Filter: Membership + Send + Sync {
     fn perfect_hash_bits(&self) -> Option<u64> {
         None
     }
-    /// Which structure this is.
     fn kind(&self) -> FilterKind;
     /// The hash the structure applies to keys, as the `hash` column shows it: bloomlab's
     /// scheme for its own structures (`multiply-shift`), a peer crate's own (`siphash-1-3`).
@@ -356,7 +354,6 @@ struct KindArgument {
 }
 
 impl FilterKind {
-    /// The structure without an argument.
     pub const fn of(structure: &'static Structure) -> Self {
         FilterKind {
             structure,
@@ -364,7 +361,6 @@ impl FilterKind {
         }
     }
 
-    /// The structure with its argument.
     pub fn with_arg(structure: &'static Structure, arg: Option<&str>) -> Self {
         FilterKind {
             structure,
@@ -378,7 +374,6 @@ impl FilterKind {
         }
     }
 
-    /// The descriptor.
     pub fn structure(&self) -> &'static Structure {
         self.structure
     }
@@ -417,13 +412,17 @@ impl FilterKind {
             .unwrap_or_default()
     }
 
-    /// Seconds per key of the filter this kind names, measured by `measure` the first time
-    /// it is asked of this kind, a clone of it or a kind made from it with other program
-    /// options (parsing a flag again measures again).
-    pub fn seconds_per_key(&self, measure: impl FnOnce() -> f64) -> f64 {
+    /// CPU seconds per key of the program this kind names and of bloomlab feeding it
+    /// ([`crate::program::probed_seconds_per_key`]), probed the first time it is asked of
+    /// this kind, a clone of it or a kind made from it with other program options (parsing
+    /// a flag again probes again).
+    pub fn seconds_per_key(&self) -> f64 {
+        let probe = || {
+            crate::program::probed_seconds_per_key(self.arg().unwrap_or_default(), &self.program())
+        };
         match &self.arg {
-            Some(arg) => *arg.seconds_per_key.get_or_init(measure),
-            None => measure(),
+            Some(arg) => *arg.seconds_per_key.get_or_init(probe),
+            None => probe(),
         }
     }
 
@@ -442,7 +441,6 @@ impl FilterKind {
         self.structure.takes_math
     }
 
-    /// The design the structure implements.
     pub fn family(&self) -> Family {
         self.structure.family
     }

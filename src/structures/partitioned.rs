@@ -103,11 +103,6 @@ impl PartitionedFilter {
         })
     }
 
-    /// Bits per slice.
-    pub fn slice_bits(&self) -> u64 {
-        self.slice
-    }
-
     /// Set bits of slice i.
     pub fn slice_set_bits(&self, i: u32) -> u64 {
         let (start, end) = (u64::from(i) * self.slice, u64::from(i + 1) * self.slice);

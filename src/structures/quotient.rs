@@ -176,7 +176,6 @@ impl QuotientFilter {
         self.failed_inserts
     }
 
-    /// The key's quotient and remainder.
     fn split(&self, key: u64) -> (u64, u64) {
         (
             self.quotient_hash.index(0, key),

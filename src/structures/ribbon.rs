@@ -301,11 +301,6 @@ impl<const W: u32> RibbonFilter<W> {
         self.keys
             .built(|keys| build::<W>(keys, self.result_bits, self.hash_seed))
     }
-
-    /// Slots of the built table (m).
-    pub fn slots(&self) -> u64 {
-        self.solution().slots
-    }
 }
 
 impl<const W: u32> Membership for RibbonFilter<W> {

@@ -247,16 +247,6 @@ impl ScalableFilter {
         filter
     }
 
-    /// How it grows.
-    pub fn schedule(&self) -> Schedule {
-        self.schedule
-    }
-
-    /// Sub-filters allocated so far.
-    pub fn sub_filters(&self) -> usize {
-        self.subs.len()
-    }
-
     /// Adds the next sub-filter; past the largest array the newest keeps taking keys.
     fn grow(&mut self) {
         let j = self.subs.len() as u32;

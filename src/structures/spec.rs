@@ -58,7 +58,6 @@ impl Spec {
         }
     }
 
-    /// The spec on `hash` with `hash_seed`.
     pub fn hashed(self, hash: HashScheme, hash_seed: u64) -> Spec {
         Spec {
             hash,

@@ -523,7 +523,6 @@ pub fn check(
         runs.push(Run {
             definition,
             outcome,
-            elapsed: std::time::Duration::ZERO,
         });
     }
     report.found = Found::of(results, &runs);

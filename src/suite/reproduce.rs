@@ -31,7 +31,6 @@ pub struct Staged {
 }
 
 impl Staged {
-    /// Moves every staged file into the results folder.
     pub fn commit(self) -> Result<()> {
         self.staging.commit()
     }
@@ -83,8 +82,7 @@ pub fn stage(
         let started = Instant::now();
         progress.set_message(definition.name.clone());
         let outcome = definition.run(None, progress)?;
-        let elapsed = started.elapsed();
-        on_done(definition, &outcome, elapsed);
+        on_done(definition, &outcome, started.elapsed());
         if skipped_whole(&outcome) {
             kept.push(format!(
                 "{}: {}: every filter was skipped",
@@ -101,7 +99,6 @@ pub fn stage(
         runs.push(Run {
             definition,
             outcome,
-            elapsed,
         });
     }
     unmet.extend(write_summaries(

@@ -2,18 +2,15 @@
 //! summary (the claims ledger, the HTML report) plus one line in
 //! [`crate::suite::reproduce::SUMMARIES`].
 
-use std::time::Duration;
-
 use super::definition::Definition;
 use crate::error::Result;
 use crate::experiments::Outcome;
 use crate::report::files::Staging;
 
-/// One experiment of the run: its definition, what it produced and how long it took.
+/// One experiment of the run: its definition and what it produced.
 pub struct Run<'a> {
     pub definition: &'a Definition,
     pub outcome: Outcome,
-    pub elapsed: Duration,
 }
 
 /// What a suite's run found, shown on the page of the suite it sits in: its results folder's

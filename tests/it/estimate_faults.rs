@@ -136,11 +136,12 @@ fn bench_estimates_sets_the_estimate_beside_real_runs() {
 /// would mean the probe did not run).
 #[test]
 fn a_program_is_timed_by_a_probe() {
-    use bloomlab::params::preflight::{EXEC_SECONDS_PER_KEY, exec_probe, operations_seconds};
+    use bloomlab::params::preflight::operations_seconds;
+    use bloomlab::program::EXEC_SECONDS_PER_KEY;
     let program =
         bloomlab::structures::FilterKind::named(&format!("exec:{}", common::exec_fixture()))
             .unwrap();
-    let per_key = exec_probe(program.clone());
+    let per_key = program.seconds_per_key();
     assert!(per_key > 0.0 && per_key < 1e-3, "{per_key}");
     assert_ne!(per_key, EXEC_SECONDS_PER_KEY);
     // A run large enough to need it uses the probed speed.

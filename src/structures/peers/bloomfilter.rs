@@ -6,8 +6,6 @@
 use crate::structures::interface::{Family, PeerCrate, Structure};
 use crate::theory;
 
-// 3x: `bloomlab bench --k 7` on 4 December 2026, 4.2x in cache; `sweep-size --filter
-// bloomfilter --n 1e6 --k 7 --queries 1e6`, CPU seconds against classic's: 2.8x.
 static CRATE: PeerCrate = PeerCrate {
     name: "bloomfilter",
     slowdown_percent: 300,

@@ -7,9 +7,6 @@
 use crate::structures::interface::{Family, PeerCrate, Structure};
 use crate::theory;
 
-// 1.8x: `bloomlab bench --k 7` on 4 December 2026 (insert + absent ns, key by key against
-// bloomlab's batches), on foldhash 1.3x in cache and 1.45x out of cache; on SipHash, as every
-// run hashes, 1.2x to 2.8x the classic filter from 10^6 to 3·10^7 keys (`bench --estimates`).
 static CRATE: PeerCrate = PeerCrate {
     name: "fastbloom",
     slowdown_percent: 180,

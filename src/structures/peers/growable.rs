@@ -7,8 +7,6 @@
 
 use crate::structures::interface::{Family, PeerCrate, Structure};
 
-// 3.5x: `sweep-size --filter growable-bloom-filter --n 1e6 --k 7 --queries 1e6` on 4 December
-// 2026, CPU seconds against classic's: 3.6x.
 static CRATE: PeerCrate = PeerCrate {
     name: "growable-bloom-filter",
     slowdown_percent: 350,
@@ -161,7 +159,6 @@ mod adapter {
             }
         }
 
-        /// The crate's own filter.
         pub fn inner(&self) -> &growable_bloom_filter::GrowableBloom {
             &self.inner
         }

@@ -4,7 +4,6 @@
 //! `peers`, so that a build without it refuses the crate by name. Each is built two ways: by shape (m bits, k
 //! hashes), for the experiments' `--filter NAME`, and by target rate and n, the way its README
 //! tells a user to, for `audit`.
-//! Each is built two ways (see its file): by shape and by target rate.
 
 use crate::structures::interface::{Origin, PeerCrate};
 

@@ -161,11 +161,6 @@ mod adapter {
                 failed: 0,
             }
         }
-
-        /// Slots of the table.
-        pub fn slots(&self) -> u64 {
-            1 << self.quotient_bits
-        }
     }
 
     impl Membership for Qfilter {

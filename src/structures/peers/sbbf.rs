@@ -11,8 +11,6 @@
 
 use crate::structures::interface::{Family, PeerCrate, Structure};
 
-// 1.6x: `bloomlab bench --k 7` on 4 December 2026 (insert + absent ns, key by key against
-// bloomlab's batches), 1.3x in cache and 2.0x out of cache.
 static CRATE: PeerCrate = PeerCrate {
     name: "sbbf-rs",
     slowdown_percent: 160,

@@ -10,7 +10,6 @@ use crate::suite::claims::{ClaimRow, worst_first};
 /// The file the ledger is staged as, whose full table the section folds.
 pub(super) const CSV: &str = "claims.csv";
 
-/// The badge class of a ledger verdict.
 pub(super) fn class(verdict: &str) -> &'static str {
     match verdict {
         "supported" => "ok",
