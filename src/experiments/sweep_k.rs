@@ -191,7 +191,7 @@ impl Experiment for SweepK {
         }
     }
 
-    fn measured(plan: &mut Self::Plan) -> Vec<&mut MeasuredPlan> {
+    fn measured(plan: &mut Self::Plan) -> Vec<&mut dyn super::Units> {
         vec![&mut plan.main, &mut plan.replicates]
     }
 

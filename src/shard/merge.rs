@@ -70,6 +70,12 @@ impl Parts {
                 if row.row >= rows.len() {
                     return Err(refuse(path, format!("no row {} in the run", row.row)));
                 }
+                if u64::from_str_radix(&row.digest, 16).is_err() {
+                    return Err(refuse(
+                        path,
+                        format!("row {}: digest {:?}", row.row, row.digest),
+                    ));
+                }
                 let digest = digests.entry(row.row).or_insert((p, &row.digest));
                 if digest.1 != row.digest {
                     return Err(refuse(
@@ -101,12 +107,16 @@ impl Parts {
         let mut work = vec![
             Work {
                 blocks: Some(0..0),
-                carried: Counts::default(),
+                ..Work::default()
             };
             rows.len()
         ];
         for ((row, _), (_, counts)) in by_unit {
             work[row].carried = work[row].carried + counts;
+        }
+        for (row, (p, digest)) in digests {
+            let digest = u64::from_str_radix(digest, 16).unwrap_or_default();
+            work[row].digest = Some((digest, self.0[p].0.clone()));
         }
         Ok(work)
     }

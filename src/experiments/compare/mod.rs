@@ -5,7 +5,7 @@ use clap::Args;
 use indicatif::ProgressBar;
 use serde::Deserialize;
 
-use super::{Experiment, Measured, Outcome};
+use super::{Experiment, Measured, MeasuredPlan, Outcome, Units};
 pub mod rows;
 
 use crate::error::{Error, Result};
@@ -13,7 +13,9 @@ use crate::params::preflight::{self, Cost};
 use crate::params::{Count, DEFAULT_QUERIES, SeedParams, ValueList, check_count, rates};
 use crate::pipeline::measurement::Measurement;
 use crate::plot::{Axis, Colour, Mark, Panel, Plate, Series, extent};
-use rows::{CompareRow, DEFAULT_N, DEFAULT_RATES, TimingSizes, compare, notes, queries_for};
+use rows::{
+    CompareRow, DEFAULT_N, DEFAULT_RATES, TimingSizes, measure_rows, notes, plans, queries_for,
+};
 
 pub struct Compare;
 
@@ -56,7 +58,9 @@ pub struct ComparePlan {
     n: u64,
     rates: Vec<f64>,
     queries: u64,
-    seeds: SeedParams,
+    /// The target rate of each row of `measured`.
+    targets: Vec<f64>,
+    measured: MeasuredPlan,
     timed: bool,
     timed_ram: bool,
 }
@@ -107,11 +111,20 @@ Examples:
                 ));
             }
         }
+        let queries = check_count("queries", queries, 1, 100_000_000)?;
+        let seeds = (params.seeds.seed(), params.seeds.hash_seed());
+        let (targets, setups) = plans(n, &rates, queries, seeds)?.into_iter().unzip();
         Ok(ComparePlan {
             n,
             rates,
-            queries: check_count("queries", queries, 1, 100_000_000)?,
-            seeds: params.seeds.clone(),
+            queries,
+            targets,
+            measured: MeasuredPlan {
+                setups,
+                trials: 1,
+                caption: String::new(),
+                work: Vec::new(),
+            },
             timed: params.timed || params.timed_ram,
             timed_ram: params.timed_ram,
         })
@@ -149,16 +162,13 @@ Examples:
         }
     }
 
+    fn measured(plan: &mut ComparePlan) -> Vec<&mut dyn Units> {
+        vec![&mut plan.measured]
+    }
+
     fn run(plan: &ComparePlan, progress: &ProgressBar) -> Result<Outcome> {
-        let rows = compare(
-            plan.n,
-            &plan.rates,
-            plan.queries,
-            plan.seeds.seed(),
-            plan.seeds.hash_seed(),
-            plan.timed.then(|| TimingSizes::bench(plan.timed_ram)),
-            progress,
-        )?;
+        let timing = plan.timed.then(|| TimingSizes::bench(plan.timed_ram));
+        let rows = measure_rows(&plan.targets, plan.measured.rows(), timing, progress)?;
         let mut notes = notes(plan.n, &plan.rates, &rows);
         if plan.timed {
             notes.push(if plan.timed_ram {
