@@ -18,7 +18,7 @@ pub(super) trait Command: Sync {
     fn run(&self, matches: &ArgMatches) -> Result<ExitCode>;
     /// Runs it with the counts of `parts` carried in (`bloomlab merge`).
     fn merge(&self, _matches: &ArgMatches, _parts: &Parts) -> Result<ExitCode> {
-        Err(super::experiment_cmd::unsharded(self.name(), "parts"))
+        Err(unsharded(self.name(), "parts"))
     }
 }
 
@@ -53,10 +53,20 @@ impl<A: Args + FromArgMatches + Sync + 'static> Command for Fixed<A> {
 
     fn merge(&self, matches: &ArgMatches, parts: &Parts) -> Result<ExitCode> {
         let Some(merge) = self.merge else {
-            return Err(super::experiment_cmd::unsharded(self.name, "parts"));
+            return Err(unsharded(self.name, "parts"));
         };
         let args =
             A::from_arg_matches(matches).map_err(|e| bloomlab::Error::Output(e.to_string()))?;
         merge(&args, parts)
     }
+}
+
+/// The refusal of `flag` for a command that is not cut into units of work.
+pub(super) fn unsharded(name: &str, flag: &'static str) -> bloomlab::Error {
+    bloomlab::Error::invalid(
+        flag,
+        name,
+        format!("{name} is not cut into units of work"),
+        "sweep-size, sweep-k, overfill, seed-check, compare, audit, size --measure",
+    )
 }

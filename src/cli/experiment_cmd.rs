@@ -14,7 +14,7 @@ use bloomlab::report::progress_bar;
 use bloomlab::shard::merge::Parts;
 use bloomlab::shard::{self, Shard};
 
-use super::command::Command;
+use super::command::{Command, unsharded};
 use super::output::{OutputArgs, emit, parse_plot_path};
 
 const EXPERIMENT_HELP: &str = "\
@@ -144,16 +144,6 @@ pub(super) fn check_outputs(args: &RunArgs) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// The refusal of `flag` for a command that is not cut into units of work.
-pub(super) fn unsharded(name: &str, flag: &'static str) -> bloomlab::Error {
-    bloomlab::Error::invalid(
-        flag,
-        name,
-        format!("{name} is not cut into units of work"),
-        "sweep-size, sweep-k, overfill, seed-check, compare, audit, size --measure",
-    )
 }
 
 /// `--estimate` (the units of the whole run, its estimated seconds and this build, as

@@ -8,7 +8,6 @@ use bloomlab::Result;
 use bloomlab::console;
 use bloomlab::experiments::size::{self as sizing, SizeRequest};
 use bloomlab::params::Count;
-use bloomlab::params::preflight::Cost;
 use bloomlab::report::Table;
 
 use bloomlab::experiments::Units;
@@ -93,36 +92,26 @@ fn size_with(args: &SizeArgs, parts: Option<&Parts>) -> Result<ExitCode> {
         emit(&plan, &args.output)?;
         return Ok(ExitCode::SUCCESS);
     };
-    let mut measured = match args.measure {
-        true => {
-            let queries = (args.queries).map_or_else(|| sizing::default_queries(fpr), |c| c.0);
-            bloomlab::params::check_count("queries", queries, 1, 1_000_000_000)?;
-            Some(sizing::Measuring { queries, seed: 1 }.plan(n, fpr))
-        }
-        false => None,
-    };
+    let queries = (args.queries).map_or_else(|| sizing::default_queries(fpr), |c| c.0);
+    if args.measure {
+        bloomlab::params::check_count("queries", queries, 1, 1_000_000_000)?;
+    }
+    // Unmeasured, no query: each structure is only built empty.
+    let queries = if args.measure { queries } else { 0 };
+    let mut measured = sizing::Measuring { queries, seed: 1 }.plan(n, fpr);
     if args.shards.given() {
-        let units = measured.as_mut().map(|m| m as &mut dyn Units);
+        let units = args.measure.then_some(&mut measured as &mut dyn Units);
         return sharded("size", units, &args.shards, args.yes, args.output.quiet);
     }
-    if let (Some(plan), Some(parts)) = (measured.as_mut(), parts) {
-        plan.work = parts.carried(&plan.rows())?;
+    if let Some(parts) = parts {
+        measured.work = parts.carried(&measured.rows())?;
     }
-    // Unmeasured, each structure is still built empty: only its memory counts.
-    let unmeasured = || Cost {
-        key_operations: 0.0,
-        ..sizing::Measuring {
-            queries: 0,
-            seed: 1,
-        }
-        .plan(n, fpr)
-        .cost()
-    };
-    measured
-        .as_ref()
-        .map_or_else(unmeasured, |p| p.cost())
-        .check(args.yes)?;
-    let (structures, notes) = sizing::structures(n, fpr, measured.as_ref())?;
+    let mut cost = measured.cost();
+    if !args.measure {
+        cost.key_operations = 0.0;
+    }
+    cost.check(args.yes)?;
+    let (structures, notes) = sizing::structures(n, fpr, args.measure.then_some(&measured))?;
     let mut table = sizing::structures_table(n, fpr, &structures)?;
     table.notes = notes;
     let machine = args.output.format.is_machine() || args.output.out.is_some();
@@ -143,6 +132,6 @@ fn size_with(args: &SizeArgs, parts: Option<&Parts>) -> Result<ExitCode> {
 fn size_with_parts(args: &SizeArgs, parts: &Parts) -> Result<ExitCode> {
     match args.measure {
         true => size_with(args, Some(parts)),
-        false => Err(super::experiment_cmd::unsharded("size", "parts")),
+        false => Err(super::command::unsharded("size", "parts")),
     }
 }

@@ -28,7 +28,7 @@ use crate::params::preflight::Cost;
 use crate::pipeline::measurement::{Measurement, Setup, Work};
 use crate::plot::Plate;
 use crate::report::{Cell, Column, Record, Table, col};
-pub use units::{Counted, MeasuredPlan, Units, count_rows, keys_of_setup, measure_all, rows_of};
+pub use units::{Counted, MeasuredPlan, Units, keys_of_setup, measure_all, rows_of};
 
 /// Every experiment, in the order the help and `reproduce` list them. Adding an experiment is
 /// one file in this folder and one line here.
@@ -409,30 +409,6 @@ impl Outcome {
             })
             .collect()
     }
-}
-
-/// One line per group of `trials` consecutive rows: its [`Spread`](crate::pipeline::measurement::Spread).
-pub fn trial_summaries(rows: &[&Measurement], trials: usize) -> Vec<String> {
-    use crate::report::percent;
-    rows.chunks(trials)
-        .map(|group| {
-            let spread = crate::pipeline::measurement::Spread::of(group);
-            let r = group[0];
-            format!(
-                "n={} m={} k={}: {} trials, mean {}, sd {} (noise predicts {}), pooled {} [{}, {}]",
-                r.n,
-                r.m,
-                r.k,
-                group.len(),
-                percent(spread.mean),
-                percent(spread.sd),
-                percent(spread.expected_sd),
-                percent(spread.pooled),
-                percent(spread.pooled_low),
-                percent(spread.pooled_high)
-            )
-        })
-        .collect()
 }
 
 /// Columns every measured row shows in the human views. The narrow view keeps the setting

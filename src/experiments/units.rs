@@ -15,8 +15,6 @@ use crate::pipeline::measurement::{Measurement, Setup, Trial, Unit, Work};
 use crate::pipeline::run::Threads;
 use crate::pipeline::run_trial_counted;
 
-use super::trial_summaries;
-
 /// A run cut into units of work: its rows in the order it measures them.
 pub trait Units: Send + Sync {
     /// Every row, with its work.
@@ -194,4 +192,28 @@ impl MeasuredPlan {
         }
         notes.extend(said);
     }
+}
+
+/// One line per group of `trials` consecutive rows: its [`Spread`](crate::pipeline::measurement::Spread).
+pub fn trial_summaries(rows: &[&Measurement], trials: usize) -> Vec<String> {
+    use crate::report::percent;
+    rows.chunks(trials)
+        .map(|group| {
+            let spread = crate::pipeline::measurement::Spread::of(group);
+            let r = group[0];
+            format!(
+                "n={} m={} k={}: {} trials, mean {}, sd {} (noise predicts {}), pooled {} [{}, {}]",
+                r.n,
+                r.m,
+                r.k,
+                group.len(),
+                percent(spread.mean),
+                percent(spread.sd),
+                percent(spread.expected_sd),
+                percent(spread.pooled),
+                percent(spread.pooled_low),
+                percent(spread.pooled_high)
+            )
+        })
+        .collect()
 }

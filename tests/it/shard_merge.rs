@@ -104,6 +104,27 @@ fn audit_merged_is_the_single_run() {
 }
 
 #[test]
+fn audit_of_a_filter_that_fills_up_merged_is_the_single_run() {
+    // qfilter refuses inserts past about 1.9n: its rows at 2n and 4n are never made, and the
+    // shards that hold their units count nothing of them.
+    let command = [
+        "audit", "--filter", "qfilter", "--n", "2000", "--loads", "1,2,4",
+    ];
+    let command = [&command[..], &["--queries", TWO_BLOCKS]].concat();
+    let dir = tempfile::tempdir().unwrap();
+    for shards in [1, 3, 7] {
+        merged_equals_single(&command, shards, dir.path());
+    }
+    let folder = dir.path().join("parts-7");
+    let merged = bloomlab(&["merge", "-q", "--format", "table", folder.to_str().unwrap()]);
+    let said = text(&merged.stdout);
+    assert!(
+        said.contains("refused at 2.00n (no rows from there on)"),
+        "{said}"
+    );
+}
+
+#[test]
 fn audit_of_an_exec_program_merged_is_the_single_run_and_fails_as_it() {
     // A program that drops every second insert: the merged run names its first lost key and
     // exits 1, as the single run does. Its measured memory differs from run to run: left out.

@@ -188,15 +188,19 @@ fn audit_jobs(plan: &AuditPlan, progress: &ProgressBar, shard: bool) -> Result<V
 fn refused_units(plan: &AuditPlan, job: &Job, audited: &mut EntryAudit, shard: bool) -> Result<()> {
     let queries = queries_for(plan.queries, job.fpr)?;
     for row in (job.first + audited.done..job.first + job.loads.len()).filter(|_| shard) {
-        let units = plan.work(row).blocks(queries).map(|block| Unit {
-            block,
-            counts: Counts::default(),
-        });
-        (audited.counted).push(Counted {
-            row,
-            units: units.collect(),
-            ..Counted::default()
-        });
+        let units: Vec<Unit> = (plan.work(row).blocks(queries))
+            .map(|block| Unit {
+                block,
+                counts: Counts::default(),
+            })
+            .collect();
+        if !units.is_empty() {
+            (audited.counted).push(Counted {
+                row,
+                units,
+                ..Counted::default()
+            });
+        }
     }
     Ok(())
 }
