@@ -30,16 +30,41 @@ macro_rules! named_enum {
     };
 }
 
-/// The serialised name of the field `$field` of `$ty`, checked by the compiler: renaming the
-/// field fails the build instead of leaving a column that reads nothing.
+/// The serialised name of the field `$path` of `$ty`, checked by the compiler: renaming the
+/// field fails the build instead of leaving a column that reads nothing. A path `a.b` names
+/// the field `b` of a field `a` that serde flattens.
 #[macro_export]
 macro_rules! field {
-    ($ty:ty, $field:ident) => {{
+    (@last $last:ident) => { stringify!($last) };
+    (@last $first:ident . $($rest:ident).+) => { $crate::field!(@last $($rest).+) };
+    ($ty:ty, $($path:ident).+) => {{
         let _ = |row: &$ty| {
-            let _ = &row.$field;
+            let _ = &row.$($path).+;
         };
-        stringify!($field)
+        $crate::field!(@last $($path).+)
     }};
+}
+
+/// The columns of `$row`'s human views, each `"header" => Cell(field, ...)` and then any of
+/// [`report::Column`]'s modifiers; every field is a [`field!`] of `$row`, so that a misspelt
+/// or removed one fails the build:
+///
+/// ```compile_fail,E0609
+/// #[derive(serde::Serialize)]
+/// struct Row { rate: f64 }
+/// let _ = bloomlab::columns![Row; "rate" => Percent(rte).wide_only()];
+/// ```
+#[macro_export]
+macro_rules! columns {
+    (@cell $row:ty, Fixed($($f:ident).+, $digits:literal)) => {
+        $crate::report::Cell::Fixed($crate::field!($row, $($f).+), $digits)
+    };
+    (@cell $row:ty, $cell:ident($($a:ident).+ $(, $($b:ident).+)?)) => {
+        $crate::report::Cell::$cell($crate::field!($row, $($a).+) $(, $crate::field!($row, $($b).+))?)
+    };
+    ($row:ty; $($header:literal => $cell:ident $args:tt $(.$m:ident $margs:tt)*),* $(,)?) => {
+        vec![$($crate::report::col($header, $crate::columns!(@cell $row, $cell $args))$(.$m $margs)*),*]
+    };
 }
 
 pub mod bench;

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The measurements of results/scale/README.md: the plain run against bloomlab-dask on the
 # local cluster (one worker per core), the overhead per task, and the low-rate run.
-# Usage: results/scale/run.sh BLOOMLAB [what...]   what: ratio overhead low (default all)
+# Usage: results/scale/run.sh BLOOMLAB [what...]   what: ratio overhead low huge (default: all
+# but huge, 10^11 queries: about 40 minutes on a quiet 2-core machine, resumable)
 # Needs bloomlab-dask on PATH (pip install ./distributed, or distributed/install).
 set -euo pipefail
 bloomlab=${1:?the bloomlab binary}; shift
@@ -37,6 +38,13 @@ for w in $what; do
         t=$(clock bloomlab-dask --bloomlab "$bloomlab" -- "${classic[@]}" --seed 7 --queries $q --out "$here/low-rate-1e10.csv" 2> "$here/low.err")
         echo "low dask queries=$q seconds=$t $(grep -m1 'shards on' "$here/low.err")" | tee -a "$here/log.txt"
         rm "$here/low.err"
+        ;;
+    huge)
+        q=1e11
+        resume=${BLOOMLAB_SCALE_RESUME:-$here/.resume-1e11}
+        t=$(clock bloomlab-dask --bloomlab "$bloomlab" --resume "$resume" -- "${classic[@]}" --seed 8 --queries $q --out "$here/low-rate-1e11.csv" 2> "$here/huge.err")
+        echo "huge dask queries=$q seconds=$t $(grep -m1 'shards on' "$here/huge.err")" | tee -a "$here/log.txt"
+        rm "$here/huge.err"
         ;;
     esac
 done

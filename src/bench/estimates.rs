@@ -24,7 +24,7 @@ use crate::hash::HashScheme;
 use crate::params::preflight::operations_seconds;
 use crate::pipeline::measurement::Setup;
 use crate::program::cpu_seconds;
-use crate::report::{Cell, Column, Record, col};
+use crate::report::{Column, Record};
 use crate::structures::{FilterKind, Spec};
 
 /// The lowest ratio of estimate to real time that passes.
@@ -62,18 +62,18 @@ pub struct EstimateRow {
 
 impl Record for EstimateRow {
     fn columns() -> Vec<Column> {
-        vec![
-            col("shape", Cell::Plain("shape")),
-            col("filter", Cell::Plain("filter")),
-            col("n", Cell::Plain("n")),
-            col("m", Cell::Plain("m")),
-            col("k", Cell::Plain("k")),
-            col("queries", Cell::Plain("queries")),
-            col("estimated s", Cell::Fixed("estimated_seconds", 3)),
-            col("CPU s", Cell::Fixed("cpu_seconds", 3)),
-            col("wall s", Cell::Fixed("wall_seconds", 3)),
-            col("ratio", Cell::Fixed("ratio", 2)),
-            col("check", Cell::Plain("check")).flags_when("fail"),
+        crate::columns![Self;
+            "shape" => Plain(shape),
+            "filter" => Plain(filter),
+            "n" => Plain(n),
+            "m" => Plain(m),
+            "k" => Plain(k),
+            "queries" => Plain(queries),
+            "estimated s" => Fixed(estimated_seconds, 3),
+            "CPU s" => Fixed(cpu_seconds, 3),
+            "wall s" => Fixed(wall_seconds, 3),
+            "ratio" => Fixed(ratio, 2),
+            "check" => Plain(check).flags_when("fail"),
         ]
     }
 }

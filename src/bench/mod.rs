@@ -16,7 +16,7 @@ use crate::pipeline::timing::{
     LineBuffer, LineRate, Operation, PassKeys, Passes, fill, insert_keys, interleave,
     reinsert_is_idempotent, time_operation, time_pass,
 };
-use crate::report::{Cell, Column, Record, col};
+use crate::report::{Column, Record};
 use crate::structures::{Family, Filter, FilterKind, Structure};
 use notes::notes;
 use placement::placements;
@@ -253,24 +253,24 @@ pub struct BenchRow {
 
 impl Record for BenchRow {
     fn columns() -> Vec<Column> {
-        vec![
-            col("structure", Cell::Plain("structure")),
-            col("peer", Cell::Plain("peer")),
-            col("hash", Cell::Plain("hash")),
-            col("op", Cell::Plain("operation")),
-            col("size", Cell::Plain("size")),
-            col("m", Cell::Plain("m")).wide_only(),
-            col("k", Cell::Plain("k")),
-            col("batched", Cell::Plain("batched")),
-            col("path", Cell::Plain("path")),
-            col("ns/key", Cell::Fixed("ns_per_key", 1)),
-            col("min", Cell::Fixed("ns_min", 1)),
-            col("max", Cell::Fixed("ns_max", 1)),
-            col("rate", Cell::Percent("fpr_measured")),
-            col("lines", Cell::Fixed("lines_per_key", 2)),
-            col("× fastest peer", Cell::Fixed("ratio_to_fastest_peer", 2)),
-            col("× limit", Cell::Fixed("ratio_to_limit", 2)),
-            col("cpu", Cell::Plain("cpu")).wide_only(),
+        crate::columns![Self;
+            "structure" => Plain(structure),
+            "peer" => Plain(peer),
+            "hash" => Plain(hash),
+            "op" => Plain(operation),
+            "size" => Plain(size),
+            "m" => Plain(m).wide_only(),
+            "k" => Plain(k),
+            "batched" => Plain(batched),
+            "path" => Plain(path),
+            "ns/key" => Fixed(ns_per_key, 1),
+            "min" => Fixed(ns_min, 1),
+            "max" => Fixed(ns_max, 1),
+            "rate" => Percent(fpr_measured),
+            "lines" => Fixed(lines_per_key, 2),
+            "× fastest peer" => Fixed(ratio_to_fastest_peer, 2),
+            "× limit" => Fixed(ratio_to_limit, 2),
+            "cpu" => Plain(cpu).wide_only(),
         ]
     }
 }

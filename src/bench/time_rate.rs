@@ -10,7 +10,7 @@ use crate::error::Result;
 use crate::hash::HashScheme;
 use crate::keys::KeySource;
 use crate::pipeline::timing::{BenchSize, Operation, PassKeys, fill, time_operation};
-use crate::report::{Cell, Column, Record, col};
+use crate::report::{Column, Record};
 use crate::structures::FilterKind;
 
 /// One k of the time-versus-rate table.
@@ -36,13 +36,13 @@ pub struct TimeRateRow {
 
 impl Record for TimeRateRow {
     fn columns() -> Vec<Column> {
-        vec![
-            col("k", Cell::Plain("k")),
-            col("ns absent", Cell::Fixed("ns_query_absent", 2)),
-            col("rate", Cell::Percent("fpr_measured")),
-            col("classic", Cell::Percent("fpr_classic")),
-            col("fastest", Cell::Plain("fastest")),
-            col("lowest rate", Cell::Plain("lowest_rate")),
+        crate::columns![Self;
+            "k" => Plain(k),
+            "ns absent" => Fixed(ns_query_absent, 2),
+            "rate" => Percent(fpr_measured),
+            "classic" => Percent(fpr_classic),
+            "fastest" => Plain(fastest),
+            "lowest rate" => Plain(lowest_rate),
         ]
     }
 }

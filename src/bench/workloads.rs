@@ -21,7 +21,7 @@ use crate::hash::{HashFamily, HashScheme};
 use crate::keys::KeySource;
 use crate::pipeline::fill;
 use crate::pipeline::timing::{BenchSize, Passes, interleave, try_time_pass};
-use crate::report::{Cell, Column, Record, Table, col};
+use crate::report::{Column, Record, Table};
 use crate::structures::{
     ACROSS_GROUP, BATCH, Family, Filter, FilterKind, blocked, classic, contains_across,
 };
@@ -191,20 +191,20 @@ pub struct WorkloadRow {
 
 impl Record for WorkloadRow {
     fn columns() -> Vec<Column> {
-        vec![
-            col("workload", Cell::Plain("workload")),
-            col("structure", Cell::Plain("structure")),
-            col("size", Cell::Plain("size")),
-            col("access", Cell::Plain("access")),
-            col("batched", Cell::Plain("batched")),
-            col("filters", Cell::Plain("filters")).wide_only(),
-            col("m", Cell::Plain("m")).wide_only(),
-            col("k", Cell::Plain("k")).wide_only(),
-            col("ns gross", Cell::Fixed("ns_gross", 1)),
-            col("ns net", Cell::Fixed("ns_net", 1)),
-            col("absent", Cell::Plain("queries_absent")).wide_only(),
-            col("rate", Cell::Percent("fpr_measured")),
-            col("missed", Cell::Plain("present_missed")).wide_only(),
+        crate::columns![Self;
+            "workload" => Plain(workload),
+            "structure" => Plain(structure),
+            "size" => Plain(size),
+            "access" => Plain(access),
+            "batched" => Plain(batched),
+            "filters" => Plain(filters).wide_only(),
+            "m" => Plain(m).wide_only(),
+            "k" => Plain(k).wide_only(),
+            "ns gross" => Fixed(ns_gross, 1),
+            "ns net" => Fixed(ns_net, 1),
+            "absent" => Plain(queries_absent).wide_only(),
+            "rate" => Percent(fpr_measured),
+            "missed" => Plain(present_missed).wide_only(),
         ]
     }
 }

@@ -27,7 +27,7 @@ use crate::error::{Error, Result};
 use crate::params::preflight::Cost;
 use crate::pipeline::measurement::{Measurement, Setup, Work};
 use crate::plot::Plate;
-use crate::report::{Cell, Column, Record, Table, col};
+use crate::report::{Column, Record, Table};
 pub use units::{Counted, MeasuredPlan, Units, keys_of_setup, measure_all, rows_of};
 
 /// Every experiment, in the order the help and `reproduce` list them. Adding an experiment is
@@ -415,30 +415,30 @@ impl Outcome {
 /// (bits per key, k), the count, the measured rate with its interval, the exact prediction,
 /// its z and the bits check; n and m are in the title, the rest under `--wide`.
 pub fn measurement_columns() -> Vec<Column> {
-    vec![
-        col("n", Cell::Plain("n")).wide_only(),
-        col("duplicates", Cell::Plain("duplicate_keys")).wide_only(),
-        col("m", Cell::Plain("m")).wide_only(),
-        col("m asked", Cell::Plain("m_requested")).wide_only(),
-        col("addressable", Cell::Plain("addressable_bits")).wide_only(),
-        col("bits/key", Cell::Fixed("bits_per_key", 2)),
-        col("k", Cell::Plain("k")),
-        col("fill", Cell::Percent("fill_measured")),
-        col("E[fill]", Cell::Percent("fill_expected")).wide_only(),
-        col("failed", Cell::Plain("failed_inserts")).wide_only(),
-        col("FP/queries", Cell::Ratio("false_positives", "queries")).wide_only(),
-        col("overlap", Cell::Plain("query_overlap")).wide_only(),
-        col("measured", Cell::Percent("fpr_measured")),
-        col("95% CI", Cell::Interval("ci_low", "ci_high")),
-        col("classic", Cell::Percent("fpr_classic")).wide_only(),
-        col("fill^k", Cell::Percent("fpr_from_fill")).wide_only(),
-        col("exact", Cell::Percent("fpr_exact")),
-        col("configured", Cell::Percent("fpr_configured")).wide_only(),
-        col("z classic", Cell::Fixed("z_classic", 2)).wide_only(),
-        col("z fill^k", Cell::Fixed("z_from_fill", 2)).wide_only(),
-        col("z exact", Cell::Fixed("z_exact", 2)),
-        col("bits", Cell::Plain("bits_check")).flags_when("fail"),
-        col("uniform", Cell::Plain("uniformity")).flags_when("fail"),
+    crate::columns![Measurement;
+        "n" => Plain(n).wide_only(),
+        "duplicates" => Plain(duplicate_keys).wide_only(),
+        "m" => Plain(m).wide_only(),
+        "m asked" => Plain(m_requested).wide_only(),
+        "addressable" => Plain(addressable_bits).wide_only(),
+        "bits/key" => Fixed(bits_per_key, 2),
+        "k" => Plain(k),
+        "fill" => Percent(fill_measured),
+        "E[fill]" => Percent(fill_expected).wide_only(),
+        "failed" => Plain(failed_inserts).wide_only(),
+        "FP/queries" => Ratio(false_positives, queries).wide_only(),
+        "overlap" => Plain(query_overlap).wide_only(),
+        "measured" => Percent(fpr_measured),
+        "95% CI" => Interval(ci_low, ci_high),
+        "classic" => Percent(fpr_classic).wide_only(),
+        "fill^k" => Percent(fpr_from_fill).wide_only(),
+        "exact" => Percent(fpr_exact),
+        "configured" => Percent(fpr_configured).wide_only(),
+        "z classic" => Fixed(z_classic, 2).wide_only(),
+        "z fill^k" => Fixed(z_from_fill, 2).wide_only(),
+        "z exact" => Fixed(z_exact, 2),
+        "bits" => Plain(bits_check).flags_when("fail"),
+        "uniform" => Plain(uniformity).flags_when("fail"),
     ]
 }
 

@@ -11,7 +11,7 @@ use crate::params::preflight::Cost;
 use crate::params::{MAX_COUNT, MeasureParams, ShapeParams, ValueList, check_count, positive_list};
 use crate::pipeline::measurement::{CONFIDENCE, Measurement};
 use crate::plot::{Axis, Colour, Mark, Panel, Plate, Series, extent};
-use crate::report::{Cell, Column, Record, col, percent};
+use crate::report::{Column, Record, percent};
 use crate::stats::averaged_ratio_to_constant;
 use crate::structures::{Rate, Sizing};
 use crate::theory;
@@ -83,18 +83,15 @@ impl Measured for OverfillRow {
 
 impl Record for OverfillRow {
     fn columns() -> Vec<Column> {
-        let mut columns = vec![col("s", Cell::Fixed("overfill_factor", 2))];
+        let mut columns = crate::columns![Self; "s" => Fixed(overfill_factor, 2)];
         let narrow = ["k", "fill", "measured", "95% CI", "z exact", "bits"];
         columns.extend(measurement_columns_narrow(&narrow));
-        columns.extend([
-            col("fill 1-2^-s", Cell::Percent("fill_closed_form")).wide_only(),
-            col("(1-2^-s)^k", Cell::Percent("fpr_closed_form")).wide_only(),
-            col("× design", Cell::Times("ratio_to_design")).wide_only(),
-            col(
-                "× design 95%",
-                Cell::TimesInterval("ratio_to_design_low", "ratio_to_design_high"),
-            ),
-            col("× closed", Cell::Times("ratio_closed_form")).wide_only(),
+        columns.extend(crate::columns![Self;
+            "fill 1-2^-s" => Percent(fill_closed_form).wide_only(),
+            "(1-2^-s)^k" => Percent(fpr_closed_form).wide_only(),
+            "× design" => Times(ratio_to_design).wide_only(),
+            "× design 95%" => TimesInterval(ratio_to_design_low, ratio_to_design_high),
+            "× closed" => Times(ratio_closed_form).wide_only(),
         ]);
         columns
     }

@@ -30,7 +30,7 @@ use crate::params::{
 };
 use crate::pipeline::measurement::{Measurement, Setup, Spread};
 use crate::plot::{Axis, Colour, Mark, Panel, Plate, Series};
-use crate::report::{Cell, Column, Record, col, percent};
+use crate::report::{Column, Record, percent};
 use crate::stats::{CountDistribution, chi_square_sf, cochran_q, count_goodness_of_fit, stouffer};
 use crate::structures::{Rate, Sizing};
 use crate::theory;
@@ -90,12 +90,12 @@ const NARROW: [&str; 6] = ["n", "measured", "95% CI", "exact", "z exact", "bits"
 
 impl Record for SeedCheckRow {
     fn columns() -> Vec<Column> {
-        let mut columns = vec![
-            col("check", Cell::Plain("check")),
-            col("hash seed", Cell::Plain("hash_seed")),
+        let mut columns = crate::columns![Self;
+            "check" => Plain(check),
+            "hash seed" => Plain(measurement.hash_seed),
         ];
         columns.extend(measurement_columns_narrow(&NARROW));
-        columns.push(col("z check", Cell::Fixed("z_check", 2)));
+        columns.extend(crate::columns![Self; "z check" => Fixed(z_check, 2)]);
         columns
     }
 }

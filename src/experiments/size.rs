@@ -11,7 +11,7 @@ use crate::hash::HashScheme;
 use crate::params::{MAX_COUNT, check_count};
 use crate::pipeline::measurement::{CONFIDENCE, Setup, Trial};
 use crate::pipeline::run_trial;
-use crate::report::{Cell, Column, Record, Table, col, percent};
+use crate::report::{Column, Record, Table, percent};
 use crate::stats::clopper_pearson;
 use crate::structures::bloom::MAX_BITS;
 use crate::structures::{Filter, FilterKind, Sizing, Spec};
@@ -79,12 +79,12 @@ pub struct SizeRow {
 
 impl Record for SizeRow {
     fn columns() -> Vec<Column> {
-        vec![
-            col("load", Cell::Fixed("overfill_factor", 2)),
-            col("keys", Cell::Plain("n_actual")),
-            col("fill", Cell::Percent("fill")),
-            col("rate", Cell::Percent("fpr")),
-            col("× design rate", Cell::Times("ratio_to_design")),
+        crate::columns![Self;
+            "load" => Fixed(overfill_factor, 2),
+            "keys" => Plain(n_actual),
+            "fill" => Percent(fill),
+            "rate" => Percent(fpr),
+            "× design rate" => Times(ratio_to_design),
         ]
     }
 }
@@ -345,17 +345,17 @@ pub struct StructureSize {
 
 impl Record for StructureSize {
     fn columns() -> Vec<Column> {
-        vec![
-            col("structure", Cell::Plain("structure")),
-            col("bits/key", Cell::Fixed("bits_per_key", 2)),
-            col("k", Cell::Plain("k")),
-            col("memory", Cell::Plain("memory")),
-            col("lines", Cell::Plain("lines_per_query")),
-            col("× floor", Cell::Times("ratio_to_floor")),
-            col("design", Cell::Percent("fpr_design")),
-            col("measured", Cell::Percent("fpr_measured")).wide_only(),
-            col("95% CI", Cell::Interval("ci_low", "ci_high")).wide_only(),
-            col("z", Cell::Fixed("z_design", 2)).wide_only(),
+        crate::columns![Self;
+            "structure" => Plain(structure),
+            "bits/key" => Fixed(bits_per_key, 2),
+            "k" => Plain(k),
+            "memory" => Plain(memory),
+            "lines" => Plain(lines_per_query),
+            "× floor" => Times(ratio_to_floor),
+            "design" => Percent(fpr_design),
+            "measured" => Percent(fpr_measured).wide_only(),
+            "95% CI" => Interval(ci_low, ci_high).wide_only(),
+            "z" => Fixed(z_design, 2).wide_only(),
         ]
     }
 }

@@ -19,7 +19,7 @@ use crate::params::preflight::Cost;
 use crate::params::{Count, MeasureParams, ShapeParams, check_count};
 use crate::pipeline::measurement::{CONFIDENCE, Measurement, Setup};
 use crate::plot::{Axis, Colour, Mark, Panel, Plate, Series};
-use crate::report::{Cell, Column, Record, col, percent};
+use crate::report::{Column, Record, percent};
 use crate::stats::{
     DETECTION_POWER, Ratio, min_set, paired_ratio_interval, ratio_interval, replicates_to_order,
 };
@@ -101,20 +101,13 @@ impl Record for SweepKRow {
     fn columns() -> Vec<Column> {
         let narrow = ["bits/key", "k", "measured", "95% CI", "exact", "z exact"];
         let mut columns = measurement_columns_narrow(&narrow);
-        columns.push(col("× min", Cell::Fixed("ratio_to_min", 2)).wide_only());
-        columns.push(col(
-            "× min 95%",
-            Cell::TimesInterval("ratio_to_min_low", "ratio_to_min_high"),
-        ));
-        columns.push(col("min", Cell::Plain("measured_min")).wide_only());
-        columns.push(col("in min set", Cell::Plain("in_min_set")));
-        columns.push(
-            col(
-                "× k* 95%",
-                Cell::TimesInterval("ratio_to_optimum_low", "ratio_to_optimum_high"),
-            )
-            .wide_only(),
-        );
+        columns.extend(crate::columns![Self;
+            "× min" => Fixed(ratio_to_min, 2).wide_only(),
+            "× min 95%" => TimesInterval(ratio_to_min_low, ratio_to_min_high),
+            "min" => Plain(measured_min).wide_only(),
+            "in min set" => Plain(in_min_set),
+            "× k* 95%" => TimesInterval(ratio_to_optimum_low, ratio_to_optimum_high).wide_only(),
+        ]);
         columns
     }
 }

@@ -89,7 +89,7 @@ pub(super) fn cell_grid(
 mod tests {
     use serde::Serialize;
 
-    use super::super::{Cell, Column, Record, Table, col};
+    use super::super::{Column, Record, Table};
     use super::*;
 
     #[derive(Serialize, schemars::JsonSchema)]
@@ -100,9 +100,9 @@ mod tests {
 
     impl Record for Prose {
         fn columns() -> Vec<Column> {
-            vec![
-                col("name", Cell::Plain("name")),
-                col("meaning", Cell::Plain("meaning")).wrapped(),
+            crate::columns![Self;
+                "name" => Plain(name),
+                "meaning" => Plain(meaning).wrapped(),
             ]
         }
     }

@@ -12,7 +12,7 @@ use crate::error::{Error, Result};
 use crate::hash::{AppliedHash, HashScheme, IndexMath, Simd};
 use crate::program::ProgramOptions;
 use crate::structures::bloom::BloomFilter;
-pub use crate::structures::descriptor::{
+pub use crate::structures::descriptor_parts::{
     Argument, Family, Origin, PeerCrate, Rate, RateOfArgument,
 };
 use crate::theory;

@@ -13,7 +13,7 @@ mod block_simd;
 mod blocks;
 pub mod bloom;
 mod bloom_simd;
-mod descriptor;
+mod descriptor_parts;
 pub mod interface;
 mod packed;
 pub mod peers;

@@ -24,7 +24,7 @@ use super::{RESULT_EXTENSIONS, result_name};
 use crate::error::Result;
 use crate::experiments::{Outcome, is_timing};
 use crate::pipeline::measurement::Measurement;
-use crate::report::{Cell, Column, Record, col};
+use crate::report::{Column, Record};
 use crate::stats::two_sample_z;
 use crate::theory::fill_variance;
 
@@ -71,16 +71,16 @@ pub struct CheckRow {
 
 impl Record for CheckRow {
     fn columns() -> Vec<Column> {
-        vec![
-            col("experiment", Cell::Plain("experiment")),
-            col("rows", Cell::Plain("rows")),
-            col("compared", Cell::Plain("compared")),
-            col("shared", Cell::Plain("shared")).wide_only(),
-            col("failed", Cell::Plain("failed")),
-            col("skipped", Cell::Plain("skipped")),
-            col("smallest p", Cell::Plain("smallest_p")),
-            col("bits check", Cell::Plain("bits_check")),
-            col("verdict", Cell::Plain("verdict")),
+        crate::columns![Self;
+            "experiment" => Plain(experiment),
+            "rows" => Plain(rows),
+            "compared" => Plain(compared),
+            "shared" => Plain(shared).wide_only(),
+            "failed" => Plain(failed),
+            "skipped" => Plain(skipped),
+            "smallest p" => Plain(smallest_p),
+            "bits check" => Plain(bits_check),
+            "verdict" => Plain(verdict),
         ]
     }
 }

@@ -33,7 +33,7 @@ use super::summary::{Found, Run, Summary};
 use crate::error::Result;
 use crate::pipeline::measurement::CONFIDENCE;
 use crate::report::files::Staging;
-use crate::report::{self, Cell, Column, Format, Record, Table, col, significant};
+use crate::report::{self, Column, Format, Record, Table, significant};
 use crate::stats::{Z95, sample_factor_to_decide};
 
 /// Every claim: the essay's, in its order, then those about named structures.
@@ -78,11 +78,11 @@ pub struct ClaimRow {
 
 impl Record for ClaimRow {
     fn columns() -> Vec<Column> {
-        vec![
-            col("claim", Cell::Plain("claim")),
-            col("tolerance", Cell::Plain("tolerance")),
-            col("measured", Cell::Plain("measured")),
-            col("verdict", Cell::Plain("verdict")),
+        crate::columns![Self;
+            "claim" => Plain(claim),
+            "tolerance" => Plain(tolerance),
+            "measured" => Plain(measured),
+            "verdict" => Plain(verdict),
         ]
     }
 }

@@ -12,7 +12,7 @@ use super::validate::Checked;
 use crate::error::Result;
 use crate::experiments::{Outcome, Repeatable, TIMINGS_FOLDER, is_timing};
 use crate::plot::{Axis, Colour, Mark, Panel, Plate, Scale, Series, Ticks};
-use crate::report::{Cell, Column, Record, Table, col};
+use crate::report::{Column, Record, Table};
 
 /// One configuration priced, as every output carries it.
 #[derive(Clone, Debug, PartialEq, Serialize, JsonSchema)]
@@ -63,26 +63,26 @@ pub struct AdviceRow {
 
 impl Record for AdviceRow {
     fn columns() -> Vec<Column> {
-        vec![
-            col("structure", Cell::Plain("structure")),
-            col("m", Cell::Plain("m")).wide_only(),
-            col("k", Cell::Plain("k")),
-            col("bits/key", Cell::Fixed("bits_per_key", 2)),
-            col("bytes", Cell::Plain("memory_bytes")).wide_only(),
-            col("closed form", Cell::Percent("fpr_closed_form")).wide_only(),
-            col("FP/queries", Cell::Ratio("false_positives", "queries")).wide_only(),
-            col("measured", Cell::Percent("fpr_measured")),
-            col("95% CI", Cell::Interval("ci_low", "ci_high")).wide_only(),
-            col("ns absent", Cell::Fixed("ns_lookup_absent", 1)),
-            col("ns present", Cell::Fixed("ns_lookup_present", 1)).wide_only(),
-            col("cost ns", Cell::Fixed("cost_ns", 1)),
-            col("low", Cell::Fixed("cost_low", 1)),
-            col("high", Cell::Fixed("cost_high", 1)),
-            col("speedup", Cell::Times("speedup")).wide_only(),
-            col("skyline", Cell::Plain("on_skyline")).wide_only(),
-            col("chosen", Cell::Plain("chosen")).flags_when("true"),
-            col("runner-up", Cell::Plain("runner_up")).wide_only(),
-            col("ns end to end", Cell::Fixed("ns_end_to_end", 1)).wide_only(),
+        crate::columns![Self;
+            "structure" => Plain(structure),
+            "m" => Plain(m).wide_only(),
+            "k" => Plain(k),
+            "bits/key" => Fixed(bits_per_key, 2),
+            "bytes" => Plain(memory_bytes).wide_only(),
+            "closed form" => Percent(fpr_closed_form).wide_only(),
+            "FP/queries" => Ratio(false_positives, queries).wide_only(),
+            "measured" => Percent(fpr_measured),
+            "95% CI" => Interval(ci_low, ci_high).wide_only(),
+            "ns absent" => Fixed(ns_lookup_absent, 1),
+            "ns present" => Fixed(ns_lookup_present, 1).wide_only(),
+            "cost ns" => Fixed(cost_ns, 1),
+            "low" => Fixed(cost_low, 1),
+            "high" => Fixed(cost_high, 1),
+            "speedup" => Times(speedup).wide_only(),
+            "skyline" => Plain(on_skyline).wide_only(),
+            "chosen" => Plain(chosen).flags_when("true"),
+            "runner-up" => Plain(runner_up).wide_only(),
+            "ns end to end" => Fixed(ns_end_to_end, 1).wide_only(),
         ]
     }
 }

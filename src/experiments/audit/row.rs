@@ -8,7 +8,7 @@ use super::{AuditPlan, Entry, FLAG_Z, MIN_EXPECTED_FALSE_POSITIVES};
 use crate::experiments::Measured;
 use crate::pipeline::measurement::Measurement;
 use crate::program::KeyForm;
-use crate::report::{Cell, Column, Record, col};
+use crate::report::{Column, Record};
 use crate::stats::{detectable_excess, ratio_to_constant, z_score};
 
 /// One filter at one load.
@@ -86,43 +86,37 @@ pub struct AuditRow {
 
 impl Record for AuditRow {
     fn columns() -> Vec<Column> {
-        vec![
-            col("filter", Cell::Plain("name")),
-            col("library", Cell::PlainUnlessSame("library", "name")).wide_only(),
-            col("spec", Cell::PlainUnlessSame("filter", "name")).wide_only(),
-            col("keys", Cell::Plain("key_form")),
-            col("promise", Cell::Percent("fpr_configured")),
-            col("load", Cell::Fixed("load", 2)),
-            col("n", Cell::Plain("n")).wide_only(),
-            col("bits/key", Cell::Fixed("bits_per_key_allocated", 2)).wide_only(),
-            col("addressed", Cell::Fixed("bits_per_key_addressed", 2)).wide_only(),
-            col("mem/key", Cell::Fixed("bits_per_key_measured", 1)).wide_only(),
-            col("RSS b/key", Cell::Fixed("bits_per_key_rss", 1)).wide_only(),
-            col("x addressed", Cell::Times("measured_over_addressed")).wide_only(),
-            col("hashes", Cell::Plain("k")).wide_only(),
-            col("FP/queries", Cell::Ratio("false_positives", "queries")).wide_only(),
-            col("measured", Cell::Percent("fpr_measured")),
-            col("95% CI", Cell::Interval("ci_low", "ci_high")),
+        crate::columns![Self;
+            "filter" => Plain(name),
+            "library" => PlainUnlessSame(library, name).wide_only(),
+            "spec" => PlainUnlessSame(measurement.filter, name).wide_only(),
+            "keys" => Plain(key_form),
+            "promise" => Percent(fpr_configured),
+            "load" => Fixed(load, 2),
+            "n" => Plain(measurement.n).wide_only(),
+            "bits/key" => Fixed(bits_per_key_allocated, 2).wide_only(),
+            "addressed" => Fixed(bits_per_key_addressed, 2).wide_only(),
+            "mem/key" => Fixed(bits_per_key_measured, 1).wide_only(),
+            "RSS b/key" => Fixed(bits_per_key_rss, 1).wide_only(),
+            "x addressed" => Times(measured_over_addressed).wide_only(),
+            "hashes" => Plain(measurement.k).wide_only(),
+            "FP/queries" => Ratio(measurement.false_positives, measurement.queries).wide_only(),
+            "measured" => Percent(measurement.fpr_measured),
+            "95% CI" => Interval(measurement.ci_low, measurement.ci_high),
             // Wide only, with its interval: the notes say each filter's ratio with its own.
-            col("x promise", Cell::Times("ratio_configured")).wide_only(),
-            col(
-                "95% CI x",
-                Cell::TimesInterval("ratio_configured_low", "ratio_configured_high"),
-            )
-            .wide_only(),
-            col("detects", Cell::Percent("detectable_excess")).wide_only(),
-            col("z config", Cell::Fixed("z_configured", 1)).wide_only(),
-            col("flag", Cell::Plain("above_configured")).flags_when("true"),
-            col("lost", Cell::Plain("false_negatives")),
-            col("of", Cell::Plain("inserted_asked")).wide_only(),
-            col("low", Cell::Plain("far_below"))
-                .wide_only()
-                .flags_when("true"),
-            col("predicted", Cell::Percent("fpr_exact")).wide_only(),
-            col("z predicted", Cell::Fixed("z_exact", 2)).wide_only(),
-            col("resolved", Cell::Plain("resolved")).wide_only(),
-            col("seeded", Cell::Plain("seeded")).wide_only(),
-            col("ns query", Cell::Fixed("ns_query", 1)).wide_only(),
+            "x promise" => Times(ratio_configured).wide_only(),
+            "95% CI x" => TimesInterval(ratio_configured_low, ratio_configured_high).wide_only(),
+            "detects" => Percent(detectable_excess).wide_only(),
+            "z config" => Fixed(z_configured, 1).wide_only(),
+            "flag" => Plain(above_configured).flags_when("true"),
+            "lost" => Plain(false_negatives),
+            "of" => Plain(inserted_asked).wide_only(),
+            "low" => Plain(far_below).wide_only().flags_when("true"),
+            "predicted" => Percent(measurement.fpr_exact).wide_only(),
+            "z predicted" => Fixed(measurement.z_exact, 2).wide_only(),
+            "resolved" => Plain(resolved).wide_only(),
+            "seeded" => Plain(seeded).wide_only(),
+            "ns query" => Fixed(ns_query, 1).wide_only(),
         ]
     }
 }

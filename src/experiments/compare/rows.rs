@@ -9,7 +9,7 @@ use crate::hash::HashScheme;
 use crate::pipeline::measure_counted;
 use crate::pipeline::measurement::{Measurement, Setup};
 use crate::pipeline::timing::{round_ns, time_filter};
-use crate::report::{Cell, Column, Record, col};
+use crate::report::{Column, Record};
 use crate::structures::{FilterKind, Spec};
 use crate::theory;
 
@@ -72,34 +72,28 @@ impl TimingSizes {
 
 impl Record for CompareRow {
     fn columns() -> Vec<Column> {
-        vec![
-            col("structure", Cell::Plain("filter")),
-            col("target", Cell::Percent("fpr_target")),
-            col("m", Cell::Plain("m")).wide_only(),
-            col("k", Cell::Plain("k")).wide_only(),
-            col("bits/key", Cell::Fixed("bits_per_key_spent", 2)),
-            col("floor", Cell::Fixed("information_floor", 2)).wide_only(),
+        crate::columns![Self;
+            "structure" => Plain(measurement.filter),
+            "target" => Percent(fpr_target),
+            "m" => Plain(measurement.m).wide_only(),
+            "k" => Plain(measurement.k).wide_only(),
+            "bits/key" => Fixed(bits_per_key_spent, 2),
+            "floor" => Fixed(information_floor, 2).wide_only(),
             // One word, so that the narrow table of the default rates (down to 10^-6, whose
             // intervals are widest) fits in 100 columns.
-            col("×floor", Cell::Fixed("ratio_to_floor", 3)),
-            col("FP/queries", Cell::Ratio("false_positives", "queries")).wide_only(),
-            col("measured", Cell::Percent("fpr_measured")),
-            col("95% CI", Cell::Interval("ci_low", "ci_high")),
-            col("exact", Cell::Percent("fpr_exact")),
-            col("z", Cell::Fixed("z_exact", 2)),
-            col("bits", Cell::Plain("bits_check"))
-                .wide_only()
-                .flags_when("fail"),
-            col("ns insert (cache)", Cell::Fixed("ns_insert_in_cache", 1)).wide_only(),
-            col("ns query (cache)", Cell::Fixed("ns_query_in_cache", 1)).wide_only(),
-            col("ns insert (RAM)", Cell::Fixed("ns_insert_out_of_cache", 1)).wide_only(),
-            col("ns query (RAM)", Cell::Fixed("ns_query_out_of_cache", 1)).wide_only(),
-            col("delete", Cell::Plain("supports_delete")).wide_only(),
-            col(
-                "perfect hash bits/key",
-                Cell::Fixed("perfect_hash_bits_per_key", 2),
-            )
-            .wide_only(),
+            "×floor" => Fixed(ratio_to_floor, 3),
+            "FP/queries" => Ratio(measurement.false_positives, measurement.queries).wide_only(),
+            "measured" => Percent(measurement.fpr_measured),
+            "95% CI" => Interval(measurement.ci_low, measurement.ci_high),
+            "exact" => Percent(measurement.fpr_exact),
+            "z" => Fixed(measurement.z_exact, 2),
+            "bits" => Plain(measurement.bits_check).wide_only().flags_when("fail"),
+            "ns insert (cache)" => Fixed(ns_insert_in_cache, 1).wide_only(),
+            "ns query (cache)" => Fixed(ns_query_in_cache, 1).wide_only(),
+            "ns insert (RAM)" => Fixed(ns_insert_out_of_cache, 1).wide_only(),
+            "ns query (RAM)" => Fixed(ns_query_out_of_cache, 1).wide_only(),
+            "delete" => Plain(supports_delete).wide_only(),
+            "perfect hash bits/key" => Fixed(perfect_hash_bits_per_key, 2).wide_only(),
         ]
     }
 }
