@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{ArgMatches, Args, FromArgMatches};
 
 use bloomlab::Result;
+use bloomlab::shard::merge::Parts;
 
 /// One subcommand: its flags and help, and what it runs.
 pub(super) trait Command: Sync {
@@ -14,6 +15,10 @@ pub(super) trait Command: Sync {
     fn command(&self) -> clap::Command;
     /// Runs it on the subcommand's parsed flags.
     fn run(&self, matches: &ArgMatches) -> Result<ExitCode>;
+    /// Runs it with the counts of `parts` carried in (`bloomlab merge`).
+    fn merge(&self, _matches: &ArgMatches, _parts: &Parts) -> Result<ExitCode> {
+        Err(unsharded(self.name(), "parts"))
+    }
 }
 
 /// A command that is not an experiment: its typed flags `A` and the function they go to.
@@ -22,6 +27,8 @@ pub(super) struct Fixed<A: 'static> {
     pub(super) about: &'static str,
     pub(super) after_help: &'static str,
     pub(super) run: fn(&A) -> Result<ExitCode>,
+    /// What `merge` runs, for a command cut into units of work.
+    pub(super) merge: Option<fn(&A, &Parts) -> Result<ExitCode>>,
 }
 
 impl<A: Args + FromArgMatches + Sync + 'static> Command for Fixed<A> {
@@ -42,4 +49,23 @@ impl<A: Args + FromArgMatches + Sync + 'static> Command for Fixed<A> {
             A::from_arg_matches(matches).map_err(|e| bloomlab::Error::Output(e.to_string()))?;
         (self.run)(&args)
     }
+
+    fn merge(&self, matches: &ArgMatches, parts: &Parts) -> Result<ExitCode> {
+        let Some(merge) = self.merge else {
+            return Err(unsharded(self.name, "parts"));
+        };
+        let args =
+            A::from_arg_matches(matches).map_err(|e| bloomlab::Error::Output(e.to_string()))?;
+        merge(&args, parts)
+    }
+}
+
+/// The refusal of `flag` for a command that is not cut into units of work.
+pub(super) fn unsharded(name: &str, flag: &'static str) -> bloomlab::Error {
+    bloomlab::Error::invalid(
+        flag,
+        name,
+        format!("{name} is not cut into units of work"),
+        "sweep-size, sweep-k, overfill, seed-check, compare, audit, size --measure",
+    )
 }

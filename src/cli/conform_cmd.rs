@@ -18,6 +18,7 @@ pub(super) static CONFORM: Fixed<ConformArgs> = Fixed {
     about: "Check a structure against the filter contract: no false negatives, the same answers for the same seed, batches answered as single keys, steady memory",
     after_help: "Exit status 0 with a one-line summary, 1 naming the first violation and its key.\n\nExamples:\n  bloomlab conform --filter cuckoo\n  bloomlab conform --filter exec:'python3 my_adapter.py'",
     run: run_conform,
+    merge: None,
 };
 
 #[derive(Args, Debug)]

@@ -1,20 +1,20 @@
 //! Every registered experiment as a subcommand: its own flags, then the flags every
 //! experiment takes ([`RunArgs`]).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{ArgMatches, Args, FromArgMatches};
 
 use bloomlab::Result;
 use bloomlab::console;
-use bloomlab::experiments::{Prepared, Registered};
+use bloomlab::experiments::{Prepared, Registered, Units};
 use bloomlab::params::preflight;
-use bloomlab::pipeline::measurement::Setup;
 use bloomlab::report::progress_bar;
+use bloomlab::shard::merge::Parts;
 use bloomlab::shard::{self, Shard};
 
-use super::command::Command;
+use super::command::{Command, unsharded};
 use super::output::{OutputArgs, emit, parse_plot_path};
 
 const EXPERIMENT_HELP: &str = "\
@@ -37,6 +37,15 @@ pub(super) struct RunArgs {
     /// Run even when the estimate says the run exceeds 10 minutes or the memory available
     #[arg(long)]
     yes: bool,
+    #[command(flatten)]
+    shards: ShardArgs,
+    #[command(flatten)]
+    pub(super) output: OutputArgs,
+}
+
+/// The flags of a command whose run is cut into units of work (docs/SHARDING.md).
+#[derive(Args, Debug)]
+pub(super) struct ShardArgs {
     /// Count only shard I (from 0) of N of the run's units of work into --partial FILE;
     /// `bloomlab merge` adds the N parts up into this command's output (docs/SHARDING.md)
     #[arg(long, value_name = "I/N", requires = "partial")]
@@ -48,8 +57,13 @@ pub(super) struct RunArgs {
     /// run nothing (what a driver sizes its shards by)
     #[arg(long)]
     estimate: bool,
-    #[command(flatten)]
-    pub(super) output: OutputArgs,
+}
+
+impl ShardArgs {
+    /// Whether `--estimate` or `--shard` was given: the run is not run whole.
+    pub(super) fn given(&self) -> bool {
+        self.estimate || self.shard.is_some()
+    }
 }
 
 /// A registered experiment as a subcommand.
@@ -71,6 +85,10 @@ impl Command for &'static dyn Registered {
     fn run(&self, matches: &ArgMatches) -> Result<ExitCode> {
         run_experiment(*self, matches)
     }
+
+    fn merge(&self, matches: &ArgMatches, parts: &Parts) -> Result<ExitCode> {
+        merge_experiment(*self, matches, parts)
+    }
 }
 
 /// Runs a registered experiment from its subcommand's matches: whole, one shard of it, or
@@ -78,16 +96,39 @@ impl Command for &'static dyn Registered {
 fn run_experiment(experiment: &dyn Registered, matches: &ArgMatches) -> Result<ExitCode> {
     let args =
         RunArgs::from_arg_matches(matches).map_err(|e| bloomlab::Error::Output(e.to_string()))?;
-    if args.estimate {
-        return estimate(experiment, matches);
-    }
-    if let (Some(shard), Some(partial)) = (args.shard, &args.partial) {
-        return run_shard(experiment, matches, (shard, partial), &args);
+    if args.shards.given() {
+        let mut prepared = experiment.prepare_matches(matches)?;
+        let units = prepared.units();
+        return sharded(
+            experiment.name(),
+            units,
+            &args.shards,
+            args.yes,
+            args.output.quiet,
+        );
     }
     experiment.planning_cost(matches)?.check(args.yes)?;
     check_outputs(&args)?;
     let prepared = experiment.prepare_matches(matches)?;
     run_prepared(experiment.name(), prepared, &args)
+}
+
+/// `bloomlab merge` of a registered experiment's parts: its rows' counts carried in.
+fn merge_experiment(
+    experiment: &dyn Registered,
+    matches: &ArgMatches,
+    parts: &Parts,
+) -> Result<ExitCode> {
+    let run =
+        RunArgs::from_arg_matches(matches).map_err(|e| bloomlab::Error::Output(e.to_string()))?;
+    check_outputs(&run)?;
+    let mut prepared = experiment.prepare_matches(matches)?;
+    let units = prepared
+        .units()
+        .ok_or_else(|| unsharded(experiment.name(), "parts"))?;
+    let rows = units.rows();
+    units.set_work(&parts.carried(&rows)?);
+    run_prepared(experiment.name(), prepared, &run)
 }
 
 /// `--out` and `--plot` writable and distinct: checked before planning, which for some
@@ -105,50 +146,38 @@ pub(super) fn check_outputs(args: &RunArgs) -> Result<()> {
     Ok(())
 }
 
-/// The rows of a prepared experiment, or the refusal of `--shard` for one that does not
-/// shard.
-fn rows_of(prepared: &mut dyn Prepared, name: &str, flag: &'static str) -> Result<Vec<Setup>> {
-    prepared.rows().ok_or_else(|| {
-        bloomlab::Error::invalid(
-            flag,
-            name,
-            format!("{name} is not cut into units of work"),
-            "sweep-size, sweep-k, overfill, seed-check",
-        )
-    })
-}
-
-/// `--estimate`: the units of the whole run, its estimated seconds and this build, as JSON.
-fn estimate(experiment: &dyn Registered, matches: &ArgMatches) -> Result<ExitCode> {
-    let mut prepared = experiment.prepare_matches(matches)?;
-    let rows = rows_of(&mut *prepared, experiment.name(), "estimate")?;
-    let text = serde_json::json!({
-        "build": shard::BuildId::this(),
-        "units": shard::units(&rows),
-        "rows": rows.len(),
-        "seconds": prepared.cost().seconds(),
-    });
-    console::out(&format!("{text}\n"));
-    Ok(ExitCode::SUCCESS)
-}
-
-/// `--shard I/N --partial FILE`: counts the shard's units and writes them; the output flags
-/// are recorded for `merge`, not used here.
-fn run_shard(
-    experiment: &dyn Registered,
-    matches: &ArgMatches,
-    (shard, partial): (Shard, &Path),
-    args: &RunArgs,
+/// `--estimate` (the units of the whole run, its estimated seconds and this build, as
+/// JSON) or `--shard I/N --partial FILE` (the shard's units counted and written; the output
+/// flags are recorded for `merge`, not used here) of a run cut into `units`.
+pub(super) fn sharded(
+    name: &str,
+    units: Option<&mut dyn Units>,
+    args: &ShardArgs,
+    yes: bool,
+    quiet: bool,
 ) -> Result<ExitCode> {
+    let flag = if args.estimate { "estimate" } else { "shard" };
+    let units = units.ok_or_else(|| unsharded(name, flag))?;
+    let rows = units.rows();
+    if args.estimate {
+        let text = serde_json::json!({
+            "build": shard::BuildId::this(),
+            "units": shard::units(&rows),
+            "rows": rows.len(),
+            "seconds": units.cost().seconds(),
+        });
+        console::out(&format!("{text}\n"));
+        return Ok(ExitCode::SUCCESS);
+    }
+    let (Some(shard), Some(partial)) = (args.shard, &args.partial) else {
+        return Err(unsharded(name, flag));
+    };
     preflight::check_output("partial", partial)?;
-    let mut prepared = experiment.prepare_matches(matches)?;
-    let rows = rows_of(&mut *prepared, experiment.name(), "shard")?;
-    prepared.set_work(&shard::share(&rows, shard));
-    prepared.cost().check(args.yes)?;
-    let rows = rows_of(&mut *prepared, experiment.name(), "shard")?;
-    let bar = progress_bar(args.output.quiet, "keys");
-    bar.set_message(format!("{} shard {shard}", experiment.name()));
-    let part = shard::count_share(command_line(), &rows, shard, &bar)?;
+    units.set_work(&shard::share(&rows, shard));
+    units.cost().check(yes)?;
+    let bar = progress_bar(quiet, "keys");
+    bar.set_message(format!("{name} shard {shard}"));
+    let part = shard::count_share(command_line(), units, shard, &bar)?;
     bar.finish_and_clear();
     shard::write_part(partial, &part)?;
     Ok(ExitCode::SUCCESS)

@@ -1,18 +1,18 @@
 //! `bloomlab merge`: the parts of a sharded run added up into exactly the output, files and
 //! exit status of the single run (docs/SHARDING.md).
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, FromArgMatches};
+use clap::Args;
 
 use bloomlab::report::Format;
 use bloomlab::shard::merge::Parts;
 use bloomlab::shard::read_part;
-use bloomlab::{Error, Result, experiments};
+use bloomlab::{Error, Result};
 
 use super::command::Fixed;
-use super::experiment_cmd::{RunArgs, check_outputs, run_prepared};
 use super::output::{parse_format, parse_plot_path};
 
 /// `bloomlab merge`.
@@ -29,6 +29,7 @@ Examples:
   bloomlab sweep-size --queries 1e9 --shard 1/2 --partial parts/1.json
   bloomlab merge parts/",
     run: run_merge,
+    merge: None,
 };
 
 #[derive(Args, Debug)]
@@ -85,35 +86,34 @@ fn run_merge(args: &MergeArgs) -> Result<ExitCode> {
         path: first.clone(),
         message,
     };
-    let matches = super::command()
-        .try_get_matches_from(std::iter::once("bloomlab".to_string()).chain(command))
-        .map_err(|e| unreadable(format!("its command does not parse here: {e}")))?;
-    let (name, sub) = matches
+    let name = command.first().cloned().unwrap_or_default();
+    let found = (super::commands().into_iter())
+        .find(|c| c.name() == name)
+        .ok_or_else(|| unreadable(format!("`{name}` is not a command of this build")))?;
+    // Merge's output flags after the command's own, which they override.
+    let mut line: Vec<OsString> = vec!["bloomlab".into()];
+    line.extend(command.into_iter().map(OsString::from));
+    let format = args.format.map(|f| OsString::from(f.name()));
+    let out = args.out.clone().map(OsString::from);
+    let plot = args.plot.clone().map(OsString::from);
+    for (flag, value) in [("--format", format), ("--out", out), ("--plot", plot)] {
+        line.extend(
+            value
+                .map(|value| [flag.into(), value])
+                .into_iter()
+                .flatten(),
+        );
+    }
+    line.extend(args.quiet.then(|| "--quiet".into()));
+    let matches = (super::command().mut_subcommand(&name, |s| s.args_override_self(true)))
+        .try_get_matches_from(line)
+        .map_err(|e| {
+            unreadable(format!(
+                "its command, with merge's output flags, does not parse here: {e}"
+            ))
+        })?;
+    let (_, sub) = matches
         .subcommand()
         .ok_or_else(|| unreadable("its command names no subcommand".into()))?;
-    let experiment = experiments::find(name)
-        .ok_or_else(|| unreadable(format!("`{name}` is not cut into units of work")))?;
-    let mut run = RunArgs::from_arg_matches(sub).map_err(|e| Error::Output(e.to_string()))?;
-    override_output(&mut run, args);
-    check_outputs(&run)?;
-    let mut prepared = experiment.prepare_matches(sub)?;
-    let rows = prepared
-        .rows()
-        .ok_or_else(|| unreadable(format!("`{name}` is not cut into units of work")))?;
-    prepared.set_work(&parts.carried(&rows)?);
-    run_prepared(name, prepared, &run)
-}
-
-/// The command's output flags, with those given to merge in their place.
-fn override_output(run: &mut RunArgs, args: &MergeArgs) {
-    if let Some(format) = args.format {
-        run.output.format = format;
-    }
-    if let Some(out) = &args.out {
-        run.output.out = Some(out.clone());
-    }
-    if let Some(plot) = &args.plot {
-        run.plot = Some(plot.clone());
-    }
-    run.output.quiet |= args.quiet;
+    found.merge(sub, &parts)
 }

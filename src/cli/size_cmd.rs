@@ -10,7 +10,11 @@ use bloomlab::experiments::size::{self as sizing, SizeRequest};
 use bloomlab::params::Count;
 use bloomlab::report::Table;
 
+use bloomlab::experiments::Units;
+use bloomlab::shard::merge::Parts;
+
 use super::command::Fixed;
+use super::experiment_cmd::{ShardArgs, sharded};
 use super::output::{OutputArgs, emit};
 
 /// `bloomlab size`.
@@ -19,6 +23,7 @@ pub(super) static SIZE: Fixed<SizeArgs> = Fixed {
     about: "Size a filter: the rate first, then space, then k, then the warning about n",
     after_help: "Give exactly two of --n, --fpr, --bits-per-key, --m (not --fpr with --bits-per-key).\nWith --n and --fpr, every structure is sized for them too (--measure checks each).\n\nExamples:\n  bloomlab size --n 4000 --fpr 0.01\n  bloomlab size --n 1000000 --fpr 0.001 --measure\n  bloomlab size --n 1000000 --bits-per-key 10\n  bloomlab size --m 8388608 --fpr 0.001 --format json",
     run: run_size,
+    merge: Some(size_with_parts),
 };
 
 #[derive(Args, Debug)]
@@ -52,11 +57,19 @@ pub(super) struct SizeArgs {
     /// Run even when the estimate says the run exceeds 10 minutes or the memory available
     #[arg(long)]
     yes: bool,
+    /// With --measure: the run cut into units of work
+    #[command(flatten)]
+    shards: ShardArgs,
     #[command(flatten)]
     output: OutputArgs,
 }
 
 fn run_size(args: &SizeArgs) -> Result<ExitCode> {
+    size_with(args, None)
+}
+
+/// `size`, whole, sharded (`--shard`, `--estimate`) or merged from `parts`.
+fn size_with(args: &SizeArgs, parts: Option<&Parts>) -> Result<ExitCode> {
     let (n, m) = (args.n.map(|c| c.0), args.m.map(|c| c.0));
     let request = SizeRequest {
         n,
@@ -79,17 +92,26 @@ fn run_size(args: &SizeArgs) -> Result<ExitCode> {
         emit(&plan, &args.output)?;
         return Ok(ExitCode::SUCCESS);
     };
-    let measuring = args.measure.then(|| sizing::Measuring {
-        queries: args
-            .queries
-            .map_or_else(|| sizing::default_queries(fpr), |c| c.0),
-        seed: 1,
-    });
-    if let Some(how) = measuring {
-        bloomlab::params::check_count("queries", how.queries, 1, 1_000_000_000)?;
+    let queries = (args.queries).map_or_else(|| sizing::default_queries(fpr), |c| c.0);
+    if args.measure {
+        bloomlab::params::check_count("queries", queries, 1, 1_000_000_000)?;
     }
-    sizing::structures_cost(n, fpr, measuring).check(args.yes)?;
-    let (structures, notes) = sizing::structures(n, fpr, measuring)?;
+    // Unmeasured, no query: each structure is only built empty.
+    let queries = if args.measure { queries } else { 0 };
+    let mut measured = sizing::Measuring { queries, seed: 1 }.plan(n, fpr);
+    if args.shards.given() {
+        let units = args.measure.then_some(&mut measured as &mut dyn Units);
+        return sharded("size", units, &args.shards, args.yes, args.output.quiet);
+    }
+    if let Some(parts) = parts {
+        measured.work = parts.carried(&measured.rows())?;
+    }
+    let mut cost = measured.cost();
+    if !args.measure {
+        cost.key_operations = 0.0;
+    }
+    cost.check(args.yes)?;
+    let (structures, notes) = sizing::structures(n, fpr, args.measure.then_some(&measured))?;
     let mut table = sizing::structures_table(n, fpr, &structures)?;
     table.notes = notes;
     let machine = args.output.format.is_machine() || args.output.out.is_some();
@@ -104,4 +126,12 @@ fn run_size(args: &SizeArgs) -> Result<ExitCode> {
     }
     emit(&table, &args.output)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `bloomlab merge` of `size --measure`'s parts.
+fn size_with_parts(args: &SizeArgs, parts: &Parts) -> Result<ExitCode> {
+    match args.measure {
+        true => size_with(args, Some(parts)),
+        false => Err(super::command::unsharded("size", "parts")),
+    }
 }

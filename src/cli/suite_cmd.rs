@@ -21,6 +21,7 @@ pub(super) static REPRODUCE: Fixed<SuiteArgs> = Fixed {
     about: "Run every experiment in --experiments and write results/<name>.csv, .md and .svg",
     after_help: "Examples:\n  bloomlab reproduce\n  bloomlab reproduce --experiments experiments --results /tmp/results\n\nExit status 1 when an experiment misses its expected bits check.",
     run: run_reproduce,
+    merge: None,
 };
 
 /// `bloomlab check`.
@@ -29,6 +30,7 @@ pub(super) static CHECK: Fixed<CheckArgs> = Fixed {
     about: "Re-run every experiment and compare it with the committed results",
     after_help: "With the committed seeds a run must repeat exactly: every column but the timings (ns_*)\nis compared as text, and any difference fails as \"was X, now Y\". With --reseed the key\nand hash seeds are fresh and every comparison of the run (rate and fill of each row\nagainst its committed value, each bits check, each seed-check verdict) is one family,\njudged with Holm's method at --family-alpha (default 0.001). Rows of an adapter that is\nnot installed are left out with a SKIP line.\n\nExamples:\n  bloomlab check\n  bloomlab check --reseed\n  bloomlab check --reseed --reseed-seed 7\n\nExit status 1 naming every drifting experiment, row and column.",
     run: run_check,
+    merge: None,
 };
 
 #[derive(Args, Debug)]

@@ -193,6 +193,10 @@ Examples:
         Ok(cost_weighed(&AuditPlan::of(params)?, unprobed))
     }
 
+    fn measured(plan: &mut AuditPlan) -> Vec<&mut dyn super::Units> {
+        vec![plan]
+    }
+
     fn run(plan: &AuditPlan, progress: &ProgressBar) -> Result<Outcome> {
         let audit = run_audit(plan, progress)?;
         let loads: Vec<String> = plan.loads.iter().map(|l| format!("{l}")).collect();
@@ -223,20 +227,15 @@ Examples:
     }
 }
 
-/// Each filter filled to the largest load and queried at every load, each entry's key
-/// operations weighed by `weigh(kind, k, m, operations)`; a growing filter may hold up to
-/// four times the classic design's memory.
+/// Each filter filled to the largest load and queried at every load (the queries of each
+/// row's work), each entry's key operations weighed by `weigh(kind, k, m, operations)`; a
+/// growing filter may hold up to four times the classic design's memory.
 fn cost_weighed(plan: &AuditPlan, weigh: impl Fn(FilterKind, u32, u64, f64) -> f64) -> Cost {
-    let top = plan.loads.iter().copied().fold(1.0, f64::max) * plan.n as f64;
-    let key_operations = plan
-        .rates
-        .iter()
-        .map(|&fpr| {
-            let queries = queries_for(plan.queries, fpr).unwrap_or(0) as f64;
-            let operations = top + queries * plan.loads.len() as f64;
-            let (m, k) = crate::theory::classic_design(plan.n, fpr);
-            let each = |e: &Entry| weigh(e.kind.clone(), k, m, operations);
-            plan.entries.iter().map(each).sum::<f64>()
+    let key_operations = (plan.jobs().iter())
+        .map(|job| {
+            let operations = plan.keys_of(job).unwrap_or(0) as f64;
+            let (m, k) = crate::theory::classic_design(plan.n, job.fpr);
+            weigh(job.entry.kind.clone(), k, m, operations)
         })
         .sum();
     let bits_per_key = plan
@@ -346,6 +345,8 @@ pub struct AuditPlan {
     pub timed: bool,
     /// Whether programs' memory is measured (not under `--no-memory`).
     pub measure_memory: bool,
+    /// The work of each row ([`super::Units::rows`]); empty: every row whole.
+    pub work: Vec<crate::pipeline::measurement::Work>,
 }
 
 impl AuditPlan {
@@ -411,6 +412,7 @@ impl AuditPlan {
             fail_below,
             timed: params.timed,
             measure_memory: !params.no_memory,
+            work: Vec::new(),
         })
     }
 }

@@ -17,20 +17,18 @@ pub mod seed_check;
 pub mod size;
 pub mod sweep_k;
 pub mod sweep_size;
+mod units;
 
 use clap::{ArgMatches, Args, FromArgMatches};
 use indicatif::ProgressBar;
-use rayon::prelude::*;
 use serde::de::DeserializeOwned;
 
 use crate::error::{Error, Result};
-use crate::keys::{PREDICTED_FOR_DISTINCT, duplicate_note};
-use crate::params::MeasureParams;
 use crate::params::preflight::Cost;
-use crate::pipeline::measure_counted;
 use crate::pipeline::measurement::{Measurement, Setup, Work};
 use crate::plot::Plate;
 use crate::report::{Column, Record, Table};
+pub use units::{Counted, MeasuredPlan, Units, keys_of_setup, measure_all, rows_of};
 
 /// Every experiment, in the order the help and `reproduce` list them. Adding an experiment is
 /// one file in this folder and one line here.
@@ -83,10 +81,10 @@ pub trait Experiment: Sync + 'static {
     fn planning_cost(_params: &Self::Params) -> Result<Cost> {
         Ok(Cost::default())
     }
-    /// The measured plans the run counts through, in the order it measures them: what
+    /// The units of work the run counts through, in the order it measures them: what
     /// `--shard` shares out and `merge` adds up. None (the default): the experiment does
     /// not shard.
-    fn measured(_plan: &mut Self::Plan) -> Vec<&mut MeasuredPlan> {
+    fn measured(_plan: &mut Self::Plan) -> Vec<&mut dyn Units> {
         Vec::new()
     }
 }
@@ -95,11 +93,9 @@ pub trait Experiment: Sync + 'static {
 pub trait Prepared: Send + Sync {
     fn run(&self, progress: &ProgressBar) -> Result<Outcome>;
     fn cost(&self) -> Cost;
-    /// Every row the run measures ([`MeasuredPlan::rows`] of each measured plan, in
-    /// order); None for an experiment that does not shard.
-    fn rows(&mut self) -> Option<Vec<Setup>>;
-    /// Sets the work of each row of [`Prepared::rows`], in that order.
-    fn set_work(&mut self, work: &[Work]);
+    /// The run's units of work ([`Experiment::measured`] in order); None for an
+    /// experiment that does not shard.
+    fn units(&mut self) -> Option<&mut dyn Units>;
 }
 
 /// An experiment behind the registry: the object-safe face of [`Experiment`].
@@ -127,17 +123,43 @@ impl<E: Experiment> Prepared for Ready<E> {
     fn cost(&self) -> Cost {
         E::cost(&self.plan)
     }
-    fn rows(&mut self) -> Option<Vec<Setup>> {
-        let plans = E::measured(&mut self.plan);
-        (!plans.is_empty()).then(|| plans.iter().flat_map(|p| p.rows()).collect())
+    fn units(&mut self) -> Option<&mut dyn Units> {
+        match E::measured(&mut self.plan).is_empty() {
+            true => None,
+            false => Some(self),
+        }
+    }
+}
+
+/// Every measured plan of the experiment, one after the other.
+impl<E: Experiment> Units for Ready<E> {
+    fn rows(&mut self) -> Vec<Setup> {
+        (E::measured(&mut self.plan).into_iter())
+            .flat_map(|p| p.rows())
+            .collect()
     }
     fn set_work(&mut self, mut work: &[Work]) {
         for plan in E::measured(&mut self.plan) {
-            let rows = plan.setups.len() * plan.trials as usize;
+            let rows = plan.rows().len();
             let (mine, rest) = work.split_at(rows.min(work.len()));
-            plan.work = mine.to_vec();
+            plan.set_work(mine);
             work = rest;
         }
+    }
+    fn count(&mut self, progress: &ProgressBar) -> Result<Vec<Counted>> {
+        let (mut counted, mut offset) = (Vec::new(), 0);
+        for plan in E::measured(&mut self.plan) {
+            let rows = plan.count(progress)?.into_iter();
+            counted.extend(rows.map(|c| Counted {
+                row: offset + c.row,
+                ..c
+            }));
+            offset += plan.rows().len();
+        }
+        Ok(counted)
+    }
+    fn cost(&mut self) -> Cost {
+        E::cost(&self.plan)
     }
 }
 
@@ -384,144 +406,6 @@ impl Outcome {
             })
             .collect()
     }
-}
-
-/// Keys a setup inserts and queries (the queries of its own share of work): what progress
-/// counts.
-pub fn keys_of_setup(setup: &Setup) -> u64 {
-    let queries = setup.work.queries_here(setup.n, setup.queries);
-    setup.n.saturating_add(queries)
-}
-
-/// Every setup `trials` times (hash seeds `hash_seed + t`): the trials of a setup are
-/// consecutive rows.
-pub fn rows_of(setups: &[Setup], trials: u64) -> Vec<Setup> {
-    setups
-        .iter()
-        .flat_map(|s| {
-            (0..trials).map(move |t| {
-                let mut trial = s.clone();
-                trial.spec.hash_seed = s.spec.hash_seed.wrapping_add(t);
-                trial
-            })
-        })
-        .collect()
-}
-
-/// Measures every row, in parallel, keeping their order. `progress` counts the keys
-/// inserted and queried.
-pub fn measure_all(
-    experiment: &str,
-    rows: &[Setup],
-    progress: &ProgressBar,
-) -> Result<Vec<Measurement>> {
-    progress.inc_length(rows.iter().map(keys_of_setup).sum());
-    rows.par_iter()
-        .map(|setup| measure_counted(experiment, setup, &|keys| progress.inc(keys)))
-        .collect()
-}
-
-/// The setups of a measuring experiment, validated, with the measuring parameters that
-/// apply to all of them.
-#[derive(Clone, Debug)]
-pub struct MeasuredPlan {
-    pub setups: Vec<Setup>,
-    pub trials: u64,
-    pub caption: String,
-    /// The work of each row ([`MeasuredPlan::rows`]); empty: every row whole.
-    pub work: Vec<Work>,
-}
-
-impl MeasuredPlan {
-    /// Validates `setups` against `measure`'s trials.
-    pub fn new(measure: &MeasureParams, setups: Vec<Setup>) -> Result<Self> {
-        Ok(MeasuredPlan {
-            setups,
-            trials: measure.trials()?,
-            caption: measure.caption()?,
-            work: Vec::new(),
-        })
-    }
-
-    /// The rows the plan measures: each setup `trials` times ([`rows_of`]), with its work.
-    pub fn rows(&self) -> Vec<Setup> {
-        let mut rows = rows_of(&self.setups, self.trials);
-        for (row, work) in rows.iter_mut().zip(&self.work) {
-            row.work = work.clone();
-        }
-        rows
-    }
-
-    /// Measures every row of the plan.
-    pub fn measure(&self, experiment: &str, progress: &ProgressBar) -> Result<Vec<Measurement>> {
-        measure_all(experiment, &self.rows(), progress)
-    }
-
-    /// Inserts and queries of every trial; the peak is the largest table times the rows
-    /// measured at once (one per core).
-    pub fn cost(&self) -> Cost {
-        let trials = self.trials as f64;
-        let rows = self.rows();
-        let key_operations = rows
-            .iter()
-            .map(|s| {
-                let operations = keys_of_setup(s) as f64;
-                let (m, k) = s.spec.nominal();
-                let filter = (s.filter(), &s.keying.keys, s.n);
-                crate::params::preflight::keyed_operations(filter, k, m, operations)
-            })
-            .sum();
-        let largest = (self.setups.iter())
-            .map(|s| s.spec.nominal().0)
-            .max()
-            .unwrap_or(0) as f64;
-        let at_once = (self.setups.len() as f64 * trials).min(rayon::current_num_threads() as f64);
-        Cost {
-            key_operations,
-            peak_bytes: largest / 8.0 * at_once,
-        }
-    }
-
-    /// With more than one trial, one summary line per setup, appended to the notes; and
-    /// the duplicate keys of a key file ([`crate::keys::duplicate_note`]).
-    pub fn trial_notes(&self, measurements: &[Measurement], notes: &mut Vec<String>) {
-        if self.trials > 1 {
-            let rows: Vec<&Measurement> = measurements.iter().collect();
-            notes.extend(trial_summaries(&rows, self.trials as usize));
-        }
-        let mut said = Vec::new();
-        for setup in &self.setups {
-            let line = duplicate_note(&setup.keying.keys, setup.n, PREDICTED_FOR_DISTINCT);
-            if let Some(line) = line.filter(|l| !said.contains(l)) {
-                said.push(line);
-            }
-        }
-        notes.extend(said);
-    }
-}
-
-/// One line per group of `trials` consecutive rows: its [`Spread`](crate::pipeline::measurement::Spread).
-pub fn trial_summaries(rows: &[&Measurement], trials: usize) -> Vec<String> {
-    use crate::report::percent;
-    rows.chunks(trials)
-        .map(|group| {
-            let spread = crate::pipeline::measurement::Spread::of(group);
-            let r = group[0];
-            format!(
-                "n={} m={} k={}: {} trials, mean {}, sd {} (noise predicts {}), pooled {} [{}, {}]",
-                r.n,
-                r.m,
-                r.k,
-                group.len(),
-                percent(spread.mean),
-                percent(spread.sd),
-                percent(spread.expected_sd),
-                percent(spread.pooled),
-                percent(spread.pooled_low),
-                percent(spread.pooled_high)
-            )
-        })
-        .collect()
 }
 
 /// Columns every measured row shows in the human views. The narrow view keeps the setting

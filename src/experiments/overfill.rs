@@ -184,7 +184,7 @@ impl Experiment for Overfill {
         plan.measured.cost()
     }
 
-    fn measured(plan: &mut Self::Plan) -> Vec<&mut MeasuredPlan> {
+    fn measured(plan: &mut Self::Plan) -> Vec<&mut dyn super::Units> {
         vec![&mut plan.measured]
     }
 

@@ -217,7 +217,7 @@ Exit status 1 when either check fails.";
         plan.measured.cost()
     }
 
-    fn measured(plan: &mut Self::Plan) -> Vec<&mut MeasuredPlan> {
+    fn measured(plan: &mut Self::Plan) -> Vec<&mut dyn super::Units> {
         vec![&mut plan.measured]
     }
 

@@ -6,11 +6,11 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::experiments::MeasuredPlan;
 use crate::hash::HashScheme;
-use crate::keys::KeySource;
 use crate::params::{MAX_COUNT, check_count};
-use crate::pipeline::insert_and_count;
-use crate::pipeline::measurement::CONFIDENCE;
+use crate::pipeline::measurement::{CONFIDENCE, Setup, Trial};
+use crate::pipeline::run_trial;
 use crate::report::{Column, Record, Table, percent};
 use crate::stats::clopper_pearson;
 use crate::structures::bloom::MAX_BITS;
@@ -367,6 +367,24 @@ pub struct Measuring {
     pub seed: u64,
 }
 
+impl Measuring {
+    /// The rows `--measure` counts: every structure [`structures`] sizes for n keys at ε,
+    /// on the random keys of the seed.
+    pub fn plan(self, n: u64, fpr: f64) -> MeasuredPlan {
+        let setups = (FilterKind::all().iter())
+            .filter(|kind| kind.require_built().is_ok())
+            .filter_map(|kind| sized_spec(kind, n, fpr).ok().flatten())
+            .map(|spec| Setup::new(spec, n, self.queries, self.seed))
+            .collect();
+        MeasuredPlan {
+            setups,
+            trials: 1,
+            caption: String::new(),
+            work: Vec::new(),
+        }
+    }
+}
+
 /// The narrow columns with measurements: the rate beside the design's, within 100 columns.
 const MEASURED_NARROW: [&str; 7] = [
     "structure",
@@ -379,56 +397,65 @@ const MEASURED_NARROW: [&str; 7] = [
 ];
 
 /// Every registered structure that sizes itself for n keys at ε, by bloomlab's design of it
-/// or by its crate's constructor; each measured when `measuring` is given. A structure that
-/// cannot reach ε (a cuckoo filter below 2^-16 · 8) is left out with a note.
+/// or by its crate's constructor; each measured by the rows of `measured`
+/// ([`Measuring::plan`]) when given. A structure that cannot reach ε (a cuckoo filter below
+/// 2^-16 · 8) is left out with a note.
 pub fn structures(
     n: u64,
     fpr: f64,
-    measuring: Option<Measuring>,
+    measured: Option<&MeasuredPlan>,
 ) -> Result<(Vec<StructureSize>, Vec<String>)> {
     check_count("n", n, 1, MAX_COUNT)?;
     check_fpr(fpr)?;
-    let mut rows = Vec::new();
+    let rows = measured.map_or_else(Vec::new, MeasuredPlan::rows);
+    let trials = (rows.iter())
+        .map(|row| Ok((row, run_trial(row)?)))
+        .collect::<Result<Vec<_>>>()?;
+    let mut sizes = Vec::new();
     let mut notes = Vec::new();
     for kind in FilterKind::all() {
         if kind.require_built().is_err() {
             continue;
         }
-        match size_one(kind.clone(), n, fpr, measuring) {
-            Ok(Some(row)) => rows.push(row),
+        let trial = trials.iter().find(|(row, _)| row.filter() == &kind);
+        match size_one(kind.clone(), n, fpr, trial.map(|(row, t)| (row.queries, t))) {
+            Ok(Some(row)) => sizes.push(row),
             Ok(None) => {}
             Err(e) => notes.push(format!("not sized: {kind}: {e}")),
         }
     }
-    Ok((rows, notes))
+    Ok((sizes, notes))
 }
 
 /// Hash seed of every sized filter.
 const HASH_SEED: u64 = 2;
 
+/// One structure's row; `measured`: the queries of its row of `size --measure` and its
+/// trial (n keys in, its false positives counted).
 fn size_one(
     kind: FilterKind,
     n: u64,
     fpr: f64,
-    measuring: Option<Measuring>,
+    measured: Option<(u64, &Trial)>,
 ) -> Result<Option<StructureSize>> {
     let Some((mut filter, m)) = sized(&kind, n, fpr)? else {
         return Ok(None);
     };
     let k = filter.hashes();
-    let measured = measuring
-        .map(|how| measure_filter(&mut *filter, n, how))
-        .transpose()?;
     // A static structure holds nothing before its keys: its nominal m stands in until built.
-    let memory_bits = if kind.is_static() && measured.is_none() {
-        m
-    } else {
-        filter.memory_bits()
+    let (memory_bits, fpr_design) = match measured {
+        Some((_, trial)) => (trial.memory_bits, trial.fpr_exact),
+        None if kind.is_static() => (m, filter.fpr_exact(n)),
+        None => (filter.memory_bits(), filter.fpr_exact(n)),
     };
     let bits_per_key = memory_bits as f64 / n as f64;
     let floor = theory::information_floor(fpr);
-    let fpr_design = filter.fpr_exact(n);
     filter.finish()?;
+    let measured = measured.map(|(queries, trial)| {
+        let rate = trial.false_positives as f64 / queries as f64;
+        let (low, high) = clopper_pearson(trial.false_positives, queries, CONFIDENCE);
+        (queries, rate, low, high)
+    });
     let sized_by = if kind.structure().design.is_some() {
         "design"
     } else {
@@ -450,13 +477,12 @@ fn size_one(
         information_floor: floor,
         ratio_to_floor: bits_per_key / floor,
         fpr_design,
-        queries: measured.map(|_| measuring.map_or(0, |m| m.queries)),
-        fpr_measured: measured.map(|(rate, _, _)| rate),
-        ci_low: measured.map(|(_, low, _)| low),
-        ci_high: measured.map(|(_, _, high)| high),
-        z_design: measured.map(|(rate, _, _)| {
-            crate::stats::z_score(rate, fpr_design, measuring.map_or(1, |m| m.queries))
-        }),
+        queries: measured.map(|m| m.0),
+        fpr_measured: measured.map(|m| m.1),
+        ci_low: measured.map(|m| m.2),
+        ci_high: measured.map(|m| m.3),
+        z_design: measured
+            .map(|(queries, rate, _, _)| crate::stats::z_score(rate, fpr_design, queries)),
     }))
 }
 
@@ -464,13 +490,9 @@ fn size_one(
 /// crate's constructor, and its m: the design's, or the memory the crate's filter holds. None
 /// for a structure sized neither way.
 fn sized(kind: &FilterKind, n: u64, fpr: f64) -> Result<Option<(Box<dyn Filter>, u64)>> {
-    let structure = kind.structure();
-    if structure.design.is_none() && structure.for_rate.is_none() {
+    let Some(spec) = sized_spec(kind, n, fpr)? else {
         return Ok(None);
-    }
-    let spec = Spec::rate(kind.clone(), n, fpr)
-        .hashed(HashScheme::MultiplyShift, HASH_SEED)
-        .designed()?;
+    };
     let filter = spec.build(n)?;
     let m = match spec.sizing {
         Sizing::Shape { m, .. } => m,
@@ -479,15 +501,15 @@ fn sized(kind: &FilterKind, n: u64, fpr: f64) -> Result<Option<(Box<dyn Filter>,
     Ok(Some((filter, m)))
 }
 
-/// Inserts keys `0..n`, queries `n..n+queries`: the measured rate with its 95% interval.
-fn measure_filter(filter: &mut dyn Filter, n: u64, how: Measuring) -> Result<(f64, f64, f64)> {
-    let keys = KeySource::new(how.seed);
-    let key = |c| keys.key(c);
-    let blocks = 0..crate::pipeline::run::blocks_of(how.queries);
-    let counts = insert_and_count(filter, (n, how.queries), blocks, key, key, true, &|_| {})?;
-    let false_positives: u64 = counts.iter().sum();
-    let (low, high) = clopper_pearson(false_positives, how.queries, CONFIDENCE);
-    Ok((false_positives as f64 / how.queries as f64, low, high))
+/// The spec of a structure sized for n keys at ε on multiply-shift: its design, or its
+/// crate's constructor; None for a structure sized neither way.
+fn sized_spec(kind: &FilterKind, n: u64, fpr: f64) -> Result<Option<Spec>> {
+    let structure = kind.structure();
+    if structure.design.is_none() && structure.for_rate.is_none() {
+        return Ok(None);
+    }
+    let spec = Spec::rate(kind.clone(), n, fpr).hashed(HashScheme::MultiplyShift, HASH_SEED);
+    spec.designed().map(Some)
 }
 
 /// The table of [`structures`]: measured columns in the narrow view only when measured.
@@ -511,25 +533,4 @@ pub fn structures_table(n: u64, fpr: f64, rows: &[StructureSize]) -> Result<Tabl
 /// ε, within 10^5 and 10^7.
 pub fn default_queries(fpr: f64) -> u64 {
     (1000.0 / fpr).clamp(1e5, 1e7).round() as u64
-}
-
-/// What sizing (and measuring) every structure costs: the keys inserted and queried, and
-/// the largest table (a counting filter's 4 bits per cell of the classic design).
-pub fn structures_cost(
-    n: u64,
-    fpr: f64,
-    measuring: Option<Measuring>,
-) -> crate::params::preflight::Cost {
-    let (m, k) = theory::classic_design(n, fpr);
-    let weigh = |how: Measuring| {
-        let operations = (n + how.queries) as f64;
-        FilterKind::all()
-            .into_iter()
-            .map(|kind| crate::params::preflight::weighted_operations(kind, k, m, operations))
-            .sum()
-    };
-    crate::params::preflight::Cost {
-        key_operations: measuring.map_or(0.0, weigh),
-        peak_bytes: 4.0 * m as f64 / 8.0,
-    }
 }

@@ -181,7 +181,7 @@ impl Experiment for SweepK {
         plan.main.cost().then(plan.replicates.cost())
     }
 
-    fn measured(plan: &mut Self::Plan) -> Vec<&mut MeasuredPlan> {
+    fn measured(plan: &mut Self::Plan) -> Vec<&mut dyn super::Units> {
         vec![&mut plan.main, &mut plan.replicates]
     }
 

@@ -81,7 +81,7 @@ impl Experiment for SweepSize {
         plan.cost()
     }
 
-    fn measured((_, plan): &mut Self::Plan) -> Vec<&mut MeasuredPlan> {
+    fn measured((_, plan): &mut Self::Plan) -> Vec<&mut dyn super::Units> {
         vec![plan]
     }
 

@@ -67,6 +67,10 @@ pub struct Counts {
     pub present: u64,
     /// Query keys that had been inserted (a key file's overlap): never false positives.
     pub overlap: u64,
+    /// Inserted keys asked back (where a command checks them: the audit), and of those the
+    /// ones answered absent: the row's, in the unit of its block 0.
+    pub checked: u64,
+    pub missed: u64,
 }
 
 impl std::ops::Add for Counts {
@@ -76,6 +80,8 @@ impl std::ops::Add for Counts {
             queries: self.queries + other.queries,
             present: self.present + other.present,
             overlap: self.overlap + other.overlap,
+            checked: self.checked + other.checked,
+            missed: self.missed + other.missed,
         }
     }
 }
@@ -96,6 +102,9 @@ pub struct Work {
     pub blocks: Option<Range<u64>>,
     /// Counts made elsewhere, added to this run's.
     pub carried: Counts,
+    /// The digest of the filter they were made on, and the part that gave it: a filter
+    /// built here with another digest is refused.
+    pub digest: Option<(u64, std::path::PathBuf)>,
 }
 
 impl Work {
@@ -108,12 +117,33 @@ impl Work {
         }
     }
 
+    /// Whether this is a shard's share of the row: some blocks counted, and no row made.
+    pub fn is_share(&self) -> bool {
+        self.blocks.as_ref().is_some_and(|b| !b.is_empty())
+    }
+
     /// The queries this run asks of a row of n keys and `queries` queries.
     pub fn queries_here(&self, n: u64, queries: u64) -> u64 {
         let blocks = self.blocks(queries);
         let first = block_counters(n, queries, blocks.start).start;
         let end = block_counters(n, queries, blocks.end).start;
         end - first
+    }
+
+    /// Refuses a filter built here whose `digest` is not that of the filter the carried
+    /// counts were made on.
+    pub fn check_digest(&self, digest: u64, built: impl std::fmt::Display) -> Result<()> {
+        match &self.digest {
+            Some((theirs, part)) if *theirs != digest => Err(crate::error::Error::Part {
+                path: part.clone(),
+                message: format!(
+                    "counted on a filter ({built}) with digest {theirs:016x}, built here with \
+                     digest {digest:016x}: the filter is not the same here (another library \
+                     or program behind the name?)"
+                ),
+            }),
+            _ => Ok(()),
+        }
     }
 }
 

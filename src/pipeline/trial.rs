@@ -57,6 +57,8 @@ pub fn run_trial_counted(setup: &Setup, threads: Threads, on_keys: &OnKeys<'_>) 
 /// less the query keys that had been inserted. A run that counted every query refuses one
 /// whose query keys were all inserted.
 fn settle(setup: &Setup, mut trial: Trial) -> Result<Trial> {
+    let built = format!("{} for n = {}", setup.filter(), setup.n);
+    setup.work.check_digest(trial.digest, built)?;
     let counted = (trial.units.iter().map(|u| u.counts)).fold(setup.work.carried, |a, b| a + b);
     if counted.queries == setup.queries && counted.overlap >= setup.queries {
         return Err(Error::invalid(
@@ -83,7 +85,7 @@ fn units(setup: &Setup, blocks: std::ops::Range<u64>, present: &[u64]) -> Vec<Un
                 counts: Counts {
                     queries,
                     present,
-                    overlap: 0,
+                    ..Counts::default()
                 },
             }
         })
@@ -117,7 +119,8 @@ pub(crate) fn run_int_trial(
     let mut trial = Trial::of(&*filter, distinct, present.iter().sum());
     trial.units = units(setup, blocks, &present);
     trial.duplicate_keys = duplicates;
-    if let Some(bits) = filter.bit_view() {
+    // A shard's share makes no row: no statistic is computed there.
+    if let Some(bits) = filter.bit_view().filter(|_| !setup.work.is_share()) {
         let mut sample = ProbePairs::new(!setup.keying.keys.injective_below(setup.n));
         for c in 0..setup.n.min(SAMPLE_KEYS) {
             sample.add(bits.family(), Key::Int(key_of(c)));
@@ -238,7 +241,8 @@ fn each_batch(
 fn byte_trial(setup: &Setup, on_keys: &OnKeys<'_>) -> Result<Trial> {
     let mut filter = setup.spec.build(setup.n)?;
     let mut trial = byte_trial_on(&mut *filter, setup, on_keys)?;
-    if let Some(bits) = filter.bit_view() {
+    // A shard's share makes no row: no statistic is computed there.
+    if let Some(bits) = filter.bit_view().filter(|_| !setup.work.is_share()) {
         let mut sample = ProbePairs::new(!setup.keying.keys.injective_below(setup.n));
         let count = setup.n.min(SAMPLE_KEYS);
         setup

@@ -58,7 +58,7 @@ impl Parts {
     pub fn carried(&self, rows: &[Setup]) -> Result<Vec<Work>> {
         let described: Vec<String> = rows.iter().map(describe).collect();
         let mut by_unit: BTreeMap<(usize, u64), (usize, Counts)> = BTreeMap::new();
-        let mut digests: BTreeMap<usize, (usize, &str)> = BTreeMap::new();
+        let mut digests: BTreeMap<usize, (usize, u64)> = BTreeMap::new();
         for (p, (path, part)) in self.0.iter().enumerate() {
             if part.rows != described || part.units != units(rows) {
                 return Err(refuse(
@@ -70,16 +70,17 @@ impl Parts {
                 if row.row >= rows.len() {
                     return Err(refuse(path, format!("no row {} in the run", row.row)));
                 }
-                let digest = digests.entry(row.row).or_insert((p, &row.digest));
-                if digest.1 != row.digest {
+                let parsed = u64::from_str_radix(&row.digest, 16);
+                let digest =
+                    parsed.map_err(|_| refuse(path, format!("digest {:?}", row.digest)))?;
+                let (first, theirs) = *digests.entry(row.row).or_insert((p, digest));
+                if theirs != digest {
                     return Err(refuse(
                         path,
                         format!(
-                            "built row {}'s filter with digest {}, {} with {}",
+                            "built row {}'s filter with digest {digest:016x}, {} with {theirs:016x}",
                             row.row,
-                            row.digest,
-                            self.0[digest.0].0.display(),
-                            digest.1
+                            self.0[first].0.display(),
                         ),
                     ));
                 }
@@ -101,12 +102,15 @@ impl Parts {
         let mut work = vec![
             Work {
                 blocks: Some(0..0),
-                carried: Counts::default(),
+                ..Work::default()
             };
             rows.len()
         ];
         for ((row, _), (_, counts)) in by_unit {
             work[row].carried = work[row].carried + counts;
+        }
+        for (row, (p, digest)) in digests {
+            work[row].digest = Some((digest, self.0[p].0.clone()));
         }
         Ok(work)
     }

@@ -15,13 +15,12 @@ use std::path::Path;
 use std::str::FromStr;
 
 use indicatif::ProgressBar;
-use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::pipeline::measurement::{Setup, Trial, Work};
-use crate::pipeline::run::{Counts, QUERY_BLOCK, Threads, blocks_of};
-use crate::pipeline::run_trial_counted;
+use crate::experiments::{Counted, Units};
+use crate::pipeline::measurement::{Setup, Work};
+use crate::pipeline::run::{Counts, QUERY_BLOCK, blocks_of};
 
 /// The format name every partial file starts with.
 pub const FORMAT: &str = "bloomlab-partial/1";
@@ -135,30 +134,45 @@ pub struct RowPart {
     pub queries: Vec<u64>,
     pub present: Vec<u64>,
     pub overlap: Vec<u64>,
+    /// Per block, where the command asks inserted keys back: those asked, those answered
+    /// absent (absent from the file: none asked).
+    #[serde(default, skip_serializing_if = "none_asked")]
+    pub checked: Vec<u64>,
+    #[serde(default, skip_serializing_if = "none_asked")]
+    pub missed: Vec<u64>,
+}
+
+fn none_asked(counts: &[u64]) -> bool {
+    counts.iter().all(|&c| c == 0)
 }
 
 impl RowPart {
-    /// The counted units of row `row`'s trial.
-    fn of(row: usize, trial: &Trial) -> Self {
-        let each = |f: fn(&Counts) -> u64| trial.units.iter().map(|u| f(&u.counts)).collect();
+    /// A row's counted units.
+    fn of(row: &Counted) -> Self {
+        let each = |f: fn(&Counts) -> u64| row.units.iter().map(|u| f(&u.counts)).collect();
         RowPart {
-            row,
-            first_block: trial.units.first().map_or(0, |u| u.block),
-            digest: format!("{:016x}", trial.digest),
-            set_bits: trial.set_bits,
+            row: row.row,
+            first_block: row.units.first().map_or(0, |u| u.block),
+            digest: format!("{:016x}", row.digest),
+            set_bits: row.set_bits,
             queries: each(|c| c.queries),
             present: each(|c| c.present),
             overlap: each(|c| c.overlap),
+            checked: each(|c| c.checked),
+            missed: each(|c| c.missed),
         }
     }
 
     /// Block `first_block + i` and its counts.
     pub fn units(&self) -> impl Iterator<Item = (u64, Counts)> + '_ {
         (0..self.queries.len()).map(|i| {
+            let at = |counts: &[u64]| counts.get(i).copied().unwrap_or(0);
             let counts = Counts {
                 queries: self.queries[i],
-                present: self.present.get(i).copied().unwrap_or(0),
-                overlap: self.overlap.get(i).copied().unwrap_or(0),
+                present: at(&self.present),
+                overlap: at(&self.overlap),
+                checked: at(&self.checked),
+                missed: at(&self.missed),
             };
             (self.first_block + i as u64, counts)
         })
@@ -194,34 +208,22 @@ pub fn share(rows: &[Setup], shard: Shard) -> Vec<Work> {
             offset += blocks;
             Work {
                 blocks: Some(first..last),
-                carried: Counts::default(),
+                ..Work::default()
             }
         })
         .collect()
 }
 
-/// Counts the share of every row that has one (rows in parallel, as a whole run measures
-/// them) through the one loop ([`run_trial_counted`]), and the part that records it.
+/// Counts the share of every row that has one ([`Units::count`]), and the part that
+/// records it.
 pub fn count_share(
     command: Vec<String>,
-    rows: &[Setup],
+    units: &mut dyn Units,
     shard: Shard,
     progress: &ProgressBar,
 ) -> Result<Part> {
-    let touched: Vec<usize> = (0..rows.len())
-        .filter(|&i| !rows[i].work.blocks(rows[i].queries).is_empty())
-        .collect();
-    let keys = touched
-        .iter()
-        .map(|&i| crate::experiments::keys_of_setup(&rows[i]));
-    progress.inc_length(keys.sum());
-    let counted = touched
-        .par_iter()
-        .map(|&i| {
-            let trial = run_trial_counted(&rows[i], Threads::Auto, &|k| progress.inc(k))?;
-            Ok(RowPart::of(i, &trial))
-        })
-        .collect::<Result<Vec<_>>>()?;
+    let rows = units.rows();
+    let counted = units.count(progress)?.iter().map(RowPart::of).collect();
     Ok(Part {
         format: FORMAT.into(),
         build: BuildId::this(),
@@ -229,7 +231,7 @@ pub fn count_share(
         rows: rows.iter().map(describe).collect(),
         block: QUERY_BLOCK,
         shard,
-        units: units(rows),
+        units: self::units(&rows),
         counted,
     })
 }

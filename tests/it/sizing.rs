@@ -106,7 +106,7 @@ fn measured_structures_match_their_design_rates() {
         queries: 200_000,
         seed: 5,
     };
-    let (rows, _) = structures(20_000, 0.01, Some(how)).unwrap();
+    let (rows, _) = structures(20_000, 0.01, Some(&how.plan(20_000, 0.01))).unwrap();
     for row in &rows {
         let z = row.z_design.unwrap();
         assert!(z.abs() <= 4.0, "{}: z {z}", row.structure);

@@ -62,7 +62,8 @@ fn the_table_of_every_structure_fits_in_100_columns_measured_or_not() {
         seed: 1,
     };
     for measuring in [None, Some(how)] {
-        let (rows, _) = structures(20_000, 0.0001, measuring).unwrap();
+        let measured = measuring.map(|how| how.plan(20_000, 0.0001));
+        let (rows, _) = structures(20_000, 0.0001, measured.as_ref()).unwrap();
         let table = structures_table(20_000, 0.0001, &rows).unwrap();
         let width = table.width(View::Narrow);
         assert!(

@@ -33,10 +33,9 @@ impl Entry {
         }
     }
 
-    /// An empty filter for n keys at ε, what it is (the structure's name, or the name and
-    /// version the program reports), and whether the seed reaches its hashing (None: the
-    /// program does not say).
-    pub(super) fn build(&self, n: u64, fpr: f64, hash_seed: u64) -> Result<Built> {
+    /// What is built for n keys at ε: the structure by its own constructor, a program with
+    /// its key form.
+    pub(super) fn spec(&self, n: u64, fpr: f64, hash_seed: u64) -> Spec {
         let kind = match self.key_form {
             Some(key_form) => self.kind.clone().with_program(ProgramOptions {
                 key_form,
@@ -44,8 +43,14 @@ impl Entry {
             }),
             None => self.kind.clone(),
         };
-        let spec = Spec::rate(kind, n, fpr).hashed(HashScheme::MultiplyShift, hash_seed);
-        let filter = spec.build(n)?;
+        Spec::rate(kind, n, fpr).hashed(HashScheme::MultiplyShift, hash_seed)
+    }
+
+    /// An empty filter for n keys at ε, what it is (the structure's name, or the name and
+    /// version the program reports), and whether the seed reaches its hashing (None: the
+    /// program does not say).
+    pub(super) fn build(&self, n: u64, fpr: f64, hash_seed: u64) -> Result<Built> {
+        let filter = self.spec(n, fpr, hash_seed).build(n)?;
         let program = filter.program();
         Ok(Built {
             library: program.map_or_else(|| self.kind.to_string(), |p| p.name().to_string()),

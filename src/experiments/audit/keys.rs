@@ -14,7 +14,7 @@ use std::ops::Range;
 use crate::error::{Error, Result};
 use crate::keys::{IntKeys, Key, KeySpec};
 use crate::params::KeySources;
-use crate::pipeline::run::OnKeys;
+use crate::pipeline::run::{OnKeys, block_counters};
 use crate::pipeline::{count_parallel, fill};
 use crate::structures::{BATCH, Filter};
 
@@ -194,6 +194,11 @@ impl AuditKeys {
     /// The counters of `queries` absent keys.
     pub fn queries(&self, queries: u64) -> Range<u64> {
         self.query_first..self.query_first + queries
+    }
+
+    /// The counters of block `block` of the `queries` absent keys ([`block_counters`]).
+    pub fn block(&self, queries: u64, block: u64) -> Range<u64> {
+        block_counters(self.query_first, queries, block)
     }
 
     /// Inserts the keys of `counters`, counting them on `on_keys` as they are sent; returns

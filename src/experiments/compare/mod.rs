@@ -5,7 +5,7 @@ use clap::Args;
 use indicatif::ProgressBar;
 use serde::Deserialize;
 
-use super::{Experiment, Measured, Outcome};
+use super::{Experiment, Measured, MeasuredPlan, Outcome, Units};
 pub mod rows;
 
 use crate::error::{Error, Result};
@@ -13,7 +13,7 @@ use crate::params::preflight::{self, Cost};
 use crate::params::{Count, DEFAULT_QUERIES, SeedParams, ValueList, check_count, rates};
 use crate::pipeline::measurement::Measurement;
 use crate::plot::{Axis, Colour, Mark, Panel, Plate, Series, extent};
-use rows::{CompareRow, DEFAULT_N, DEFAULT_RATES, TimingSizes, compare, notes, queries_for};
+use rows::{CompareRow, DEFAULT_N, DEFAULT_RATES, TimingSizes, measure_rows, notes, plans};
 
 pub struct Compare;
 
@@ -55,8 +55,9 @@ impl Measured for CompareRow {
 pub struct ComparePlan {
     n: u64,
     rates: Vec<f64>,
-    queries: u64,
-    seeds: SeedParams,
+    /// The target rate of each row of `measured`.
+    targets: Vec<f64>,
+    measured: MeasuredPlan,
     timed: bool,
     timed_ram: bool,
 }
@@ -107,58 +108,52 @@ Examples:
                 ));
             }
         }
+        let queries = check_count("queries", queries, 1, 100_000_000)?;
+        let seeds = (params.seeds.seed(), params.seeds.hash_seed());
+        let (targets, setups) = plans(n, &rates, queries, seeds)?.into_iter().unzip();
         Ok(ComparePlan {
             n,
             rates,
-            queries: check_count("queries", queries, 1, 100_000_000)?,
-            seeds: params.seeds.clone(),
+            targets,
+            measured: MeasuredPlan {
+                setups,
+                trials: 1,
+                caption: String::new(),
+                work: Vec::new(),
+            },
             timed: params.timed || params.timed_ram,
             timed_ram: params.timed_ram,
         })
     }
 
-    /// Every structure at every rate: n inserts and [`queries_for`] queries;
-    /// timed, 1.5·10^7 more (5 passes of 10^6 keys, three operations); timed out of cache,
+    /// Every row's inserts and the queries of its work ([`MeasuredPlan::cost`]); timed,
+    /// 1.5·10^7 more per row (5 passes of 10^6 keys, three operations); timed out of cache,
     /// 10^8 inserts to fill the table and 9·10^6 more.
     fn cost(plan: &ComparePlan) -> Cost {
-        let structures = crate::experiments::compare::rows::designed();
-        let per_rate = |fpr: f64| {
-            let queries = queries_for(plan.queries, fpr) as f64;
-            let (m, k) = crate::theory::classic_design(plan.n, fpr);
-            let measured = plan.n as f64 + queries;
-            let (timed, timed_ram) = match (plan.timed, plan.timed_ram) {
-                (_, true) => (1.5e7, 1.1e8),
-                (true, false) => (1.5e7, 0.0),
-                _ => (0.0, 0.0),
-            };
-            let weigh = |kind: &crate::structures::FilterKind| {
-                let ram = 1u64 << 30;
-                preflight::weighted_operations(kind.clone(), k, m, measured + timed)
-                    + preflight::weighted_operations(kind.clone(), k, ram, timed_ram)
-            };
-            structures.iter().map(weigh).sum::<f64>()
+        let (timed, timed_ram) = match (plan.timed, plan.timed_ram) {
+            (_, true) => (1.5e7, 1.1e8),
+            (true, false) => (1.5e7, 0.0),
+            _ => (0.0, 0.0),
         };
-        let largest = plan.n as f64 * 64.0;
-        Cost {
-            key_operations: plan.rates.iter().map(|&r| per_rate(r)).sum(),
-            peak_bytes: largest.max(if plan.timed_ram {
-                2f64.powi(30) / 8.0 * 4.0
-            } else {
-                0.0
-            }),
+        let mut cost = plan.measured.cost();
+        for setup in &plan.measured.setups {
+            let ((m, k), kind) = (setup.spec.nominal(), setup.filter().clone());
+            cost.key_operations += preflight::weighted_operations(kind.clone(), k, m, timed)
+                + preflight::weighted_operations(kind, k, 1 << 30, timed_ram);
         }
+        if plan.timed_ram {
+            cost.peak_bytes = cost.peak_bytes.max(2f64.powi(30) / 8.0 * 4.0);
+        }
+        cost
+    }
+
+    fn measured(plan: &mut ComparePlan) -> Vec<&mut dyn Units> {
+        vec![&mut plan.measured]
     }
 
     fn run(plan: &ComparePlan, progress: &ProgressBar) -> Result<Outcome> {
-        let rows = compare(
-            plan.n,
-            &plan.rates,
-            plan.queries,
-            plan.seeds.seed(),
-            plan.seeds.hash_seed(),
-            plan.timed.then(|| TimingSizes::bench(plan.timed_ram)),
-            progress,
-        )?;
+        let timing = plan.timed.then(|| TimingSizes::bench(plan.timed_ram));
+        let rows = measure_rows(&plan.targets, plan.measured.rows(), timing, progress)?;
         let mut notes = notes(plan.n, &plan.rates, &rows);
         if plan.timed {
             notes.push(if plan.timed_ram {

@@ -128,7 +128,7 @@ pub fn queries_for(min_queries: u64, fpr: f64) -> u64 {
 /// The setups of every designed structure for n keys at each target rate, sized by its
 /// descriptor ([`FilterKind::design`]), with [`queries_for`] absent queries; a structure that
 /// cannot be sized for a rate is left out (the notes say why).
-fn plans(
+pub fn plans(
     n: u64,
     rates: &[f64],
     min_queries: u64,
@@ -224,9 +224,20 @@ pub fn compare(
     progress: &indicatif::ProgressBar,
 ) -> Result<Vec<CompareRow>> {
     let plans = plans(n, rates, min_queries, (seed, hash_seed))?;
-    progress.inc_length(plans.iter().map(|(_, setup)| setup.n + setup.queries).sum());
-    plans
-        .into_iter()
+    let (targets, rows): (Vec<f64>, Vec<Setup>) = plans.into_iter().unzip();
+    measure_rows(&targets, rows, timing, progress)
+}
+
+/// Measures every structure at its target rate (the rows of [`plans`], with their work);
+/// with `timing`, also times each design at both sizes.
+pub fn measure_rows(
+    rates: &[f64],
+    rows: Vec<Setup>,
+    timing: Option<TimingSizes>,
+    progress: &indicatif::ProgressBar,
+) -> Result<Vec<CompareRow>> {
+    progress.inc_length(rows.iter().map(crate::experiments::keys_of_setup).sum());
+    (rates.iter().copied().zip(rows))
         .map(|plan| row(plan, timing, progress))
         .collect()
 }
