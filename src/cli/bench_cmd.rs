@@ -17,7 +17,7 @@ use super::output::{OutputArgs, emit};
 pub(super) static BENCH: Fixed<BenchArgs> = Fixed {
     name: "bench",
     about: "Time insert and query against the peer crates, or time against rate across k",
-    after_help: "Each bloomlab design (classic, blocked, split-block) is timed key by key and batched\n(insert_many/contains_many) on multiply-shift, and classic and blocked also on\ndouble-hashing (one hash pair per key, the derivation fastbloom uses), beside the peer\ncrates of its design at equal m and k on the same keys, each peer on its fastest hasher\n(fastbloom on foldhash; bloomfilter takes only SipHash-1-3; sbbf-rs, the split-block\ndesign, takes hashes: bloomlab's multiply-shift, timed with it; no Rust crate implements\nthe 512-bit blocked design); the `peers` feature, on by default. The memory\nlimit is measured in the same run: random cache-line reads, dependent and independent,\nin a buffer of each size.\n\nTimes are CPU ns per key of the bench thread, the median of --passes passes with the\nfastest and slowest. A design's contenders take their passes in turn, with a pass of the\nline reads in each round, so that the machine's other load slows them alike (out of cache\nthe design's filters are held at once: classic three of 128 MiB, four with --full).\nIn cache each pass times a copy of the filter of its own (its own allocation), so\nthat where one copy lies does not decide a run's median (docs/PERFORMANCE.md).\nSizes: in-cache m = 40000, out-of-cache m = 2^30 bits, each filled to --bits-per-key;\ninserts time the keys again into the filled filter.\n\nThe title and every row name the CPU and the vector path that computed the probes\n(--simd forces one, to time a path this CPU would not choose); the notes say when other\nprocesses shared the machine or the line-limit passes spread widely: then the figures are\nnot to be trusted.\n\nExamples:\n  bloomlab bench\n  bloomlab bench --size in-cache --k 4,7\n  bloomlab bench --full --format csv\n  bloomlab bench --simd avx2 --format csv --out avx2.csv\n  bloomlab bench --sweep-k --format csv\n  bloomlab bench --workloads",
+    after_help: "Each bloomlab design (classic, blocked, split-block) is timed key by key and batched\n(insert_many/contains_many) on multiply-shift, and classic and blocked also on\ndouble-hashing (one hash pair per key, the derivation fastbloom uses), beside the peer\ncrates of its design at equal m and k on the same keys, each peer on its fastest hasher\n(fastbloom on foldhash; bloomfilter takes only SipHash-1-3; sbbf-rs, the split-block\ndesign, takes hashes: bloomlab's multiply-shift, timed with it; no Rust crate implements\nthe 512-bit blocked design); the `peers` feature, on by default. The memory\nlimit is measured in the same run: random cache-line reads, dependent and independent,\nin a buffer of each size.\n\nTimes are CPU ns per key of the bench thread, the median of --passes passes with the\nfastest and slowest. A design's contenders take their passes in turn, with a pass of the\nline reads in each round, so that the machine's other load slows them alike (out of cache\nthe design's filters are held at once: classic three of 128 MiB, four with --full).\nIn cache each pass times a copy of the filter of its own (its own allocation), so\nthat where one copy lies does not decide a run's median (docs/PERFORMANCE.md).\nSizes: in-cache m = 40000, out-of-cache m = 2^30 bits, each filled to --bits-per-key;\ninserts time the keys again into the filled filter.\n\nThe title and every row name the CPU and the vector path that computed the probes\n(--simd forces one, to time a path this CPU would not choose); the notes say when other\nprocesses shared the machine or the line-limit passes spread widely: then the figures are\nnot to be trusted.\n\nExamples:\n  bloomlab bench\n  bloomlab bench --size in-cache --k 4,7\n  bloomlab bench --full --format csv\n  bloomlab bench --simd avx2 --format csv --out avx2.csv\n  bloomlab bench --sweep-k --format csv\n  bloomlab bench --workloads\n  bloomlab bench --advise-coverage 10",
     run: run_bench,
 };
 
@@ -62,6 +62,11 @@ pub(super) struct BenchArgs {
     /// shapes at --queries keys each; exit 1 when a ratio is outside [0.5, 2]
     #[arg(long, conflicts_with_all = ["sweep_k", "workloads"])]
     estimates: bool,
+    /// Instead: advise's question at n = 10^6 (σ 0.95, --work-ns ssd, --target-seconds 60)
+    /// run R times, and how often the cost measured end to end fell in the predicted
+    /// interval, its own run's and the others' [1..=100]
+    #[arg(long, value_name = "R", conflicts_with_all = ["sweep_k", "workloads", "estimates"])]
+    advise_coverage: Option<u64>,
     /// With --estimates: also the program behind exec:COMMAND
     #[arg(long, requires = "estimates", value_name = "COMMAND")]
     exec: Option<String>,
@@ -89,6 +94,14 @@ fn run_bench(args: &BenchArgs) -> Result<ExitCode> {
     }
     if args.estimates {
         return emit_estimates(args);
+    }
+    if let Some(runs) = args.advise_coverage {
+        let runs = bloomlab::params::check_count("advise-coverage", runs, 1, 100)?;
+        let bar = progress_bar(args.output.quiet, "runs");
+        let table = bench::advise_coverage::table(runs as u32, 1_000_000, &bar)?;
+        bar.finish_and_clear();
+        emit(&table, &args.output)?;
+        return Ok(ExitCode::SUCCESS);
     }
     let bar = progress_bar(args.output.quiet, "timings");
     bar.set_message("bench");

@@ -531,5 +531,6 @@ pub fn structures_cost(
     crate::params::preflight::Cost {
         key_operations: measuring.map_or(0.0, weigh),
         peak_bytes: 4.0 * m as f64 / 8.0,
+        target: None,
     }
 }

@@ -188,6 +188,7 @@ impl Experiment for SweepK {
         Cost {
             key_operations: main.key_operations + replicates.key_operations,
             peak_bytes: main.peak_bytes.max(replicates.peak_bytes),
+            target: None,
         }
     }
 

@@ -146,6 +146,7 @@ Examples:
             } else {
                 0.0
             }),
+            target: None,
         }
     }
 
