@@ -231,7 +231,8 @@ impl Run<'_> {
 
     /// Measures `picked` in order, each whose time predicted by the model (scaled by what
     /// the measured ones took against their predictions, at first by the slowdown) fits in what is left of the target
-    /// less [`VALIDATION_SHARE`], the first whatever it takes (`--measure-all`: every one),
+    /// less [`VALIDATION_SHARE`]; where none has been measured, the one predicted quickest
+    /// whatever it takes (`--measure-all`: every one),
     /// timing the work again after each; those left out are named in a note. Returned in the
     /// order of the plan's configurations.
     fn measure_contenders(
@@ -243,13 +244,21 @@ impl Run<'_> {
         let reserve = plan.target_seconds as f64 * 1e9 * VALIDATION_SHARE;
         let (mut predicted, mut spent) = (0.0, 0.0);
         let (mut contenders, mut left_out) = (Vec::new(), 0);
-        for (i, config) in picked.iter().enumerate() {
-            let guess = model.map(|m| m.measuring_ns(config, plan.n, lookups_measured(plan)));
+        let guesses: Vec<Option<f64>> = (picked.iter())
+            .map(|c| model.map(|m| m.measuring_ns(c, plan.n, lookups_measured(plan))))
+            .collect();
+        let cheapest = (0..count).min_by(|&a, &b| {
+            guesses[a]
+                .partial_cmp(&guesses[b])
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+        for (i, (config, &guess)) in picked.iter().zip(&guesses).enumerate() {
             let ratio = match predicted > 0.0 {
                 true => spent / predicted,
                 false => self.slowdown(),
             };
-            if guess.is_some_and(|g| i > 0 && g * ratio > self.left_ns() - reserve) {
+            let first = contenders.is_empty() && cheapest == Some(i);
+            if guess.is_some_and(|g| !first && g * ratio > self.left_ns() - reserve) {
                 left_out += 1;
                 continue;
             }
