@@ -21,6 +21,7 @@ use crate::structures::{Family, Filter, FilterKind, Structure};
 use notes::notes;
 use placement::placements;
 
+pub mod advise_coverage;
 pub mod estimates;
 pub mod machine;
 mod notes;

@@ -75,6 +75,7 @@ fn run_conform(args: &ConformArgs) -> Result<ExitCode> {
             operations,
         ),
         peak_bytes: 2.0 * bits as f64 / 8.0,
+        target: None,
     }
     .check(args.yes)?;
     let spec = Spec {

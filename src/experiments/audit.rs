@@ -246,6 +246,7 @@ fn cost_weighed(plan: &AuditPlan, weigh: impl Fn(FilterKind, u32, u64, f64) -> f
     Cost {
         key_operations,
         peak_bytes: 4.0 * plan.n as f64 * bits_per_key / 8.0,
+        target: None,
     }
 }
 

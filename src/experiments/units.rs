@@ -170,10 +170,7 @@ impl MeasuredPlan {
             .max()
             .unwrap_or(0) as f64;
         let at_once = (self.setups.len() as f64 * trials).min(rayon::current_num_threads() as f64);
-        Cost {
-            key_operations,
-            peak_bytes: largest / 8.0 * at_once,
-        }
+        Cost::new(key_operations, largest / 8.0 * at_once)
     }
 
     /// With more than one trial, one summary line per setup, appended to the notes; and

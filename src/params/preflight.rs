@@ -94,6 +94,9 @@ pub fn check_folder(flag: &'static str, folder: &Path) -> Result<()> {
 pub struct Cost {
     pub key_operations: f64,
     pub peak_bytes: f64,
+    /// The seconds a run's own flag gives it, with the flag (advise's `--target-seconds`):
+    /// a run whose least work is estimated beyond them asks for `--yes`.
+    pub target: Option<(&'static str, u64)>,
 }
 
 /// The unit of [`Cost::key_operations`]: one key operation of this many seconds. The
@@ -167,11 +170,21 @@ pub fn keyed_operations(
 pub const MAX_SECONDS: f64 = 600.0;
 
 impl Cost {
+    /// A cost with no target of its own.
+    pub fn new(key_operations: f64, peak_bytes: f64) -> Cost {
+        Cost {
+            key_operations,
+            peak_bytes,
+            target: None,
+        }
+    }
+
     /// The sum of two costs run one after the other (the peak is the larger).
     pub fn then(self, other: Cost) -> Cost {
         Cost {
             key_operations: self.key_operations + other.key_operations,
             peak_bytes: self.peak_bytes.max(other.peak_bytes),
+            target: self.target.or(other.target),
         }
     }
 
@@ -196,6 +209,20 @@ impl Cost {
                     available / 1e9
                 ),
                 "smaller sizes, or --yes to try anyway",
+            ));
+        }
+        if let Some((flag, target)) = self.target.filter(|&(_, t)| self.seconds() > t as f64) {
+            return Err(Error::invalid(
+                flag,
+                target,
+                format!(
+                    "its least work is estimated at {:.0} s, more than --{flag} {target}",
+                    self.seconds()
+                ),
+                format!(
+                    "--{flag} {:.0} or more, fewer keys (--n), or --yes to run it anyway",
+                    self.seconds().ceil()
+                ),
             ));
         }
         if self.seconds() > MAX_SECONDS {

@@ -145,8 +145,9 @@ fn no_filter_is_chosen_where_no_filter_can_pay() {
 }
 
 /// Cheap work (20 ns) with 90% negative queries pays for a filter; dear work (1 ms) buys a
-/// low rate: each wasted query costs 10^6 ns, so a rate of 10^-3 alone would cost 900 ns a
-/// query, far beyond any lookup. Which filter wins at 20 ns rests on lookup times a few ns
+/// low rate: each wasted query costs 10^6 ns, so a rate of 10^-2 alone would cost 9000 ns a
+/// query, far beyond the tolerance (1% of the 10^5 ns the present keys' work costs, which
+/// ties every rate to about 1.1·10^-3, the least memory among them chosen). Which filter wins at 20 ns rests on lookup times a few ns
 /// apart, which a loaded machine reorders: that contrast is asserted on fixed times in the
 /// skyline's unit test and measured at n = 10^6 in the closing figures, not here.
 #[test]
@@ -158,7 +159,7 @@ fn dear_work_buys_a_low_rate_and_cheap_work_a_filter() {
     let (cheap, dear) = (chosen(&cheap), chosen(&dear));
     assert_ne!(cheap["structure"], "no filter");
     let rate = dear["fpr_closed_form"].as_f64().unwrap();
-    assert!(rate <= 1e-3, "{dear:?}");
+    assert!(rate <= 2e-3, "{dear:?}");
 }
 
 /// The first lines are the decision, before any table: the recommendation, what its cost is

@@ -66,8 +66,7 @@ fn progress_shows_as_lines_when_stderr_is_not_a_terminal() {
     let shown = run(false);
     for phase in [
         "advise: time model, structure 1 of",
-        "advise: rate of contender 1 of",
-        "advise: lookup times of contender 1 of",
+        "advise: contender 1 of",
         "advise: the workload end to end",
     ] {
         assert!(shown.contains(phase), "{phase} missing from {shown}");
@@ -77,19 +76,33 @@ fn progress_shows_as_lines_when_stderr_is_not_a_terminal() {
 
 /// `advise --n 1e8` went on to plan (an empty filter of every configuration built at n to
 /// read its memory: 10 minutes here under load) before the `--yes` estimate refused it. The
-/// estimate from the sizing flags alone now comes first: exit 2 naming `--yes`, before any
-/// filter is built. The timeout is a hang guard (the refusal takes milliseconds; the
-/// planning it replaces, over a minute on an idle machine), not a speed target.
+/// estimate of its least work (the references, one contender and the end-to-end filters at
+/// n) from the sizing flags alone now comes first, held against `--target-seconds`: exit 2
+/// naming it and the estimate, before any filter is built. The timeout is a hang guard (the
+/// refusal takes milliseconds; the planning it replaces, over a minute on an idle machine),
+/// not a speed target.
 #[test]
 fn a_run_estimated_past_the_limit_is_refused_before_planning() {
     let output = bloomlab()
-        .args(["advise", "--n", "1e8", "--work-ns", "20"])
+        .args([
+            "advise",
+            "--n",
+            "1e8",
+            "--work-ns",
+            "20",
+            "--target-seconds",
+            "10",
+        ])
         .timeout(std::time::Duration::from_secs(30))
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(2), "{text}");
-    assert!(text.contains("--yes"), "{text}");
+    assert!(text.contains("more than --target-seconds 10"), "{text}");
+    assert!(
+        text.contains("estimated at") && text.contains("--yes"),
+        "{text}"
+    );
 }
 
 /// Refusals that only the flags decide come before any filter is built: a budget no filter

@@ -39,10 +39,28 @@ impl Bounded {
         }
     }
 
-    /// True when the two intervals share a point.
-    pub fn overlaps(&self, other: &Bounded) -> bool {
-        self.low <= other.high && other.low <= self.high
+    /// The interval widened by `factor` at each end: `[low / factor, high · factor]`.
+    pub fn widened(self, factor: f64) -> Bounded {
+        Bounded {
+            low: self.low / factor,
+            high: self.high * factor,
+            ..self
+        }
     }
+}
+
+/// The factor `e^{z·s}` by which a time measured at one moment of a run may differ at
+/// another: `s` the standard deviation of the logs of passes of the work spread over the
+/// run, `z` the two-sided normal quantile of [`INPUT_CONFIDENCE`]; 1 for fewer than three.
+pub fn drift(ns: &[f64]) -> f64 {
+    if ns.len() < 3 {
+        return 1.0;
+    }
+    let logs: Vec<f64> = ns.iter().map(|x| x.ln()).collect();
+    let mean = logs.iter().sum::<f64>() / logs.len() as f64;
+    let variance = logs.iter().map(|l| (l - mean).powi(2)).sum::<f64>() / (logs.len() - 1) as f64;
+    let z = crate::stats::normal_quantile(1.0 - (1.0 - INPUT_CONFIDENCE) / 2.0);
+    (z * variance.sqrt()).exp()
 }
 
 /// What a query costs behind one configuration, each input with its interval.
@@ -122,6 +140,19 @@ mod tests {
         // A filter that answers every query "present" at no cost does all the work.
         assert_eq!(cost_at(0.9, 1.0, 0.0, 0.0, 100.0), 100.0);
         assert_eq!(cost_without_filter(Bounded::exact(7.0)).value, 7.0);
+    }
+
+    /// Passes of e^{±0.01} about 100 have logs of standard deviation 0.01 (n - 1 = 3):
+    /// z = 2.50 at 98.75% widens by e^{0.025}.
+    #[test]
+    fn drift_widens_by_the_spread_of_the_logs() {
+        let e = 0.01f64.exp();
+        let f = drift(&[100.0 * e, 100.0 / e, 100.0 * e, 100.0 / e]);
+        let s = (4.0 * 0.01f64.powi(2) / 3.0).sqrt();
+        assert!((f.ln() - 2.4977 * s).abs() < 1e-4, "{f}");
+        assert_eq!(drift(&[1.0, 2.0]), 1.0);
+        let b = Bounded::exact(10.0).widened(2.0);
+        assert_eq!((b.low, b.value, b.high), (5.0, 10.0, 20.0));
     }
 
     #[test]

@@ -2,6 +2,7 @@
 
 use super::AdviseParams;
 use super::candidates::{self, Budget, Config, Limits, Needs};
+use super::model::REFERENCE_KEYS_MAX;
 use super::skyline::Tolerance;
 use crate::error::{Error, Result};
 use crate::keys::KeySpec;
@@ -93,6 +94,8 @@ pub struct AdvisePlan {
     pub configs: Vec<Config>,
     /// How many configurations the space held before the limits.
     pub space: usize,
+    /// When planning began: `--target-seconds` counts from it.
+    pub started: std::time::Instant,
 }
 
 /// Refuses a fraction outside its range, naming the flag.
@@ -143,6 +146,7 @@ fn target_seconds(params: &AdviseParams) -> Result<u64> {
 
 /// Checks every flag, then sizes the space and cuts it by the needs and the limits.
 pub fn plan(params: &AdviseParams) -> Result<AdvisePlan> {
+    let started = std::time::Instant::now();
     let Sizes {
         n,
         queries,
@@ -198,6 +202,7 @@ pub fn plan(params: &AdviseParams) -> Result<AdvisePlan> {
         hash_seed: params.seeds.hash_seed(),
         configs,
         space: size,
+        started,
     })
 }
 
@@ -222,29 +227,32 @@ fn sizes(params: &AdviseParams) -> Result<Sizes> {
     })
 }
 
-/// Keys inserted and queried: per structure a reference, per contender its rate, its timing
-/// fill and passes; three more fills for the workload. The largest table at once is a
-/// contender's of `largest` bytes (rates are measured two at a time) beside the cache-miss
-/// buffer.
-fn run_cost(sizes: &Sizes, largest: u64) -> Cost {
+/// The least work of a run, in key operations: the time model's references (one per
+/// structure, at most [`REFERENCE_KEYS_MAX`] keys built and about 2·10^5 looked up), one
+/// contender at n (built twice, its queries and about 6·10^6 timed lookups) and the
+/// end-to-end run's two filters at n. Every phase past it keeps within `--target-seconds`;
+/// the least work beyond them asks for `--yes`. The peak: two tables of `largest` bytes
+/// beside the cache-miss buffer.
+fn least_cost(sizes: &Sizes, target: u64, largest: u64) -> Cost {
     let n = sizes.n as f64;
-    let contenders = sizes.contenders as f64 + 2.0 * super::candidates::structures().len() as f64;
-    let per = 2.0 * n + sizes.queries as f64 + 2e6;
+    let references =
+        candidates::structures().len() as f64 * (n.min(REFERENCE_KEYS_MAX as f64) + 2e5);
     Cost {
-        key_operations: contenders * per + 3.0 * n,
+        key_operations: references + 4.0 * n + sizes.queries as f64 + 6e6,
         peak_bytes: 2.0 * largest as f64 + (1u64 << 27) as f64,
+        target: Some(("target-seconds", target)),
     }
 }
 
-/// The run's cost from its sizing flags alone, checked before [`plan`]: planning builds an
-/// empty filter of every configuration at n to read its memory, itself minutes of work at
-/// n = 10^8. [`run_cost`] with no table counted, a lower bound of [`AdvisePlan::cost`].
+/// The run's least work from its sizing flags alone, checked before [`plan`]: planning
+/// builds an empty filter of many configurations to read their memory. [`least_cost`] with
+/// no table counted.
 pub fn planning_cost(params: &AdviseParams) -> Result<Cost> {
-    Ok(run_cost(&sizes(params)?, 0))
+    Ok(least_cost(&sizes(params)?, target_seconds(params)?, 0))
 }
 
 impl AdvisePlan {
-    /// [`run_cost`] with the largest configuration's table.
+    /// [`least_cost`] with the largest configuration's table.
     pub fn cost(&self) -> Cost {
         let largest = self.configs.iter().map(|c| c.memory_bytes).max();
         let sizes = Sizes {
@@ -252,7 +260,7 @@ impl AdvisePlan {
             queries: self.queries,
             contenders: self.contenders,
         };
-        let mut cost = run_cost(&sizes, largest.unwrap_or(0));
+        let mut cost = least_cost(&sizes, self.target_seconds, largest.unwrap_or(0));
         cost.key_operations += self.repeated_keys_operations();
         cost
     }

@@ -88,11 +88,6 @@ pub fn lookups(
     Ok(Lookups { absent, present })
 }
 
-/// A buffer of `bytes` of random cache lines (a cycle through them all).
-pub fn line_buffer(bytes: u64, seed: u64) -> Result<LineBuffer> {
-    LineBuffer::new(bytes, seed)
-}
-
 /// ns per cache line of reads whose addresses are known ahead, in a buffer of `bytes`: what
 /// one more line of a lookup costs at that size (the median of `passes`).
 pub fn independent_line_ns(bytes: u64, reads: u64, passes: u32) -> Result<f64> {

@@ -85,8 +85,8 @@ pub struct AdviseParams {
     /// best cost or 1 ns, the larger]
     #[arg(long, allow_hyphen_values = true)]
     pub tolerance: Option<String>,
-    /// Wall seconds the run aims at; half of them go to measuring the contenders, an equal
-    /// share each [10..=3600, default 60]
+    /// Wall seconds the run keeps within: each phase takes what is left of them, a run
+    /// whose least work cannot fit is refused unless --yes [10..=3600, default 60]
     #[arg(long, allow_hyphen_values = true)]
     pub target_seconds: Option<Count>,
     #[command(flatten)]
@@ -103,11 +103,11 @@ impl Experiment for Advise {
 Cost per query (Lang, Neumann, Kemper and Boncz, PVLDB 12(5), 2019):
   σ·t_a + (1 - σ)·t_p + (σ·ε + (1 - σ))·t_w, against t_w without a filter,
 with t_a and t_p the measured absent and present lookup times, ε the measured rate, and
-intervals that hold together with 95% confidence. Configurations whose cost is within
---tolerance of the best are tied, and the least memory among them is chosen; the choice,
-the runner-up and no filter are then run end to end in front of a simulated lookup of
-cost t_w, and where the choice does not beat the runner-up there, the two are tied and
-the one with less memory is recommended.
+intervals that hold together with 95% confidence, the times' widened by the work's drift
+over the run. Configurations whose cost is within --tolerance of the best are tied, and
+the least memory among them is chosen; the choice, the runner-up and no filter are then
+run end to end in front of a simulated lookup of cost t_w, and only a runner-up faster
+there by more than the tolerance in every round replaces the choice.
 
 Named costs: cache-miss (a dependent random read in 128 MiB, measured in the run), ssd
 (100000 ns, a random NVMe read), network (500000 ns, a round trip in a data centre).

@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 
 use super::candidates::Config;
 use super::cost::cost_at;
+use super::skyline::Tolerance;
 use crate::error::Result;
 
 /// The rate whose design is each structure's reference configuration.
@@ -152,102 +153,77 @@ impl TimeModel {
     }
 }
 
-/// Of `costs` (predicted ns to measure each, in the order time is granted), which are
-/// measured within `budget` ns: in order, each that fits in what is left, and the first
-/// whatever it costs (a run measures at least one contender).
-pub fn within_budget(costs: &[f64], budget: f64) -> Vec<bool> {
-    let mut left = budget;
-    costs
-        .iter()
-        .enumerate()
-        .map(|(i, &ns)| {
-            let fits = i == 0 || ns <= left;
-            if fits {
-                left -= ns;
-            }
-            fits
-        })
-        .collect()
+/// Of `order`, each structure's least memory for which `tied`, least memory first; then
+/// the configurations of those structures just below them in memory.
+fn edges(configs: &[Config], order: &[usize], tied: impl Fn(usize) -> bool) -> Vec<usize> {
+    let mut by_memory = order.to_vec();
+    by_memory.sort_by_key(|&i| (configs[i].memory_bytes, i));
+    let mut families = BTreeMap::new();
+    let (mut edges, mut below): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
+    for (j, &i) in by_memory.iter().enumerate() {
+        let name = configs[i].kind.name();
+        if !tied(i) || families.insert(name, ()).is_some() {
+            continue;
+        }
+        edges.push(i);
+        below.extend((by_memory[..j].iter().rev()).find(|&&b| configs[b].kind.name() == name));
+    }
+    below.sort_by_key(|&i| (configs[i].memory_bytes, i));
+    edges.extend(below);
+    edges
 }
 
-/// `contenders` in the order measuring time is granted: each structure's best predicted
-/// configuration at `t_w`, cheapest first, then the others by predicted cost.
-pub fn by_priority(contenders: &[Config], model: &TimeModel, sigma: f64, t_w: f64) -> Vec<usize> {
-    let mut order: Vec<usize> = (0..contenders.len()).collect();
-    order.sort_by(|&a, &b| {
-        let (a, b) = (&contenders[a], &contenders[b]);
-        model
-            .cost(a, sigma, t_w)
-            .total_cmp(&model.cost(b, sigma, t_w))
-    });
-    let mut seen = std::collections::BTreeSet::new();
-    let (bests, rest): (Vec<usize>, Vec<usize>) = order
-        .into_iter()
-        .partition(|&i| seen.insert(contenders[i].kind.name()));
-    bests.into_iter().chain(rest).collect()
-}
-
-/// The contenders, at most `limit` unless the structures alone need more: for each structure,
-/// its best predicted configuration at each of `work_ns` (the run's `t_w` first, then the
-/// plot's ends), then the best predicted overall until `limit`. In the order of `configs`.
+/// The contenders in the order measuring time is granted: each structure's least memory
+/// predicted within `tolerance` of the best at `t_w` (the first of `work_ns`) and the
+/// configuration of that structure just below in memory, least memory first (where the
+/// choice falls: a run that can measure few measures these, whatever the noise); the best
+/// predicted at `t_w`; each structure's best at each of `work_ns`; then the best predicted
+/// overall until `limit`.
 pub fn contenders(
     configs: &[Config],
     model: &TimeModel,
     sigma: f64,
     work_ns: &[f64],
-    limit: usize,
+    (limit, tolerance): (usize, Tolerance),
 ) -> Vec<Config> {
-    let mut picked = vec![false; configs.len()];
+    let cost = |i: usize, t_w: f64| model.cost(&configs[i], sigma, t_w);
     let by_cost = |t_w: f64| {
         let mut order: Vec<usize> = (0..configs.len())
             .filter(|&i| !model.lookup_ns(&configs[i]).is_nan())
             .collect();
-        order.sort_by(|&a, &b| {
-            model
-                .cost(&configs[a], sigma, t_w)
-                .total_cmp(&model.cost(&configs[b], sigma, t_w))
-        });
+        order.sort_by(|&a, &b| cost(a, t_w).total_cmp(&cost(b, t_w)));
         order
     };
-    let mut families = BTreeMap::new();
+    let at = by_cost(work_ns[0]);
+    let edges = match at.first() {
+        Some(&best) => {
+            let best = cost(best, work_ns[0]);
+            let limit = best + tolerance.width(best);
+            edges(configs, &at, |i| cost(i, work_ns[0]) <= limit)
+        }
+        None => Vec::new(),
+    };
+    let push = |order: &mut Vec<usize>, i: usize| {
+        if !order.contains(&i) {
+            order.push(i);
+        }
+    };
+    let mut order = Vec::new();
+    (edges.into_iter().chain(at.first().copied())).for_each(|i| push(&mut order, i));
     for &t_w in work_ns {
-        families.clear();
+        let mut families = BTreeMap::new();
         for i in by_cost(t_w) {
             if families.insert(configs[i].kind.name(), ()).is_none() {
-                picked[i] = true;
+                push(&mut order, i);
             }
         }
     }
-    let mut count = picked.iter().filter(|&&p| p).count();
-    for i in by_cost(work_ns[0]) {
-        if count >= limit {
+    let required = order.len();
+    for i in at {
+        if order.len() >= limit.max(required) {
             break;
         }
-        if !picked[i] {
-            picked[i] = true;
-            count += 1;
-        }
+        push(&mut order, i);
     }
-    (0..configs.len())
-        .filter(|&i| picked[i])
-        .map(|i| configs[i].clone())
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// `--contenders 500 --target-seconds 10` measured no contender: each was granted an
-    /// equal share of the budget (5 s / 500 = 10 ms), less than any measurement takes. In
-    /// order of priority, each that fits in what is left is measured, the first always.
-    #[test]
-    fn the_budget_is_granted_in_order_not_shared_equally() {
-        let costs = vec![40e6; 500];
-        let kept = within_budget(&costs, 5e9);
-        assert_eq!(kept.iter().filter(|&&k| k).count(), 125);
-        assert!(kept[..125].iter().all(|&k| k));
-        assert_eq!(within_budget(&[3e9, 4e9, 1e9], 5e9), [true, false, true]);
-        assert_eq!(within_budget(&[9e9, 1e9], 5e9), [true, false]);
-    }
+    order.into_iter().map(|i| configs[i].clone()).collect()
 }

@@ -4,7 +4,7 @@
 use super::candidates::Config;
 use super::cost::{Bounded, cost_at};
 use super::measure::Lookups;
-use super::skyline::Point;
+use super::skyline::{Choice, Point};
 use super::validate::Work;
 use crate::pipeline::measurement::Measurement;
 
@@ -24,6 +24,8 @@ pub struct Contender {
     pub config: Config,
     pub rate: Measurement,
     pub lookups: Lookups,
+    /// ns its filter took to build at n.
+    pub build_ns: f64,
 }
 
 /// A contender, or no filter, priced.
@@ -36,6 +38,8 @@ pub struct Priced {
     pub present: Option<Bounded>,
     pub cost: Bounded,
     pub on_skyline: bool,
+    /// ns its filter took to build at n (0 for no filter).
+    pub build_ns: f64,
 }
 
 impl Priced {
@@ -47,6 +51,7 @@ impl Priced {
             present: Some(c.lookups.present),
             cost,
             on_skyline: false,
+            build_ns: c.build_ns,
         }
     }
 
@@ -58,6 +63,7 @@ impl Priced {
             present: None,
             cost: super::cost::cost_without_filter(t_work),
             on_skyline: false,
+            build_ns: 0.0,
         }
     }
 
@@ -113,10 +119,12 @@ impl Priced {
     }
 }
 
-/// The best of another structure than the chosen one (no filter counting as one).
-pub fn runner_up(priced: &[Priced], chosen: usize) -> Option<usize> {
-    let family = priced[chosen].family();
-    (0..priced.len())
-        .filter(|&i| priced[i].family() != family)
-        .min_by(|&a, &b| priced[a].cost.value.total_cmp(&priced[b].cost.value))
+/// What the choice is checked against end to end: of the other structures (no filter
+/// counting as one), the least memory among the tied, else the best.
+pub fn runner_up(priced: &[Priced], choice: &Choice) -> Option<usize> {
+    let family = priced[choice.chosen].family();
+    let others = || (0..priced.len()).filter(|&i| priced[i].family() != family);
+    (others().filter(|i| choice.tied.contains(i)))
+        .min_by_key(|&i| (priced[i].point().memory_bytes, i))
+        .or_else(|| others().min_by(|&a, &b| priced[a].cost.value.total_cmp(&priced[b].cost.value)))
 }

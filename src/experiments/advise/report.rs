@@ -43,7 +43,8 @@ pub struct AdviceRow {
     pub ns_lookup_present: Option<f64>,
     /// The cost per query `σ·t_a + (1 - σ)·t_p + (σ·ε + (1 - σ))·t_w`, in ns.
     pub cost_ns: f64,
-    /// The cost at every input's low end; `[cost_low, cost_high]` holds with 95%.
+    /// The cost at every input's low end; `[cost_low, cost_high]` holds with 95%, its
+    /// times widened by their drift over the run.
     pub cost_low: f64,
     pub cost_high: f64,
     /// `t_w / cost_ns`.
@@ -52,10 +53,11 @@ pub struct AdviceRow {
     pub on_skyline: bool,
     /// The recommendation: the least memory among the configurations whose cost is within
     /// the tolerance of the best, unless end to end the runner-up beat it by more than the
-    /// tolerance or tied it with less memory.
+    /// tolerance.
     pub chosen: bool,
-    /// The best of another structure: what the choice is checked against end to end (or
-    /// the model's choice, where the end-to-end run overturned it).
+    /// What the choice is checked against end to end: the least memory tied of another
+    /// structure, else its best (or the model's choice, where the end-to-end run overturned
+    /// it).
     pub runner_up: bool,
     /// End to end: measured ns per query of the workload (chosen, runner-up, no filter).
     pub ns_end_to_end: Option<f64>,
@@ -125,8 +127,7 @@ pub fn outcome(
     mut notes: Vec<String>,
 ) -> Result<Outcome> {
     let t_w = resolved.t_work.value;
-    let (pick, end_to_end): (usize, EndToEnd) =
-        decision::decide(&priced, choice, runner_up, &checked);
+    let (pick, end_to_end): (usize, EndToEnd) = decision::decide(choice, runner_up, &checked);
     let mut rows: Vec<AdviceRow> = priced.iter().map(|p| row(p, plan.n, t_w)).collect();
     rows[pick].chosen = true;
     if let Some(r) = runner_up.filter(|&r| r != pick) {

@@ -11,6 +11,18 @@ fn off(measured: f64, predicted: f64) -> f64 {
     100.0 * (measured - predicted) / predicted
 }
 
+/// The factor by which the end-to-end run missed the prediction at worst: the largest
+/// `e^{|ln(measured / predicted)|}` of the configurations it ran (1 where it ran none). It
+/// holds what the cost model leaves out on this machine (the work and the filter evicting
+/// each other, the load of other processes), which passes of one configuration at a time
+/// cannot see; every cost interval is widened by it.
+pub fn miss(priced: &[Priced], checked: &[(usize, Checked)]) -> f64 {
+    (checked.iter())
+        .map(|(i, c)| (c.workload.median / priced[*i].cost.value).ln().abs().exp())
+        .filter(|f| f.is_finite())
+        .fold(1.0, f64::max)
+}
+
 /// One line per run of the workload (what the runs decide is the decision's,
 /// [`super::decision`]).
 pub fn lines(

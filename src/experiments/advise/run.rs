@@ -1,13 +1,15 @@
-//! An advise run, step by step: the cost of the work, the time model, the contenders
-//! measured, each priced, the choice, and the workload run end to end.
+//! An advise run, step by step, each phase within what is left of `--target-seconds`: the
+//! cost of the work, the time model, the contenders measured in order of priority while
+//! each one's predicted time fits, the work timed again between them (its drift over the
+//! run widens every timed interval), each priced, the choice, and the workload run end to
+//! end.
 
 use std::time::Instant;
 
 use indicatif::ProgressBar;
-use rayon::prelude::*;
 
 use super::candidates::{self, Config};
-use super::cost::{Bounded, CostInputs, INPUT_CONFIDENCE, TIMED_PASSES, cost};
+use super::cost::{Bounded, CostInputs, INPUT_CONFIDENCE, TIMED_PASSES, cost, drift};
 use super::flags::{AdvisePlan, WorkCost};
 use super::measure::{self, Keyed};
 use super::model::{self, Reference, TimeModel};
@@ -19,11 +21,12 @@ use super::validate::{self, Checked, MODEL_FIRST, Work};
 use crate::error::Result;
 use crate::experiments::Outcome;
 use crate::hash::HashScheme;
-use crate::pipeline::measurement::Measurement;
+use crate::pipeline::timing::Passes;
 use crate::stats::clopper_pearson;
 use crate::structures::Spec;
 
 /// Bytes of the buffer a cache miss reads in: four times the 32 MiB last-level cache here.
+/// The time model prices a larger table's line reads as this buffer's (all miss the cache).
 pub const MISS_BYTES: u64 = 1 << 27;
 
 /// Keys per timing pass of a contender: n/2, within 10^4 and 4·10^4.
@@ -40,53 +43,76 @@ const VALIDATION_BUDGET_NS: f64 = 2e8;
 /// Validation rounds: each contender runs once per round, in turn.
 const VALIDATION_ROUNDS: u32 = 5;
 
-/// Share of the run's time target (`--target-seconds`, a minute by default, which a run at
-/// n = 10^6 should keep) that the contenders' measurements may take together, granted in
-/// order of priority; the rest is the time model's references, the work's calibration and
-/// the workload end to end ([`VALIDATION_SHARE`]).
-const MEASURING_SHARE: f64 = 0.5;
+/// Share of `--target-seconds` kept for the end-to-end run (its filters' builds and its
+/// rounds): the contenders are measured while each one's predicted time fits in what is
+/// left of the target less this share.
+const VALIDATION_SHARE: f64 = 0.25;
 
-/// ns the contenders' measurements may take together.
-pub fn measuring_budget_ns(plan: &AdvisePlan) -> f64 {
-    plan.target_seconds as f64 * 1e9 * MEASURING_SHARE
+/// ns of work in each pass that times the work again between contenders.
+const PROBE_NS: f64 = 5e6;
+
+/// The work timed in short passes spread over the run: ns per query of each.
+struct Probes {
+    keys: Vec<u64>,
+    ns: Vec<f64>,
+}
+
+impl Probes {
+    /// Passes of [`PROBE_NS`] of work of `t_w` ns a query; none where one query is longer.
+    fn new(t_w: f64) -> Probes {
+        Probes {
+            keys: (0..(PROBE_NS / t_w).min(1e5) as u64).collect(),
+            ns: Vec::new(),
+        }
+    }
+
+    fn take(&mut self, work: &mut Work) -> Result<()> {
+        if !self.keys.is_empty() {
+            self.ns.push(validate::pass(None, &self.keys, false, work)?);
+        }
+        Ok(())
+    }
+
+    /// `t_w` as the passes measured it, their median within their [`drift`]; `calibrated`
+    /// where there are fewer than three.
+    fn t_work(&self, calibrated: Bounded) -> Bounded {
+        match self.ns.len() {
+            0..3 => calibrated,
+            _ => Bounded::exact(Passes::of(self.ns.clone()).median).widened(drift(&self.ns)),
+        }
+    }
 }
 
 /// Measures a cache miss, or calibrates a busy loop to the nominal cost.
 fn resolve_work(plan: &AdvisePlan) -> Result<Resolved> {
-    match plan.work {
+    let ns = match plan.work {
         WorkCost::CacheMiss => {
-            let work = Work::miss(MISS_BYTES)?;
-            let Work::Miss { buffer, .. } = &work else {
-                unreachable!("a miss was asked for")
-            };
-            let p = measure::dependent_read_ns(buffer, 200_000, TIMED_PASSES);
-            Ok(Resolved {
+            let buffer = crate::pipeline::timing::LineBuffer::new(MISS_BYTES, 11)?;
+            let p = measure::dependent_read_ns(&buffer, 200_000, TIMED_PASSES);
+            return Ok(Resolved {
                 t_work: p,
                 how: format!(
                     "t_w = cache-miss: a dependent random read in 128 MiB, measured {:.1} ns [{:.1}, {:.1}]",
                     p.value, p.low, p.high
                 ),
-                work,
-            })
+                work: Work::Miss { buffer, line: 0 },
+            });
         }
-        WorkCost::Nanos(ns) | WorkCost::Preset(_, ns) => {
-            let work = Work::spin(ns);
-            let Work::Spin { iterations, .. } = work else {
-                unreachable!("a busy loop was asked for")
-            };
-            let named = match plan.work {
-                WorkCost::Preset(name, _) => format!("{name} preset, "),
-                _ => String::new(),
-            };
-            Ok(Resolved {
-                t_work: Bounded::exact(ns),
-                work,
-                how: format!(
-                    "t_w = {ns} ns ({named}a busy loop of {iterations} steps, calibrated)"
-                ),
-            })
-        }
-    }
+        WorkCost::Nanos(ns) | WorkCost::Preset(_, ns) => ns,
+    };
+    let iterations = validate::spin_steps(ns);
+    let named = match plan.work {
+        WorkCost::Preset(name, _) => format!("{name} preset, "),
+        _ => String::new(),
+    };
+    Ok(Resolved {
+        t_work: Bounded::exact(ns),
+        work: Work::Spin {
+            iterations,
+            last: 0,
+        },
+        how: format!("t_w = {ns} ns ({named}a busy loop of {iterations} steps, calibrated)"),
+    })
 }
 
 /// The configuration's filter at the plan's n, holding the plan's keys.
@@ -128,7 +154,7 @@ fn calibrate(plan: &AdvisePlan, steps: &Steps) -> Result<TimeModel> {
         });
     }
     TimeModel::calibrate(&plan.configs, &measured, |bytes| {
-        measure::independent_line_ns(bytes, 200_000, 3)
+        measure::independent_line_ns(bytes.min(MISS_BYTES), 200_000, 3)
     })
 }
 
@@ -146,168 +172,177 @@ fn lookups_measured(plan: &AdvisePlan) -> u64 {
     plan.queries + (2 * timed_keys(plan.n) + WORKLOAD_KEYS) * u64::from(TIMED_PASSES)
 }
 
-/// The configurations to measure: all with `--measure-all` (no time model, no cap), else
-/// the time model's contenders at `t_w` and at the plot's ends, as many as their predicted
-/// measurements ([`TimeModel::measuring_ns`]) fit in [`measuring_budget_ns`], granted in
-/// order of priority ([`model::by_priority`], [`model::within_budget`]), and returned in that
-/// order; those left out are named in a note.
-fn pick(
-    plan: &AdvisePlan,
-    steps: &Steps,
-    t_w: f64,
-    notes: &mut Vec<String>,
-) -> Result<Vec<Config>> {
+/// The configurations to measure in order of priority: all with `--measure-all` (no time
+/// model, no cap), else the time model's contenders ([`model::contenders`]) and the model.
+fn pick(plan: &AdvisePlan, steps: &Steps, t_w: f64) -> Result<(Vec<Config>, Option<TimeModel>)> {
     if plan.measure_all {
-        return Ok(plan.configs.clone());
+        return Ok((plan.configs.clone(), None));
     }
     let model = calibrate(plan, steps)?;
     let ends = [t_w, PLOT_WORK_NS.0, PLOT_WORK_NS.1];
-    let sigma = plan.negative_share;
-    let picked = model::contenders(&plan.configs, &model, sigma, &ends, plan.contenders);
-    let order = model::by_priority(&picked, &model, sigma, t_w);
-    let predicted = |c: &Config| model.measuring_ns(c, plan.n, lookups_measured(plan));
-    let costs: Vec<f64> = order.iter().map(|&i| predicted(&picked[i])).collect();
-    let budget = measuring_budget_ns(plan);
-    let fits = model::within_budget(&costs, budget);
-    let mut kept = vec![false; picked.len()];
-    for (&i, &fit) in order.iter().zip(&fits) {
-        kept[i] = fit;
+    let limits = (plan.contenders, plan.tolerance);
+    let picked = model::contenders(&plan.configs, &model, plan.negative_share, &ends, limits);
+    Ok((picked, Some(model)))
+}
+
+/// One run of advise: its plan and progress, the work with its passes spread over the run,
+/// and the notes so far.
+struct Run<'a> {
+    plan: &'a AdvisePlan,
+    steps: Steps<'a>,
+    resolved: Resolved,
+    probes: Probes,
+    notes: Vec<String>,
+    /// The wall ns and the process's CPU seconds when the run's work began.
+    began: (f64, f64),
+}
+
+impl Run<'_> {
+    /// ns left of `--target-seconds`.
+    fn left_ns(&self) -> f64 {
+        self.plan.target_seconds as f64 * 1e9 - self.steps.elapsed_ns()
     }
-    let left_out: Vec<&Config> = (0..picked.len())
-        .filter(|&i| !kept[i])
-        .map(|i| &picked[i])
-        .collect();
-    if !left_out.is_empty() {
-        let all: f64 = costs.iter().sum();
-        notes.push(format!(
-            "not measured: {} of {} contenders ({}), predicted over the {:.0} s the contenders may take (half of --target-seconds {}); all of them would take about {:.0} s: raise --target-seconds to about {:.0}, or lower --contenders",
-            left_out.len(),
-            picked.len(),
-            by_structure(&left_out),
-            budget / 1e9,
-            plan.target_seconds,
-            all / 1e9,
-            (all / 1e9 / MEASURING_SHARE).ceil()
+
+    /// `t_w` as the work's passes spread over the run measured it ([`Probes::t_work`]), and
+    /// their [`drift`], said in a note.
+    fn t_work(&mut self) -> (Bounded, f64) {
+        let (t_w, drift) = (
+            self.probes.t_work(self.resolved.t_work),
+            drift(&self.probes.ns),
+        );
+        self.resolved.t_work = t_w;
+        self.notes.push(format!(
+            "{}; timed again in {} passes spread over the run: {:.1} ns [{:.1}, {:.1}], every time's interval widened by their drift, x{drift:.3}",
+            self.resolved.how,
+            self.probes.ns.len(),
+            t_w.value,
+            t_w.low,
+            t_w.high
         ));
+        (t_w, drift)
     }
-    Ok(order
-        .into_iter()
-        .filter(|&i| kept[i])
-        .map(|i| picked[i].clone())
-        .collect())
-}
 
-/// How many of `configs` each structure has: `blocked 3, cuckoo 1`.
-fn by_structure(configs: &[&Config]) -> String {
-    let mut counts: Vec<(String, usize)> = Vec::new();
-    for c in configs {
-        let name = c.kind.to_string();
-        match counts.iter_mut().find(|(n, _)| *n == name) {
-            Some((_, count)) => *count += 1,
-            None => counts.push((name, 1)),
-        }
+    /// Wall time over CPU time since the work began, at least 1: what the machine's other
+    /// load makes of a time measured in CPU ns.
+    fn slowdown(&self) -> f64 {
+        let cpu = (crate::program::cpu_seconds() - self.began.1) * 1e9;
+        ((self.steps.elapsed_ns() - self.began.0) / cpu).max(1.0)
     }
-    let parts: Vec<String> = counts.iter().map(|(n, c)| format!("{n} {c}")).collect();
-    parts.join(", ")
-}
 
-/// Rates two at a time (on both cores), then times one at a time (alone, so that no other
-/// contender shares the cache), in the order given; once the measurements have taken
-/// [`measuring_budget_ns`] (the time model predicts them only roughly), the contenders left
-/// are named in a note and not measured (`--measure-all` measures every one). A
-/// configuration that refused keys is dropped with a note. Returned in the order of the
-/// plan's configurations.
-fn measure_contenders(
-    plan: &AdvisePlan,
-    picked: &[Config],
-    (steps, t_w): (&Steps, f64),
-    notes: &mut Vec<String>,
-) -> Result<Vec<Contender>> {
-    let count = picked.len();
-    let workload = workload_keys(t_w);
-    let started = Instant::now();
-    let mut contenders = Vec::new();
-    for (pair, configs) in picked.chunks(2).enumerate() {
-        let spent = started.elapsed().as_nanos() as f64;
-        if !plan.measure_all && !contenders.is_empty() && spent > measuring_budget_ns(plan) {
-            let left: Vec<&Config> = picked[2 * pair..].iter().collect();
-            notes.push(format!(
-                "not measured: {} more contenders, the measurements having taken the {:.0} s they may (half of --target-seconds {}): {}",
-                left.len(),
-                spent / 1e9,
-                plan.target_seconds,
-                by_structure(&left)
-            ));
-            break;
-        }
-        let rates: Vec<Measurement> = configs
-            .par_iter()
-            .enumerate()
-            .map(|(j, c)| {
-                steps.show(format!(
-                    "advise: rate of contender {} of {count} ({}, k = {})",
-                    2 * pair + j + 1,
-                    c.kind,
-                    c.k
-                ));
-                measure::rate(&shape(plan, c), plan.queries, &|keys| steps.bar.inc(keys))
-            })
-            .collect::<Result<_>>()?;
-        for (j, (config, rate)) in configs.iter().zip(rates).enumerate() {
-            steps.show(format!(
-                "advise: lookup times of contender {} of {count} ({}, k = {})",
-                2 * pair + j + 1,
+    /// Measures `picked` in order, each whose time predicted by the model (scaled by what
+    /// the measured ones took against their predictions, at first by the slowdown) fits in what is left of the target
+    /// less [`VALIDATION_SHARE`]; where none has been measured, the one predicted quickest
+    /// whatever it takes (`--measure-all`: every one),
+    /// timing the work again after each; those left out are named in a note. Returned in the
+    /// order of the plan's configurations.
+    fn measure_contenders(
+        &mut self,
+        picked: &[Config],
+        model: Option<&TimeModel>,
+    ) -> Result<Vec<Contender>> {
+        let (plan, count) = (self.plan, picked.len());
+        let reserve = plan.target_seconds as f64 * 1e9 * VALIDATION_SHARE;
+        let (mut predicted, mut spent) = (0.0, 0.0);
+        let (mut contenders, mut left_out) = (Vec::new(), 0);
+        let guesses: Vec<Option<f64>> = (picked.iter())
+            .map(|c| model.map(|m| m.measuring_ns(c, plan.n, lookups_measured(plan))))
+            .collect();
+        let cheapest = (0..count).min_by(|&a, &b| {
+            guesses[a]
+                .partial_cmp(&guesses[b])
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+        for (i, (config, &guess)) in picked.iter().zip(&guesses).enumerate() {
+            let ratio = match predicted > 0.0 {
+                true => spent / predicted,
+                false => self.slowdown(),
+            };
+            let first = contenders.is_empty() && cheapest == Some(i);
+            if guess.is_some_and(|g| !first && g * ratio > self.left_ns() - reserve) {
+                left_out += 1;
+                continue;
+            }
+            self.steps.show(format!(
+                "advise: contender {} of {count} ({}, k = {})",
+                i + 1,
                 config.kind,
                 config.k
             ));
-            if let Some(failed) = rate.failed_inserts.filter(|&f| f > 0) {
-                notes.push(format!(
-                    "dropped {} (m = {}, k = {}): {failed} keys refused",
-                    config.kind, config.m, config.k
-                ));
-                continue;
-            }
-            let s = shape(plan, config);
-            let mut filter = measure::filled(&s)?;
-            let separate = measure::lookups(
-                &mut *filter,
-                &s,
-                plan.batched,
-                timed_keys(plan.n),
-                TIMED_PASSES,
-            )?;
-            let lookups = validate::in_workload_shape(
-                &*filter,
-                &s,
-                separate,
-                plan.negative_share,
-                plan.batched,
-                (workload, TIMED_PASSES),
-            )?;
-            steps
-                .bar
-                .inc(plan.n + (2 * timed_keys(plan.n) + workload) * TIMED_PASSES as u64);
-            let config = candidates::exact(config, plan.n);
-            contenders.push(Contender {
-                config,
-                rate,
-                lookups,
-            });
+            let started = self.steps.elapsed_ns();
+            contenders.extend(self.measure_one(config)?);
+            spent += self.steps.elapsed_ns() - started;
+            predicted += guess.unwrap_or(0.0);
+            self.probes.take(&mut self.resolved.work)?;
         }
-    }
-    let position = |c: &Contender| {
-        let same = |p: &&Config| {
-            (p.kind.name(), p.m, p.k) == (c.config.kind.name(), c.config.m, c.config.k)
+        if left_out > 0 {
+            self.notes.push(format!(
+                "not measured: {left_out} of {count} contenders, their predicted measurements (the time model's, scaled by what the measured ones took) beyond what --target-seconds {} left them less a quarter for the end-to-end run: raise --target-seconds, or lower --contenders",
+                plan.target_seconds
+            ));
+        }
+        self.notes.push(format!(
+            "searched {} configurations, {} within the needs and limits; measured {} contenders ({})",
+            plan.space,
+            plan.configs.len(),
+            contenders.len(),
+            match plan.measure_all {
+                true => "all of them",
+                false => "pruned by the closed-form rate and the measured time model",
+            }
+        ));
+        let position = |c: &Contender| {
+            let same = |p: &&Config| {
+                (p.kind.name(), p.m, p.k) == (c.config.kind.name(), c.config.m, c.config.k)
+            };
+            plan.configs.iter().position(|p| same(&p))
         };
-        plan.configs.iter().position(|p| same(&p))
-    };
-    contenders.sort_by_key(position);
-    Ok(contenders)
+        contenders.sort_by_key(position);
+        Ok(contenders)
+    }
+
+    /// One contender's rate at n, then its lookups timed on a filter built anew; `None`, with
+    /// a note, where its filter refused keys.
+    fn measure_one(&mut self, config: &Config) -> Result<Option<Contender>> {
+        let (plan, bar) = (self.plan, self.steps.bar);
+        let s = shape(plan, config);
+        let rate = measure::rate(&s, plan.queries, &|keys| bar.inc(keys))?;
+        if let Some(failed) = rate.failed_inserts.filter(|&f| f > 0) {
+            self.notes.push(format!(
+                "dropped {} (m = {}, k = {}): {failed} keys refused",
+                config.kind, config.m, config.k
+            ));
+            return Ok(None);
+        }
+        let started = self.steps.elapsed_ns();
+        let mut filter = measure::filled(&s)?;
+        let build_ns = self.steps.elapsed_ns() - started;
+        let (timed, workload) = (
+            timed_keys(plan.n),
+            workload_keys(self.resolved.t_work.value),
+        );
+        let separate = measure::lookups(&mut *filter, &s, plan.batched, timed, TIMED_PASSES)?;
+        let lookups = validate::in_workload_shape(
+            &*filter,
+            &s,
+            separate,
+            plan.negative_share,
+            plan.batched,
+            (workload, TIMED_PASSES),
+        )?;
+        bar.inc(plan.n + (2 * timed + workload) * u64::from(TIMED_PASSES));
+        Ok(Some(Contender {
+            config: candidates::exact(config, plan.n),
+            rate,
+            lookups,
+            build_ns,
+        }))
+    }
 }
 
 /// Each contender's cost with its interval: the rate's Clopper–Pearson interval and the
-/// times' `[min, max]`, each at [`INPUT_CONFIDENCE`].
-fn price(plan: &AdvisePlan, contender: &Contender, t_work: Bounded) -> Bounded {
+/// times' order-statistic intervals, each at [`INPUT_CONFIDENCE`], the times widened by the
+/// work's `drift` over the run.
+fn price(plan: &AdvisePlan, contender: &Contender, t_work: Bounded, drift: f64) -> Bounded {
     let r = &contender.rate;
     let (low, high) = clopper_pearson(r.false_positives, r.queries, INPUT_CONFIDENCE);
     cost(&CostInputs {
@@ -317,86 +352,81 @@ fn price(plan: &AdvisePlan, contender: &Contender, t_work: Bounded) -> Bounded {
             low,
             high,
         },
-        t_absent: contender.lookups.absent,
-        t_present: contender.lookups.present,
+        t_absent: contender.lookups.absent.widened(drift),
+        t_present: contender.lookups.present.widened(drift),
         t_work,
     })
 }
 
 /// How the run keeps to `--target-seconds`, said before any work.
 fn budget_line(plan: &AdvisePlan) -> String {
-    let t = plan.target_seconds as f64;
     let contenders = match plan.measure_all {
         true => {
             "every configuration measured (--measure-all: not bounded by the target)".to_string()
         }
         false => format!(
-            "references of at most {} keys for the time model, then the contenders measured within {:.0} s, granted in order of priority",
+            "references of at most {} keys for the time model, then the contenders in order of priority while each one's predicted time fits",
             plan.n.min(model::REFERENCE_KEYS_MAX),
-            t * MEASURING_SHARE
         ),
     };
     format!(
-        "time: --target-seconds {}: {contenders}; the end-to-end run within {:.0} s",
+        "time: --target-seconds {}: {contenders}; the end-to-end run, its filters' builds counted, in the {:.0} s kept for it",
         plan.target_seconds,
-        t * VALIDATION_SHARE
+        plan.target_seconds as f64 * VALIDATION_SHARE
     )
 }
 
 /// Measures, prices and chooses, then runs the workload for the choice, the runner-up and
 /// no filter.
 pub fn run(plan: &AdvisePlan, progress: &ProgressBar) -> Result<Outcome> {
-    let steps = Steps::new(progress);
-    let mut notes = vec![budget_line(plan)];
-    steps.show(format!("advise: {}", notes[0]));
+    let steps = Steps::new(progress, plan.started);
+    let budget = budget_line(plan);
+    steps.show(format!("advise: {budget}"));
     steps.show("advise: the cost of the work".into());
-    let mut resolved = resolve_work(plan)?;
-    let t_w = resolved.t_work;
-    let mut capped = Vec::new();
-    let picked = pick(plan, &steps, t_w.value, &mut capped)?;
-    notes.push(format!(
-        "searched {} configurations, {} within the needs and limits; measured {} contenders ({})",
-        plan.space,
-        plan.configs.len(),
-        picked.len(),
-        match plan.measure_all {
-            true => "all of them",
-            false => "pruned by the closed-form rate and the measured time model",
-        }
-    ));
-    notes.append(&mut capped);
-    notes.push(resolved.how.clone());
-    let contenders = measure_contenders(plan, &picked, (&steps, t_w.value), &mut notes)?;
-    let mut priced: Vec<Priced> = contenders
-        .iter()
-        .map(|c| Priced::filter(c, price(plan, c, t_w)))
+    let resolved = resolve_work(plan)?;
+    let mut run = Run {
+        plan,
+        steps,
+        probes: Probes::new(resolved.t_work.value),
+        resolved,
+        notes: vec![budget],
+        began: (0.0, crate::program::cpu_seconds()),
+    };
+    run.began.0 = run.steps.elapsed_ns();
+    for _ in 0..2 {
+        run.probes.take(&mut run.resolved.work)?;
+    }
+    let (picked, model) = pick(plan, &run.steps, run.resolved.t_work.value)?;
+    let contenders = run.measure_contenders(&picked, model.as_ref())?;
+    let (t_w, drift) = run.t_work();
+    let mut priced: Vec<Priced> = (contenders.iter())
+        .map(|c| Priced::filter(c, price(plan, c, t_w, drift)))
+        .chain([Priced::none(t_w)])
         .collect();
-    priced.push(Priced::none(t_w));
     let points: Vec<Point> = priced.iter().map(Priced::point).collect();
     for (p, on) in priced.iter_mut().zip(skyline::skyline(&points)) {
         p.on_skyline = on;
     }
     let choice = skyline::choose(&points, plan.tolerance).expect("no filter is always priced");
-    let runner_up = priced::runner_up(&priced, choice.chosen);
-    steps.show("advise: the workload end to end".into());
-    let checked = validate_choice(
-        plan,
-        &priced,
-        &[Some(choice.chosen), runner_up],
-        (&mut resolved.work, &mut notes),
-    )?;
+    let runner_up = priced::runner_up(&priced, &choice);
+    run.steps.show("advise: the workload end to end".into());
+    let checked = run.validate_choice(&priced, &[Some(choice.chosen), runner_up])?;
+    let miss = super::report_checks::miss(&priced, &checked);
+    priced
+        .iter_mut()
+        .for_each(|p| p.cost = p.cost.widened(miss));
+    run.notes.push(format!(
+        "every cost interval widened by the end-to-end run's worst miss of its prediction, x{miss:.3}"
+    ));
     report::outcome(
         plan,
-        &resolved,
+        &run.resolved,
         priced,
         (&choice, runner_up),
         checked,
-        notes,
+        run.notes,
     )
 }
-
-/// Share of `--target-seconds` the end-to-end run may take.
-const VALIDATION_SHARE: f64 = 0.25;
 
 /// Fewest queries per pass of an end-to-end run worth its time.
 const MIN_VALIDATION_QUERIES: u64 = 100;
@@ -404,77 +434,83 @@ const MIN_VALIDATION_QUERIES: u64 = 100;
 /// Most queries per pass of the end-to-end run.
 const MAX_VALIDATION_QUERIES: u64 = 1_000_000;
 
-/// Queries per pass of the end-to-end run: as many as fit [`VALIDATION_SHARE`] of the
-/// target over its rounds and its warming pass, each running every one of `runs` (their
-/// predicted costs per query, no filter's `t_w` among them), at most
-/// [`MAX_VALIDATION_QUERIES`]: behind dear work a false positive costs the run `t_w / count`
-/// a query, so the count bounds how finely the end-to-end run can tell two filters apart
-/// (at 100 µs, 2000 queries made one false positive 50 ns, the whole default tolerance of
-/// a 5000 ns cost). `Err` with the seconds the passes of [`MIN_VALIDATION_QUERIES`] would
-/// take where even those do not fit.
-fn validation_count(plan: &AdvisePlan, runs: &[f64]) -> std::result::Result<u64, f64> {
-    let per_query: f64 = runs.iter().sum::<f64>() * f64::from(VALIDATION_ROUNDS + 1);
-    let budget = plan.target_seconds as f64 * 1e9 * VALIDATION_SHARE;
-    let fit = (budget / per_query).floor() as u64;
-    match fit >= MIN_VALIDATION_QUERIES {
-        true => Ok(fit.min(MAX_VALIDATION_QUERIES)),
-        false => Err(per_query * MIN_VALIDATION_QUERIES as f64 / 1e9),
-    }
-}
-
-/// The end-to-end run: for each of `which` (indexes into `priced`) and for no filter, ns per
-/// query, median and spread, and each filter's lookups timed beside it; none, with a note,
-/// where it would not fit its share of the target ([`validation_count`]).
-fn validate_choice(
-    plan: &AdvisePlan,
-    priced: &[Priced],
-    which: &[Option<usize>],
-    (work, notes): (&mut Work, &mut Vec<String>),
-) -> Result<Vec<(usize, Checked)>> {
-    let none = priced.len() - 1;
-    let mut indexes: Vec<usize> = which.iter().flatten().copied().collect();
-    indexes.retain(|&i| i != none);
-    indexes.dedup();
-    let Some(any) = priced.iter().find_map(|p| p.config.as_ref()).cloned() else {
-        return Ok(Vec::new());
-    };
-    let (s, t_w, sigma) = (
-        shape(plan, &any),
-        priced[none].cost.value,
-        plan.negative_share,
-    );
-    let costs: Vec<f64> = indexes
-        .iter()
-        .chain([&none])
-        .map(|&i| priced[i].cost.value)
-        .collect();
-    let count = match validation_count(plan, &costs) {
-        Ok(count) => count,
-        Err(seconds) => {
-            notes.push(format!(
-                "end to end not run: {} rounds of {MIN_VALIDATION_QUERIES} queries would take about {seconds:.0} s, over a quarter of --target-seconds {}",
-                VALIDATION_ROUNDS + 1,
-                plan.target_seconds
-            ));
-            return Ok(Vec::new());
+impl Run<'_> {
+    /// Queries per pass of the end-to-end run: as many as fit what is left of the target
+    /// (at most [`VALIDATION_SHARE`] of it) less `builds_ns` over its rounds and its warming
+    /// pass, each running every one of `runs` (their predicted costs per query, no filter's
+    /// `t_w` among them, times the [`Run::slowdown`]), at most [`MAX_VALIDATION_QUERIES`]: behind dear work a false
+    /// positive costs the run `t_w / count` a query, so the count bounds how finely the
+    /// end-to-end run can tell two filters apart (at 100 µs, 2000 queries made one false
+    /// positive 50 ns, the whole default tolerance of a 5000 ns cost). `Err` with the
+    /// seconds the builds and passes of [`MIN_VALIDATION_QUERIES`] would take where even
+    /// those do not fit.
+    fn validation_count(&self, runs: &[f64], builds_ns: f64) -> std::result::Result<u64, f64> {
+        let per_query =
+            runs.iter().sum::<f64>() * f64::from(VALIDATION_ROUNDS + 1) * self.slowdown();
+        let share = self.plan.target_seconds as f64 * 1e9 * VALIDATION_SHARE;
+        let budget = self.left_ns().min(share) - builds_ns;
+        let fit = (budget / per_query).floor().max(0.0) as u64;
+        match fit >= MIN_VALIDATION_QUERIES {
+            true => Ok(fit.min(MAX_VALIDATION_QUERIES)),
+            false => Err((builds_ns + per_query * MIN_VALIDATION_QUERIES as f64) / 1e9),
         }
-    };
-    let filters = indexes
-        .iter()
-        .map(|&i| measure::filled(&shape(plan, priced[i].config.as_ref().expect("a filter"))))
-        .collect::<Result<Vec<_>>>()?;
-    let mut runs: Vec<Option<&dyn crate::structures::Filter>> =
-        filters.iter().map(|f| Some(&**f)).collect();
-    runs.push(None);
-    indexes.push(none);
-    let queries = validate::queries(&s, sigma, count, plan.seed, 0);
-    let model = validate::queries(&s, sigma, workload_keys(t_w), s.seed ^ 0x5EED, MODEL_FIRST);
-    let passes = validate::run(
-        &runs,
-        (&queries, &model),
-        plan.batched,
-        work,
-        VALIDATION_ROUNDS,
-    )?;
-    Ok(indexes.into_iter().zip(passes).collect())
+    }
+
+    /// The end-to-end run: for each of `which` (indexes into `priced`) and for no filter, ns
+    /// per query, median and spread, and each filter's lookups timed beside it; none, with a
+    /// note, where its builds and rounds would not fit ([`Run::validation_count`]).
+    fn validate_choice(
+        &mut self,
+        priced: &[Priced],
+        which: &[Option<usize>],
+    ) -> Result<Vec<(usize, Checked)>> {
+        let (plan, none) = (self.plan, priced.len() - 1);
+        let mut indexes: Vec<usize> = which.iter().flatten().copied().collect();
+        indexes.retain(|&i| i != none);
+        indexes.dedup();
+        let Some(any) = priced.iter().find_map(|p| p.config.as_ref()).cloned() else {
+            return Ok(Vec::new());
+        };
+        let (s, t_w, sigma) = (
+            shape(plan, &any),
+            priced[none].cost.value,
+            plan.negative_share,
+        );
+        let costs: Vec<f64> = indexes
+            .iter()
+            .chain([&none])
+            .map(|&i| priced[i].cost.value)
+            .collect();
+        let builds: f64 = indexes.iter().map(|&i| priced[i].build_ns).sum();
+        let count = match self.validation_count(&costs, builds) {
+            Ok(count) => count,
+            Err(seconds) => {
+                self.notes.push(format!(
+                    "end to end not run: its filters' builds and {} rounds of {MIN_VALIDATION_QUERIES} queries would take about {seconds:.0} s, more than --target-seconds {} left it",
+                    VALIDATION_ROUNDS + 1,
+                    plan.target_seconds
+                ));
+                return Ok(Vec::new());
+            }
+        };
+        let filters = indexes
+            .iter()
+            .map(|&i| measure::filled(&shape(plan, priced[i].config.as_ref().expect("a filter"))))
+            .collect::<Result<Vec<_>>>()?;
+        let mut runs: Vec<Option<&dyn crate::structures::Filter>> =
+            filters.iter().map(|f| Some(&**f)).collect();
+        runs.push(None);
+        indexes.push(none);
+        let queries = validate::queries(&s, sigma, count, plan.seed, 0);
+        let model = validate::queries(&s, sigma, workload_keys(t_w), s.seed ^ 0x5EED, MODEL_FIRST);
+        let work = &mut self.resolved.work;
+        let passes = validate::run(
+            &runs,
+            (&queries, &model),
+            plan.batched,
+            work,
+            VALIDATION_ROUNDS,
+        )?;
+        Ok(indexes.into_iter().zip(passes).collect())
+    }
 }

@@ -74,7 +74,7 @@ pub fn best(points: &[Point]) -> Option<usize> {
 
 /// The choice: the best point, the points tied with it (central cost at most
 /// `best + width`, the best among them) and the chosen one, the least memory among the
-/// tied, then the lower cost.
+/// tied, then the first in the order given (a fixed order, never the noise of a cost).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Choice {
     pub best: usize,
@@ -82,6 +82,10 @@ pub struct Choice {
     pub chosen: usize,
     /// The tolerance in ns at the best cost.
     pub width: f64,
+    /// The points of at most the chosen one's memory whose cost interval holds the limit
+    /// `best + width`: within their noise each may be tied or not, so that another run may
+    /// choose otherwise.
+    pub noise: Vec<usize>,
 }
 
 /// The choice among `points` at `tolerance`; `None` for no points.
@@ -92,17 +96,17 @@ pub fn choose(points: &[Point], tolerance: Tolerance) -> Option<Choice> {
     let tied: Vec<usize> = (0..points.len())
         .filter(|&i| points[i].cost.value <= limit)
         .collect();
-    let chosen = *tied.iter().min_by(|&&a, &&b| {
-        let (a, b) = (&points[a], &points[b]);
-        a.memory_bytes
-            .cmp(&b.memory_bytes)
-            .then(a.cost.value.total_cmp(&b.cost.value))
-    })?;
+    let chosen = *tied.iter().min_by_key(|&&i| (points[i].memory_bytes, i))?;
+    let noise = (0..points.len())
+        .filter(|&i| points[i].memory_bytes <= points[chosen].memory_bytes)
+        .filter(|&i| points[i].cost.low <= limit && limit < points[i].cost.high)
+        .collect();
     Some(Choice {
         best,
         tied,
         chosen,
         width,
+        noise,
     })
 }
 
@@ -169,6 +173,12 @@ mod tests {
         let choice = choose(&points, two).unwrap();
         assert_eq!((choice.best, choice.chosen), (0, 1));
         assert_eq!(choice.tied, [0, 1]);
+        // The limit 12 ns lies within the chosen one's interval [10.5, 12.5]: within noise;
+        // not within [12.5, 13.5] of the point of less memory.
+        assert_eq!(choice.noise, [1]);
+        // At equal memory the first in the order given, whatever the noise in their costs.
+        let equal = [point(20, 10.0, 1.0), point(20, 9.0, 1.0)];
+        assert_eq!(choose(&equal, two).unwrap().chosen, 0);
         // The default: 1% of 10 ns is below 1 ns, so 1 ns: nothing else is tied.
         assert_eq!(choose(&points, Tolerance::default()).unwrap().chosen, 0);
         assert_eq!(choose(&[], two), None);

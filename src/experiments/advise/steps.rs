@@ -20,12 +20,18 @@ impl<'a> Steps<'a> {
     /// Plain lines when stderr is not a terminal and the bar is not `--quiet`'s:
     /// [`crate::report::progress_bar`] makes the quiet bar without a length and every other
     /// with one (a test pins both).
-    pub fn new(bar: &'a ProgressBar) -> Self {
+    /// The seconds count from `started`.
+    pub fn new(bar: &'a ProgressBar, started: Instant) -> Self {
         Steps {
             bar,
             plain: bar.length().is_some() && !std::io::stderr().is_terminal(),
-            started: Instant::now(),
+            started,
         }
+    }
+
+    /// ns since the run began.
+    pub fn elapsed_ns(&self) -> f64 {
+        self.started.elapsed().as_nanos() as f64
     }
 
     /// Shows `message`: on the bar, and as a line after the seconds since the run began

@@ -14,7 +14,7 @@ use rand::seq::SliceRandom;
 use rand_pcg::Pcg64;
 
 use super::cost::{Bounded, INPUT_CONFIDENCE, median_interval};
-use super::measure::{Keyed, Lookups, int_keys, line_buffer};
+use super::measure::{Keyed, Lookups, int_keys};
 use crate::error::Result;
 use crate::pipeline::timing::{LineBuffer, Passes, interleave, time_passes, try_time_pass};
 use crate::structures::{BATCH, Filter};
@@ -90,22 +90,6 @@ pub fn spin_steps(work_ns: f64) -> u64 {
 }
 
 impl Work {
-    /// A busy loop calibrated to `work_ns` ([`spin_steps`]).
-    pub fn spin(work_ns: f64) -> Work {
-        Work::Spin {
-            iterations: spin_steps(work_ns),
-            last: 0,
-        }
-    }
-
-    /// One dependent read per query in `bytes` of random lines.
-    pub fn miss(bytes: u64) -> Result<Work> {
-        Ok(Work::Miss {
-            buffer: line_buffer(bytes, 11)?,
-            line: 0,
-        })
-    }
-
     fn run(&mut self, key: u64) {
         match self {
             Work::Spin { iterations, last } => *last = spin(*iterations, key ^ *last),
