@@ -5,6 +5,7 @@
 use std::time::Instant;
 
 use crate::pipeline::timing::LineRate;
+use crate::program::own_cpu_seconds;
 
 /// Other processes' mean CPU use during a run above which its figures are flagged: on two
 /// vCPUs a process spinning beside the bench doubles in-cache timings, and a quarter of a
@@ -180,7 +181,6 @@ pub fn trust_notes(shared: &Shared, limits: &[LineRate], cpus: usize) -> Vec<Str
 
 /// Seconds of CPU all processes took since boot: the busy fields of `/proc/stat`'s `cpu`
 /// line (user, nice, system, irq, softirq, steal) over the clock tick.
-#[cfg(unix)]
 fn machine_cpu_seconds() -> Option<f64> {
     let stat = std::fs::read_to_string("/proc/stat").ok()?;
     let line = stat.lines().find(|l| l.starts_with("cpu "))?;
@@ -198,56 +198,8 @@ fn machine_cpu_seconds() -> Option<f64> {
     (hz > 0).then(|| busy / hz as f64)
 }
 
-#[cfg(not(unix))]
-fn machine_cpu_seconds() -> Option<f64> {
-    None
-}
-
-/// Seconds of CPU this process took, user and system, every thread.
-#[cfg(unix)]
-fn own_cpu_seconds() -> f64 {
-    // SAFETY: `usage` is a valid rusage to write into.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: as above.
-    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
-        return 0.0;
-    }
-    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
-    seconds(usage.ru_utime) + seconds(usage.ru_stime)
-}
-
-#[cfg(not(unix))]
-fn own_cpu_seconds() -> f64 {
-    0.0
-}
-
 /// The one-minute load average (`/proc/loadavg`).
 fn load_average() -> Option<f64> {
     let text = std::fs::read_to_string("/proc/loadavg").ok()?;
     text.split_whitespace().next()?.parse().ok()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A busy neighbour or a wide spread of line passes is flagged; a quiet run is not.
-    #[test]
-    fn the_notes_flag_a_shared_machine_and_a_wide_spread() {
-        let limit = |spread| LineRate {
-            bytes: 5000,
-            dependent_ns: 1.0,
-            independent_ns: 1.0,
-            independent_spread: spread,
-        };
-        let shared = |others| Shared {
-            others: Some(others),
-            load: (Some(1.0), Some(1.1)),
-        };
-        let flagged = |notes: Vec<String>| notes.iter().filter(|n| n.starts_with("NOT")).count();
-        assert_eq!(flagged(trust_notes(&shared(0.1), &[limit(1.1)], 2)), 0);
-        assert_eq!(flagged(trust_notes(&shared(0.9), &[limit(1.1)], 2)), 1);
-        assert_eq!(flagged(trust_notes(&shared(0.1), &[limit(1.8)], 2)), 1);
-        assert!(!Machine::here().model.is_empty());
-    }
 }

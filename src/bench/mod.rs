@@ -189,7 +189,7 @@ pub const NO_BLOCKED_PEER: &str = "no Rust crate implements the blocked, blocked
 /// ([`Structure::lines_per_query`]): a classic filter's k probes on insert and on a present
 /// query, and on an absent query `Σ_{i<k} fill^i` (probe i is read only if the i before it
 /// were set); a blocked design's block, whatever the operation (512 bits a line).
-pub fn lines_per_key(design: FilterKind, operation: Operation, k: u32, fill: f64) -> f64 {
+pub fn lines_per_key(design: &FilterKind, operation: Operation, k: u32, fill: f64) -> f64 {
     let lines = design
         .structure()
         .lines_per_query
@@ -403,12 +403,7 @@ impl<'c> Entrant<'c> {
                     ns_min: round2(ns.low),
                     ns_max: round2(ns.high),
                     fpr_measured: self.fpr_measured,
-                    lines_per_key: lines_per_key(
-                        contender.design.clone(),
-                        *operation,
-                        k,
-                        self.filled,
-                    ),
+                    lines_per_key: lines_per_key(&contender.design, *operation, k, self.filled),
                     ns_line_dependent: f64::NAN,
                     ns_line_independent: f64::NAN,
                     ratio_to_fastest_peer: None,

@@ -115,16 +115,13 @@ pub fn sweep_k_table(config: &BenchConfig, progress: &ProgressBar) -> Result<Tab
         ),
         &rows,
     )?;
+    let notes = &mut table.notes;
     for row in &rows {
         if row.fastest {
-            table
-                .notes
-                .push(format!("fastest absent query at k = {}", row.k));
+            notes.push(format!("fastest absent query at k = {}", row.k));
         }
         if row.lowest_rate {
-            table
-                .notes
-                .push(format!("lowest measured rate at k = {}", row.k));
+            notes.push(format!("lowest measured rate at k = {}", row.k));
         }
     }
     Ok(table)

@@ -61,19 +61,11 @@ pub fn time_versus_rate(config: &BenchConfig, progress: &ProgressBar) -> Result<
     progress.inc_length(config.ks.len() as u64);
     let classic = FilterKind::of(&crate::structures::classic::STRUCTURE);
     let mut rows = Vec::new();
+    let (hash, passes) = (HashScheme::MultiplyShift, config.passes);
     for &k in &config.ks {
-        let mut filter =
-            classic
-                .clone()
-                .build(n, size.m, k, HashScheme::MultiplyShift, config.seed)?;
+        let mut filter = classic.clone().build(n, size.m, k, hash, config.seed)?;
         let fpr_measured = fill(&mut *filter, &keys, n, &pass_keys)?;
-        let ns = time_operation(
-            &mut *filter,
-            Operation::Absent,
-            true,
-            &pass_keys,
-            config.passes,
-        )?;
+        let ns = time_operation(&mut *filter, Operation::Absent, true, &pass_keys, passes)?;
         rows.push(TimeRateRow {
             m: size.m,
             n,

@@ -10,7 +10,7 @@ use bloomlab::hash::Simd;
 use bloomlab::params::preflight;
 use bloomlab::report::{Table, progress_bar};
 
-use super::command::Fixed;
+use super::command::{Fixed, exit_code};
 use super::output::{OutputArgs, emit};
 
 /// `bloomlab bench`.
@@ -157,9 +157,5 @@ fn emit_estimates(args: &BenchArgs) -> Result<ExitCode> {
         rows.len()
     ));
     emit(&table, &args.output)?;
-    Ok(if failed > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(exit_code(failed > 0))
 }

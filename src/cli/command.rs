@@ -45,19 +45,23 @@ impl<A: Args + FromArgMatches + Sync + 'static> Command for Fixed<A> {
     }
 
     fn run(&self, matches: &ArgMatches) -> Result<ExitCode> {
-        let args =
-            A::from_arg_matches(matches).map_err(|e| bloomlab::Error::Output(e.to_string()))?;
-        (self.run)(&args)
+        (self.run)(&parsed(matches)?)
     }
 
     fn merge(&self, matches: &ArgMatches, parts: &Parts) -> Result<ExitCode> {
-        let Some(merge) = self.merge else {
-            return Err(unsharded(self.name, "parts"));
-        };
-        let args =
-            A::from_arg_matches(matches).map_err(|e| bloomlab::Error::Output(e.to_string()))?;
-        merge(&args, parts)
+        let merge = self.merge.ok_or_else(|| unsharded(self.name, "parts"))?;
+        merge(&parsed(matches)?, parts)
     }
+}
+
+/// The typed flags `A` of a subcommand's matches.
+pub(super) fn parsed<A: FromArgMatches>(matches: &ArgMatches) -> Result<A> {
+    A::from_arg_matches(matches).map_err(|e| bloomlab::Error::Output(e.to_string()))
+}
+
+/// Exit status 1 when a check failed, else 0.
+pub(super) fn exit_code(failed: bool) -> ExitCode {
+    ExitCode::from(u8::from(failed))
 }
 
 /// The refusal of `flag` for a command that is not cut into units of work.

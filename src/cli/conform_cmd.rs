@@ -7,7 +7,7 @@ use clap::Args;
 use bloomlab::Result;
 use bloomlab::console;
 use bloomlab::experiments::size as sizing;
-use bloomlab::params::{Count, MAX_COUNT, ProgramParams, check_count};
+use bloomlab::params::{Count, MAX_COUNT, ProgramParams, check_count, preflight};
 use bloomlab::theory;
 
 use super::command::Fixed;
@@ -67,19 +67,10 @@ fn run_conform(args: &ConformArgs) -> Result<ExitCode> {
     };
     let bits = theory::bits_at(n, args.bits_per_key.unwrap_or(10.0));
     let operations = 2.0 * (n as f64 + 2.0 * queries as f64);
-    bloomlab::params::preflight::Cost {
-        key_operations: bloomlab::params::preflight::weighted_operations(
-            filter.clone(),
-            k,
-            bits,
-            operations,
-        ),
-        peak_bytes: 2.0 * bits as f64 / 8.0,
-        target: None,
-    }
-    .check(args.yes)?;
+    let key_operations = preflight::weighted_operations(filter.clone(), k, bits, operations);
+    preflight::Cost::new(key_operations, 2.0 * bits as f64 / 8.0).check(args.yes)?;
     let spec = Spec {
-        filter: filter.clone(),
+        filter,
         sizing,
         ..Spec::default()
     };
@@ -91,7 +82,7 @@ fn run_conform(args: &ConformArgs) -> Result<ExitCode> {
     };
     match conform(&request)? {
         Conformance::Conforms(summary) => {
-            console::out_line(&summary.to_string());
+            console::out_line(&summary);
             Ok(ExitCode::SUCCESS)
         }
         Conformance::Violation(violation) => {

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{ArgMatches, Args, FromArgMatches};
+use clap::{ArgMatches, Args};
 
 use bloomlab::Result;
 use bloomlab::console;
@@ -14,7 +14,7 @@ use bloomlab::report::progress_bar;
 use bloomlab::shard::merge::Parts;
 use bloomlab::shard::{self, Shard};
 
-use super::command::{Command, unsharded};
+use super::command::{Command, exit_code, parsed, unsharded};
 use super::output::{OutputArgs, emit, parse_plot_path};
 
 const EXPERIMENT_HELP: &str = "\
@@ -94,8 +94,7 @@ impl Command for &'static dyn Registered {
 /// Runs a registered experiment from its subcommand's matches: whole, one shard of it, or
 /// only its estimate.
 fn run_experiment(experiment: &dyn Registered, matches: &ArgMatches) -> Result<ExitCode> {
-    let args =
-        RunArgs::from_arg_matches(matches).map_err(|e| bloomlab::Error::Output(e.to_string()))?;
+    let args: RunArgs = parsed(matches)?;
     if args.shards.given() {
         let mut prepared = experiment.prepare_matches(matches)?;
         let units = prepared.units();
@@ -119,8 +118,7 @@ fn merge_experiment(
     matches: &ArgMatches,
     parts: &Parts,
 ) -> Result<ExitCode> {
-    let run =
-        RunArgs::from_arg_matches(matches).map_err(|e| bloomlab::Error::Output(e.to_string()))?;
+    let run: RunArgs = parsed(matches)?;
     check_outputs(&run)?;
     let mut prepared = experiment.prepare_matches(matches)?;
     let units = prepared
@@ -232,9 +230,5 @@ pub(super) fn run_prepared(
         console::note(&format!("check failed: {line}"));
         failed = true;
     }
-    Ok(if failed {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(exit_code(failed))
 }

@@ -12,7 +12,7 @@ use bloomlab::params::preflight;
 use bloomlab::report::{Format, Table, progress_bar};
 use bloomlab::suite;
 
-use super::command::Fixed;
+use super::command::{Fixed, exit_code};
 use super::output::{OutputArgs, emit, parse_format};
 
 /// `bloomlab reproduce`.
@@ -119,10 +119,7 @@ fn each_suite<T>(
 
 /// Failure when any suite failed.
 fn worst(codes: Vec<ExitCode>) -> ExitCode {
-    match codes.iter().all(|c| *c == ExitCode::SUCCESS) {
-        true => ExitCode::SUCCESS,
-        false => ExitCode::FAILURE,
-    }
+    exit_code(codes.iter().any(|c| *c != ExitCode::SUCCESS))
 }
 
 /// Stages every suite, then moves all their files in together: all or nothing for the whole
@@ -154,11 +151,7 @@ fn run_reproduce(args: &SuiteArgs) -> Result<ExitCode> {
     for line in &unmet {
         console::note(&format!("expectation not met: {line}"));
     }
-    Ok(if unmet.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    Ok(exit_code(!unmet.is_empty()))
 }
 
 fn reproduce_folder(args: &SuiteArgs, found: &[suite::Found]) -> Result<suite::Staged> {
@@ -270,10 +263,5 @@ fn check_folder(
     for line in &report.failures {
         console::note(&format!("FAIL {line}"));
     }
-    let code = if report.failures.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    };
-    Ok((code, report.found))
+    Ok((exit_code(!report.failures.is_empty()), report.found))
 }

@@ -34,6 +34,7 @@ use crate::error::{Error, Result};
 use crate::params::preflight::{self, Cost};
 use crate::params::{
     Count, KeySources, ProgramParams, SeedParams, ValueList, check_count, positive_list, rates,
+    require,
 };
 use crate::program::KeyForm;
 use crate::stats::queries_to_detect;
@@ -179,17 +180,14 @@ Examples:
     /// `exec:` (an adapter) weighed at [`crate::program::EXEC_SECONDS_PER_KEY`], a key across two
     /// pipes as text, instead of the speed a timed probe of it measures.
     fn planning_cost(params: &AuditParams) -> Result<Cost> {
-        let unprobed = |kind: FilterKind, k, m, operations: f64| match kind
-            .structure()
-            .lines_per_query
-            .is_none()
-        {
-            true => {
-                operations * crate::program::EXEC_SECONDS_PER_KEY
-                    / preflight::SECONDS_PER_KEY_OPERATION
-            }
-            false => preflight::weighted_operations(kind, k, m, operations),
-        };
+        let unprobed =
+            |kind: FilterKind, k, m, operations: f64| match kind.structure().lines_per_query {
+                None => {
+                    operations * crate::program::EXEC_SECONDS_PER_KEY
+                        / preflight::SECONDS_PER_KEY_OPERATION
+                }
+                Some(_) => preflight::weighted_operations(kind, k, m, operations),
+            };
         Ok(cost_weighed(&AuditPlan::of(params)?, unprobed))
     }
 
@@ -243,11 +241,7 @@ fn cost_weighed(plan: &AuditPlan, weigh: impl Fn(FilterKind, u32, u64, f64) -> f
         .iter()
         .map(|&fpr| crate::theory::bits_per_key_for_fpr(fpr))
         .fold(0.0, f64::max);
-    Cost {
-        key_operations,
-        peak_bytes: 4.0 * plan.n as f64 * bits_per_key / 8.0,
-        target: None,
-    }
+    Cost::new(key_operations, 4.0 * plan.n as f64 * bits_per_key / 8.0)
 }
 
 /// Above this many standard errors over the configured rate a row is flagged.
@@ -328,6 +322,12 @@ fn increasing_loads(n: u64, mut loads: Vec<f64>) -> Result<Vec<f64>> {
     }
 }
 
+/// The most keys any of `loads` inserts into a filter planned for n.
+fn top(n: u64, loads: &[f64]) -> u64 {
+    let keys = loads.iter().map(|&load| (n as f64 * load).round() as u64);
+    keys.max().unwrap_or(n)
+}
+
 /// Everything one audit needs.
 #[derive(Clone, Debug)]
 pub struct AuditPlan {
@@ -353,11 +353,7 @@ pub struct AuditPlan {
 impl AuditPlan {
     /// The most keys any load inserts.
     pub fn top(&self) -> u64 {
-        let keys = self
-            .loads
-            .iter()
-            .map(|&load| (self.n as f64 * load).round() as u64);
-        keys.max().unwrap_or(self.n)
+        top(self.n, &self.loads)
     }
 
     /// The plan of `params`: n, rates, loads and one filter, or the crates and the ready
@@ -370,15 +366,16 @@ impl AuditPlan {
             queries_for(params.queries, fpr)?;
         }
         let loads = increasing_loads(n, loads)?;
-        if let Some(ratio) = params.fail_above
-            && !(1.0..=MAX_FAIL_ABOVE).contains(&ratio)
-        {
-            return Err(Error::invalid(
+        if let Some(ratio) = params.fail_above {
+            let reason = "a ratio to the configured rate: the 95% lower bound above it fails";
+            let ok = (1.0..=MAX_FAIL_ABOVE).contains(&ratio);
+            require(
                 "fail_above",
                 ratio,
-                "a ratio to the configured rate: the 95% lower bound above it fails",
+                ok,
+                reason,
                 format!("1..={MAX_FAIL_ABOVE}"),
-            ));
+            )?;
         }
         let fail_below = both_ways::check_fail_below(params.fail_below)?;
         let (entries, skipped) = entries(params)?;
@@ -389,16 +386,11 @@ impl AuditPlan {
                 .keys
                 .check_for(entry.kind.clone(), entry.key_form.unwrap_or_default())?;
         }
-        let top = loads.iter().map(|&l| (n as f64 * l).round() as u64).max();
-        let top = top.unwrap_or(n);
+        let top = top(n, &loads);
         for &fpr in &rates {
             let queries = queries_for(params.queries, fpr)?;
-            AuditKeys::check(&params.keys, top, queries)?;
-            AuditKeys::new(&params.keys, params.seeds.seed(), top, queries)?.refuse_all_inserted(
-                &params.keys,
-                top,
-                queries,
-            )?;
+            let keys = AuditKeys::new(&params.keys, params.seeds.seed(), top, queries)?;
+            keys.refuse_all_inserted(&params.keys, top, queries)?;
         }
         Ok(AuditPlan {
             n,

@@ -6,7 +6,7 @@
 //! pyprobables, Guava) runs too.
 
 use crate::error::{Error, Result};
-use crate::params::ShapeParams;
+use crate::params::{ShapeParams, require};
 use crate::structures::FilterKind;
 
 /// The rate of `--fpr`, refused outside (0, 1) or beside a shape flag.
@@ -14,45 +14,29 @@ pub fn rate(fpr: Option<f64>, shape: &ShapeParams) -> Result<Option<f64>> {
     let Some(fpr) = fpr else {
         return Ok(None);
     };
-    if !(fpr > 0.0 && fpr < 1.0) {
-        return Err(Error::invalid(
-            "fpr",
-            fpr,
-            "the target false-positive rate the filter is designed for",
-            "(0, 1)",
-        ));
-    }
-    if shape.bits_per_key.is_some() || shape.m.is_some() || shape.k.is_some() {
-        return Err(Error::invalid(
-            "fpr",
-            fpr,
-            "a design by target rate chooses m and k itself",
-            "--fpr, or --bits-per-key/--m/--k, not both",
-        ));
-    }
-    Ok(Some(fpr))
+    let reason = "the target false-positive rate the filter is designed for";
+    require("fpr", fpr, fpr > 0.0 && fpr < 1.0, reason, "(0, 1)")?;
+    let shaped = shape.bits_per_key.is_some() || shape.m.is_some() || shape.k.is_some();
+    let reason = "a design by target rate chooses m and k itself";
+    let allowed = "--fpr, or --bits-per-key/--m/--k, not both";
+    require("fpr", fpr, !shaped, reason, allowed).map(Some)
 }
 
-/// The refusal, before work, of an experiment whose axis `axis` (a flag) a program that
-/// sizes itself cannot take: naming the axis, the program and its own words.
-pub fn axis_refused(
-    axis: &'static str,
-    value: impl ToString,
-    experiment: &str,
-    filter: FilterKind,
-    said: &str,
-) -> Error {
+/// The refusal, before work, of an experiment's `--k` (the values `ks`) by a program that
+/// sizes itself: naming the program and its own words.
+pub fn k_refused<K: ToString>(ks: &[K], experiment: &str, filter: FilterKind, said: &str) -> Error {
+    let ks: Vec<String> = ks.iter().map(K::to_string).collect();
     Error::invalid(
-        axis,
-        value,
+        "k",
+        ks.join(","),
         format!(
-            "{experiment} sets k on its axis --{axis}, and {filter} sizes itself from (n, fpr) \
+            "{experiment} sets k on its axis --k, and {filter} sizes itself from (n, fpr) \
              with a k of its own: it refused m and k (\"{said}\")"
         ),
         format!(
             "a --filter that takes m and k{}",
-            match axis {
-                "k" if experiment == "sweep-size" =>
+            match experiment {
+                "sweep-size" =>
                     ", or no --k: sweep-size then sends each bits per key as the rate of the classic optimum, e^(-(m/n) ln² 2)",
                 _ => " (bloomlab's structures, or a program that accepts the header's m and k)",
             }

@@ -25,7 +25,7 @@ use serde::de::DeserializeOwned;
 
 use crate::error::{Error, Result};
 use crate::params::preflight::Cost;
-use crate::pipeline::measurement::{Measurement, Setup, Work};
+use crate::pipeline::measurement::{BITS_CHECK_ALPHA, Measurement, Setup, Work};
 use crate::plot::Plate;
 use crate::report::{Column, Record, Table};
 pub use units::{Counted, MeasuredPlan, Units, keys_of_setup, measure_all, rows_of};
@@ -261,6 +261,25 @@ impl Measured for Measurement {
     }
 }
 
+/// [`Measured`] of the rows that embed their measurement as the field `measurement`.
+macro_rules! measured_rows {
+    ($($row:ty),+) => {
+        $(impl Measured for $row {
+            fn measurement(&self) -> &Measurement {
+                &self.measurement
+            }
+        })+
+    };
+}
+
+measured_rows!(
+    audit::AuditRow,
+    compare::rows::CompareRow,
+    overfill::OverfillRow,
+    seed_check::SeedCheckRow,
+    sweep_k::SweepKRow
+);
+
 /// An experiment-level statistical check (seed-check's two): `p_value` is the probability,
 /// were its hypothesis true, of a result at least as far from it (two-sided where the check
 /// is), and the check fails when `p_value < alpha`.
@@ -379,17 +398,13 @@ impl Outcome {
             .collect()
     }
 
-    /// One line per row whose measured rate departs from its own bits (`bits_check = fail`).
+    /// One line per row whose measured rate departs from its own bits (`bits_check = fail`:
+    /// its exact binomial p against them below [`BITS_CHECK_ALPHA`]).
     pub fn bits_failures(&self) -> Vec<String> {
-        self.bits_failures_at(crate::pipeline::measurement::BITS_CHECK_ALPHA)
-    }
-
-    /// One line per row whose exact binomial p against its own bits is below `alpha`.
-    pub fn bits_failures_at(&self, alpha: f64) -> Vec<String> {
         self.measurements
             .iter()
             .enumerate()
-            .filter(|(_, m)| !m.bits_ok_at(alpha))
+            .filter(|(_, m)| !m.bits_ok_at(BITS_CHECK_ALPHA))
             .map(|(i, m)| {
                 format!(
                     "row {} (n={}, m={}, k={}, hash={}): measured {} vs from bits {} (z = {:.1}, p = {:.2e})",
@@ -406,6 +421,17 @@ impl Outcome {
             })
             .collect()
     }
+}
+
+/// The distinct items of `items`, in order of first appearance.
+pub fn distinct<K: PartialEq>(items: impl IntoIterator<Item = K>) -> Vec<K> {
+    let mut seen = Vec::new();
+    for item in items {
+        if !seen.contains(&item) {
+            seen.push(item);
+        }
+    }
+    seen
 }
 
 /// Columns every measured row shows in the human views. The narrow view keeps the setting

@@ -5,7 +5,7 @@ use indicatif::ProgressBar;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Experiment, Measured, MeasuredPlan, Outcome, measurement_columns_narrow};
+use super::{Experiment, MeasuredPlan, Outcome, measurement_columns_narrow};
 use crate::error::{Error, Result};
 use crate::params::preflight::Cost;
 use crate::params::{MAX_COUNT, MeasureParams, ShapeParams, ValueList, check_count, positive_list};
@@ -73,12 +73,6 @@ pub struct OverfillRow {
     pub ratio_closed_form: f64,
     /// `k ln 2`: the rate's relative change per unit of fractional overfill.
     pub sensitivity: f64,
-}
-
-impl Measured for OverfillRow {
-    fn measurement(&self) -> &Measurement {
-        &self.measurement
-    }
 }
 
 impl Record for OverfillRow {
@@ -266,12 +260,7 @@ fn shown_m(design: u64, sized_itself: Option<f64>, measurements: &[Measurement])
 /// the ks it reports, in order of first appearance.
 fn shown_ks(design: &[u32], sized_itself: Option<f64>, measurements: &[Measurement]) -> Vec<u32> {
     match sized_itself {
-        Some(_) => measurements.iter().fold(Vec::new(), |mut ks, r| {
-            if !ks.contains(&r.k) {
-                ks.push(r.k);
-            }
-            ks
-        }),
+        Some(_) => super::distinct(measurements.iter().map(|r| r.k)),
         None => design.to_vec(),
     }
 }

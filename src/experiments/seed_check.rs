@@ -22,11 +22,12 @@ use indicatif::ProgressBar;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Experiment, Measured, MeasuredPlan, Outcome, Verdict, measurement_columns_narrow};
+use super::{Experiment, MeasuredPlan, Outcome, Verdict, measurement_columns_narrow};
 use crate::error::{Error, Result};
 use crate::params::preflight::Cost;
 use crate::params::{
     Count, MAX_COUNT, MeasureParams, ShapeParams, ValueList, bits_for, check_count, positive_list,
+    require,
 };
 use crate::pipeline::measurement::{Measurement, Setup, Spread};
 use crate::plot::{Axis, Colour, Mark, Panel, Plate, Series};
@@ -75,12 +76,6 @@ pub struct SeedCheckRow {
     pub check: String,
     /// scale: `(x_i - x̄) / sd_i` against the weighted mean; hash-seed: `z_from_fill`.
     pub z_check: f64,
-}
-
-impl Measured for SeedCheckRow {
-    fn measurement(&self) -> &Measurement {
-        &self.measurement
-    }
 }
 
 /// The measurement columns of seed-check's narrow view: the n that varies under scale, the
@@ -157,14 +152,14 @@ Exit status 1 when either check fails.";
             },
         };
         let scales = positive_list("scales", params.scales.as_ref(), &DEFAULT_SCALES, 1000.0)?;
-        if scales.len() < 2 {
-            return Err(Error::invalid(
-                "scales",
-                scales.len(),
-                "the scale check needs at least two scales",
-                "a list of 2 or more factors",
-            ));
-        }
+        let reason = "the scale check needs at least two scales";
+        require(
+            "scales",
+            scales.len(),
+            scales.len() >= 2,
+            reason,
+            "a list of 2 or more factors",
+        )?;
         let seeds = check_count(
             "seeds",
             params.seeds.map_or(DEFAULT_SEEDS, |s| s.0),
@@ -195,11 +190,8 @@ Exit status 1 when either check fails.";
             };
             setups.push(scaled);
         }
-        setups.extend((0..seeds).map(|j| {
-            let mut reseeded = base.clone();
-            reseeded.spec.hash_seed = base.spec.hash_seed.wrapping_add(j);
-            reseeded
-        }));
+        // The hash seeds `hash_seed + j`, as trials draw them.
+        setups.extend(super::rows_of(std::slice::from_ref(&base), seeds));
         let measured = MeasuredPlan::new(&params.measure, setups)?;
         Ok(SeedCheckPlan {
             title: measured.caption.clone(),

@@ -8,13 +8,13 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::experiments::MeasuredPlan;
 use crate::hash::HashScheme;
-use crate::params::{MAX_COUNT, check_count};
+use crate::params::{MAX_COUNT, check_count, positive_list, require};
 use crate::pipeline::measurement::{CONFIDENCE, Setup, Trial};
 use crate::pipeline::run_trial;
 use crate::report::{Column, Record, Table, percent};
 use crate::stats::clopper_pearson;
 use crate::structures::bloom::MAX_BITS;
-use crate::structures::{Filter, FilterKind, Sizing, Spec};
+use crate::structures::{FilterKind, Sizing, Spec};
 use crate::theory;
 
 /// Load factors of the overfill table, as multiples of the planned n.
@@ -94,30 +94,13 @@ const VALID_CALLS: &str =
 
 /// Refuses, naming `--fpr`, a rate outside (0, 1).
 pub fn check_fpr(fpr: f64) -> Result<f64> {
-    if fpr > 0.0 && fpr < 1.0 {
-        Ok(fpr)
-    } else {
-        Err(Error::invalid(
-            "fpr",
-            fpr,
-            "a rate must lie strictly between 0 and 1",
-            "(0, 1)",
-        ))
-    }
+    let reason = "a rate must lie strictly between 0 and 1";
+    require("fpr", fpr, fpr > 0.0 && fpr < 1.0, reason, "(0, 1)")
 }
 
 /// Refuses, naming `--bits-per-key`, bits per key outside (0, 10000] (NaN included).
 pub fn check_bits_per_key(bits: f64) -> Result<f64> {
-    if bits > 0.0 && bits <= 10_000.0 {
-        Ok(bits)
-    } else {
-        Err(Error::invalid(
-            "bits_per_key",
-            bits,
-            "out of range",
-            "greater than 0 and at most 10000",
-        ))
-    }
+    positive_list("bits_per_key", None, &[bits], 10_000.0).map(|_| bits)
 }
 
 /// The refusal of a request with one of the four: it names the flag still missing, `--n`
@@ -376,12 +359,7 @@ impl Measuring {
             .filter_map(|kind| sized_spec(kind, n, fpr).ok().flatten())
             .map(|spec| Setup::new(spec, n, self.queries, self.seed))
             .collect();
-        MeasuredPlan {
-            setups,
-            trials: 1,
-            caption: String::new(),
-            work: Vec::new(),
-        }
+        MeasuredPlan::once(setups)
     }
 }
 
@@ -438,15 +416,18 @@ fn size_one(
     fpr: f64,
     measured: Option<(u64, &Trial)>,
 ) -> Result<Option<StructureSize>> {
-    let Some((mut filter, m)) = sized(&kind, n, fpr)? else {
+    let Some(spec) = sized_spec(&kind, n, fpr)? else {
         return Ok(None);
     };
+    let mut filter = spec.build(n)?;
     let k = filter.hashes();
-    // A static structure holds nothing before its keys: its nominal m stands in until built.
     let (memory_bits, fpr_design) = match measured {
         Some((_, trial)) => (trial.memory_bits, trial.fpr_exact),
-        None if kind.is_static() => (m, filter.fpr_exact(n)),
-        None => (filter.memory_bits(), filter.fpr_exact(n)),
+        None => match spec.sizing {
+            // A static structure holds nothing before its keys: its nominal m stands in.
+            Sizing::Shape { m, .. } if kind.is_static() => (m, filter.fpr_exact(n)),
+            _ => (filter.memory_bits(), filter.fpr_exact(n)),
+        },
     };
     let bits_per_key = memory_bits as f64 / n as f64;
     let floor = theory::information_floor(fpr);
@@ -484,21 +465,6 @@ fn size_one(
         z_design: measured
             .map(|(queries, rate, _, _)| crate::stats::z_score(rate, fpr_design, queries)),
     }))
-}
-
-/// The empty filter for n keys at ε on multiply-shift, by the structure's design or else its
-/// crate's constructor, and its m: the design's, or the memory the crate's filter holds. None
-/// for a structure sized neither way.
-fn sized(kind: &FilterKind, n: u64, fpr: f64) -> Result<Option<(Box<dyn Filter>, u64)>> {
-    let Some(spec) = sized_spec(kind, n, fpr)? else {
-        return Ok(None);
-    };
-    let filter = spec.build(n)?;
-    let m = match spec.sizing {
-        Sizing::Shape { m, .. } => m,
-        Sizing::Rate(_) => filter.memory_bits(),
-    };
-    Ok(Some((filter, m)))
 }
 
 /// The spec of a structure sized for n keys at ε on multiply-shift: its design, or its

@@ -13,7 +13,7 @@ use indicatif::ProgressBar;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Experiment, Measured, MeasuredPlan, Outcome, measurement_columns_narrow};
+use super::{Experiment, MeasuredPlan, Outcome, measurement_columns_narrow};
 use crate::error::Result;
 use crate::params::preflight::Cost;
 use crate::params::{Count, MeasureParams, ShapeParams, check_count};
@@ -92,12 +92,6 @@ pub struct SweepKRow {
     pub replicates_to_order: Option<u64>,
 }
 
-impl Measured for SweepKRow {
-    fn measurement(&self) -> &Measurement {
-        &self.measurement
-    }
-}
-
 impl Record for SweepKRow {
     fn columns() -> Vec<Column> {
         let narrow = ["bits/key", "k", "measured", "95% CI", "exact", "z exact"];
@@ -135,9 +129,7 @@ impl Experiment for SweepK {
         let ks = params.shape.k_list_or(&DEFAULT_K)?;
         let filter = params.measure.checked_filter()?;
         if let Some(said) = filter.refusal_of_shape()? {
-            let ks: Vec<String> = ks.iter().map(u32::to_string).collect();
-            let err = super::by_rate::axis_refused("k", ks.join(","), Self::NAME, filter, &said);
-            return Err(err);
+            return Err(super::by_rate::k_refused(&ks, Self::NAME, filter, &said));
         }
         let replicates = check_count(
             "replicates",
@@ -165,10 +157,8 @@ impl Experiment for SweepK {
             .collect();
         let main = MeasuredPlan::new(&params.measure, setups)?;
         let replicates = MeasuredPlan {
-            setups: replicate_setups,
-            trials: 1,
             caption: main.caption.clone(),
-            work: Vec::new(),
+            ..MeasuredPlan::once(replicate_setups)
         };
         Ok(SweepKPlan {
             n,

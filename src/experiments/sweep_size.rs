@@ -50,14 +50,7 @@ impl Experiment for SweepSize {
         let filter = params.measure.checked_filter()?;
         let sizes_itself = filter.refusal_of_shape()?;
         if let (Some(said), Some(k)) = (&sizes_itself, &params.shape.k) {
-            let k = k.0.iter().map(f64::to_string).collect::<Vec<_>>().join(",");
-            return Err(super::by_rate::axis_refused(
-                "k",
-                k,
-                Self::NAME,
-                filter,
-                said,
-            ));
+            return Err(super::by_rate::k_refused(&k.0, Self::NAME, filter, said));
         }
         let mut setups = Vec::new();
         for k in params.shape.k_list_or(&DEFAULT_K)? {

@@ -130,11 +130,20 @@ impl MeasuredPlan {
     /// Validates `setups` against `measure`'s trials.
     pub fn new(measure: &MeasureParams, setups: Vec<Setup>) -> Result<Self> {
         Ok(MeasuredPlan {
-            setups,
             trials: measure.trials()?,
             caption: measure.caption()?,
-            work: Vec::new(),
+            ..MeasuredPlan::once(setups)
         })
+    }
+
+    /// Each setup measured once, whole, without a caption.
+    pub fn once(setups: Vec<Setup>) -> Self {
+        MeasuredPlan {
+            setups,
+            trials: 1,
+            caption: String::new(),
+            work: Vec::new(),
+        }
     }
 
     /// The rows the plan measures: each setup `trials` times ([`rows_of`]), with its work.

@@ -105,29 +105,3 @@ impl<'de> Deserialize<'de> for AppliedHash {
         Ok(text.parse().unwrap_or_else(|never| match never {}))
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Every form reads back as itself from what it writes.
-    #[test]
-    fn an_applied_hash_reads_back_from_its_name() {
-        let forms = [
-            AppliedHash::Scheme(HashScheme::MultiplyShift),
-            AppliedHash::Scheme(HashScheme::Xxh3),
-            AppliedHash::own("siphash-1-3"),
-            AppliedHash::Fingerprint {
-                scheme: HashScheme::MultiplyShift,
-                placed_by: "ph perfect hash".into(),
-            },
-            AppliedHash::PreHashed(Box::new(AppliedHash::own("splitmix64"))),
-            AppliedHash::PreHashed(Box::new(AppliedHash::Scheme(HashScheme::LowBits))),
-        ];
-        for hash in forms {
-            assert_eq!(hash.to_string().parse::<AppliedHash>(), Ok(hash.clone()));
-            let json = serde_json::to_string(&hash).unwrap();
-            assert_eq!(serde_json::from_str::<AppliedHash>(&json).unwrap(), hash);
-        }
-    }
-}

@@ -105,6 +105,11 @@ impl Lanes {
         }
     }
 
+    /// Double hashing's `[[a_0, b_0], [a_1, b_1]]` ([`Lanes::key`]); zeros for multiply-shift.
+    pub fn pair(&self) -> [[u64; 2]; 2] {
+        self.pair
+    }
+
     /// Index i of the key whose [`Lanes::key`] is `(y, c)`.
     #[inline(always)]
     pub fn index(&self, i: usize, (y, c): (u64, u64)) -> u64 {

@@ -351,14 +351,7 @@ impl HashFamily {
     /// Index of key `x` under hash function `i`.
     #[inline]
     pub fn index(&self, i: usize, x: u64) -> u64 {
-        match self.path() {
-            IndexPath::MultiplyShift => self.multiply_shift(i, x),
-            IndexPath::MultiplyShiftPow2 => self.multiply_shift_pow2(i, x),
-            IndexPath::LowBits => self.low_bits(i, x),
-            IndexPath::DoubleHashing => self.double_hashing(i, x),
-            IndexPath::DoubleHashingPow2 => self.double_hashing_pow2(i, x),
-            IndexPath::General => self.general_any(i, x),
-        }
+        with_index!(self, index => index(self, i, x))
     }
 
     /// `a_i`, the multiplier of function i (a byte hash's seed).
@@ -447,47 +440,18 @@ impl HashFamily {
 /// is kept out of line so that the other loops stay small.
 macro_rules! with_index {
     ($family:expr, $index:ident => $body:expr) => {
+        $crate::hash::with_index!(@paths $family, $index => $body;
+            MultiplyShift: multiply_shift, MultiplyShiftPow2: multiply_shift_pow2,
+            LowBits: low_bits, DoubleHashingPow2: double_hashing_pow2,
+            DoubleHashing: double_hashing, General: general_any)
+    };
+    (@paths $family:expr, $index:ident => $body:expr; $($path:ident: $function:ident),*) => {
         match $family.path() {
-            $crate::hash::IndexPath::MultiplyShift => {
-                let $index = $crate::hash::HashFamily::multiply_shift;
+            $($crate::hash::IndexPath::$path => {
+                let $index = $crate::hash::HashFamily::$function;
                 $body
-            }
-            $crate::hash::IndexPath::MultiplyShiftPow2 => {
-                let $index = $crate::hash::HashFamily::multiply_shift_pow2;
-                $body
-            }
-            $crate::hash::IndexPath::LowBits => {
-                let $index = $crate::hash::HashFamily::low_bits;
-                $body
-            }
-            $crate::hash::IndexPath::DoubleHashingPow2 => {
-                let $index = $crate::hash::HashFamily::double_hashing_pow2;
-                $body
-            }
-            $crate::hash::IndexPath::DoubleHashing => {
-                let $index = $crate::hash::HashFamily::double_hashing;
-                $body
-            }
-            $crate::hash::IndexPath::General => {
-                let $index = $crate::hash::HashFamily::general_any;
-                $body
-            }
+            })*
         }
     };
 }
 pub(crate) use with_index;
-
-#[cfg(test)]
-mod tests {
-    use super::HashScheme;
-
-    /// A family's `NAME` is the name files and flags use: serde's kebab-case of its variant.
-    #[test]
-    fn every_family_is_named_alike_in_files_and_on_the_command_line() {
-        for scheme in HashScheme::ALL {
-            let written = serde_json::to_string(&scheme).unwrap();
-            assert_eq!(written, format!("\"{}\"", scheme.name()));
-            assert_eq!(scheme.name().parse::<HashScheme>(), Ok(scheme));
-        }
-    }
-}

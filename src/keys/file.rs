@@ -298,36 +298,6 @@ impl Eq for KeyFile {}
 mod tests {
     use super::*;
 
-    fn keys(file: &KeyFile, count: u64) -> Vec<Vec<u8>> {
-        let mut keys = Vec::new();
-        file.for_each("keys", count, |line| {
-            keys.push(line.to_vec());
-            Ok(())
-        })
-        .unwrap();
-        keys
-    }
-
-    #[test]
-    fn one_pass_keeps_every_key_and_counts_repeats() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("k.txt");
-        std::fs::write(&path, b"a\r\r\nb\na\n\nb\r\nc").unwrap();
-        let file = KeyFile::new(path.to_str().unwrap());
-        assert_eq!(file.lines("keys").unwrap(), 6);
-        // Removed after the pass: the keys come from what the pass kept.
-        std::fs::remove_file(&path).unwrap();
-        let expected: Vec<&[u8]> = vec![b"a\r", b"b", b"a", b"", b"b", b"c"];
-        assert_eq!(keys(&file, 6), expected);
-        assert_eq!(keys(&file, 2), &expected[..2]);
-        let repeats: Vec<u64> = (0..=6)
-            .map(|n| file.duplicates("keys", n).unwrap().unwrap())
-            .collect();
-        // "a\r" and "a" differ; the second "b" (line 4) is the only repeat.
-        assert_eq!(repeats, [0, 0, 0, 0, 0, 1, 1]);
-        assert!(file.for_each("keys", 7, |_| Ok(())).is_err());
-    }
-
     #[test]
     fn keys_past_the_memory_store_are_read_back_from_the_spool() {
         let mut sink = Sink::Memory(Vec::new(), 100);

@@ -130,24 +130,3 @@ impl StringFormat {
         out.extend_from_slice(self.suffix.as_bytes());
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn formats_the_counter() {
-        let mut out = Vec::new();
-        StringFormat::parse("keys", "user:{:06}")
-            .unwrap()
-            .write(42, &mut out);
-        assert_eq!(out, b"user:000042");
-        StringFormat::parse("keys", "{:x}.example")
-            .unwrap()
-            .write(255, &mut out);
-        assert_eq!(out, b"ff.example");
-        assert!(StringFormat::parse("keys", "user").is_err());
-        assert!(StringFormat::parse("keys", "{}-{}").is_err());
-        assert!(StringFormat::parse("keys", "{:y}").is_err());
-    }
-}

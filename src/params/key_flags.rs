@@ -4,6 +4,7 @@
 use clap::{Args, ValueEnum};
 use serde::Deserialize;
 
+use super::require;
 use crate::error::{Error, Result};
 use crate::hash::{HashScheme, INDEX_BITS, IndexMath, Probes, Reduce};
 use crate::keys::{self, KeySpec};
@@ -34,14 +35,9 @@ impl MRound {
             MRound::Pow2Down => 1u64 << (63 - m.leading_zeros()),
             MRound::Pow2Up => m.next_power_of_two(),
         };
-        if rounded > MAX_BITS {
-            return Err(Error::invalid(
-                "m_round",
-                "pow2-up",
-                format!("m = {m} rounds up to {rounded} bits"),
-                format!("a size that rounds to at most {MAX_BITS} bits"),
-            ));
-        }
+        let reason = format!("m = {m} rounds up to {rounded} bits");
+        let allowed = format!("a size that rounds to at most {MAX_BITS} bits");
+        require("m_round", "pow2-up", rounded <= MAX_BITS, reason, allowed)?;
         Ok(rounded)
     }
 }
@@ -163,14 +159,10 @@ impl KeyParams {
         let own = hash.default_math();
         let index_bits = match self.index_bits {
             None => own.index_bits,
-            Some(w) if (8..=64).contains(&w) => w as u32,
             Some(w) => {
-                return Err(Error::invalid(
-                    "index_bits",
-                    w,
-                    "index width out of range",
-                    format!("{}..={}", INDEX_BITS.start(), INDEX_BITS.end()),
-                ));
+                let allowed = format!("{}..={}", INDEX_BITS.start(), INDEX_BITS.end());
+                let ok = (8..=64).contains(&w);
+                require("index_bits", w, ok, "index width out of range", allowed)? as u32
             }
         };
         Ok(Some(IndexMath {

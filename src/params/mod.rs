@@ -35,20 +35,28 @@ pub const DEFAULT_QUERIES: u64 = 60_000;
 
 /// Checks that a count lies in `min..=max`, naming the parameter when it does not.
 pub fn check_count(name: &'static str, value: u64, min: u64, max: u64) -> Result<u64> {
-    if (min..=max).contains(&value) {
-        Ok(value)
-    } else {
-        Err(Error::invalid(
-            name,
-            value,
-            "out of range",
-            format!("{min}..={max}"),
-        ))
-    }
+    let allowed = format!("{min}..={max}");
+    require(
+        name,
+        value,
+        (min..=max).contains(&value),
+        "out of range",
+        allowed,
+    )
 }
 
-fn format_number(x: f64) -> String {
-    format!("{x}")
+/// `value` where `ok` holds, else the refusal naming the parameter, why, and what is allowed.
+pub fn require<T: ToString>(
+    name: &'static str,
+    value: T,
+    ok: bool,
+    reason: impl Into<String>,
+    allowed: impl Into<String>,
+) -> Result<T> {
+    match ok {
+        true => Ok(value),
+        false => Err(Error::invalid(name, value, reason, allowed)),
+    }
 }
 
 /// The seeds of a run: which keys, and which hash parameters.
@@ -146,16 +154,9 @@ impl ShapeParams {
 }
 
 fn whole_k(k: f64) -> Result<u32> {
-    if k.fract() == 0.0 && (1.0..=MAX_K as f64).contains(&k) {
-        Ok(k as u32)
-    } else {
-        Err(Error::invalid(
-            "k",
-            format_number(k),
-            "number of hashes must be a whole number in range",
-            format!("1..={MAX_K}"),
-        ))
-    }
+    let whole = k.fract() == 0.0 && (1.0..=MAX_K as f64).contains(&k);
+    let reason = "number of hashes must be a whole number in range";
+    Ok(require("k", k, whole, reason, format!("1..={MAX_K}"))? as u32)
 }
 
 /// How each filter is measured: the structure, its hash, the queries and the trials.
@@ -241,15 +242,8 @@ impl MeasureParams {
     /// Refuses `--trials` above 1 for an experiment that draws its own hash seeds or measures
     /// each filter once; `why` says which.
     pub fn single_trial(&self, why: &str) -> Result<()> {
-        match self.trials()? {
-            1 => Ok(()),
-            trials => Err(Error::invalid(
-                "trials",
-                trials,
-                why,
-                "1 for this experiment",
-            )),
-        }
+        let trials = self.trials()?;
+        require("trials", trials, trials == 1, why, "1 for this experiment").map(|_| ())
     }
 
     /// The setup of one measurement of n keys sized by `sizing`, with this run's queries,
@@ -289,13 +283,9 @@ impl MeasureParams {
             };
         }
         Ok(Setup {
-            spec,
-            n,
-            queries,
-            seed: self.seeds.seed(),
             keying,
             m_requested,
-            work: Default::default(),
+            ..Setup::new(spec, n, queries, self.seeds.seed())
         })
     }
 
@@ -374,14 +364,8 @@ pub fn positive_list(
 ) -> Result<Vec<f64>> {
     let values = list.map_or_else(|| default.to_vec(), |l| l.0.clone());
     for &x in &values {
-        if !(x > 0.0 && x <= max) {
-            return Err(Error::invalid(
-                name,
-                format_number(x),
-                "out of range",
-                format!("greater than 0 and at most {max}"),
-            ));
-        }
+        let allowed = format!("greater than 0 and at most {max}");
+        require(name, x, x > 0.0 && x <= max, "out of range", allowed)?;
     }
     Ok(values)
 }
@@ -389,14 +373,12 @@ pub fn positive_list(
 /// The bit array for n keys at `bits_per_key`: `round(n · bits_per_key)`, 1..=2^36.
 pub fn bits_for(n: u64, bits_per_key: f64) -> Result<u64> {
     let m = crate::theory::bits_nearest(n, bits_per_key);
-    if !(1..=MAX_BITS).contains(&m) {
-        Err(Error::invalid(
-            "bits_per_key",
-            format_number(bits_per_key),
-            format!("n = {n} keys at this density need {m} bits"),
-            format!("1..={MAX_BITS} bits in all (8 GiB)"),
-        ))
-    } else {
-        Ok(m)
-    }
+    require(
+        "bits_per_key",
+        bits_per_key,
+        (1..=MAX_BITS).contains(&m),
+        format!("n = {n} keys at this density need {m} bits"),
+        format!("1..={MAX_BITS} bits in all (8 GiB)"),
+    )?;
+    Ok(m)
 }

@@ -247,37 +247,3 @@ fn available_memory_bytes() -> Option<f64> {
     let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kib * 1024.0)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::structures::FilterKind;
-
-    fn named(name: &str) -> FilterKind {
-        FilterKind::named(name).unwrap()
-    }
-
-    /// The estimate follows the structure, k, the table's size and the peer's speed.
-    #[test]
-    fn the_estimate_weighs_structure_k_size_and_peer() {
-        let seconds = |name: &str, k: u32, m: u64| operations_seconds(named(name), k, m, 1e6);
-        let (l2, memory) = (1 << 20, 1 << 30);
-        assert!(seconds("classic", 40, l2) > 4.0 * seconds("classic", 7, l2));
-        assert!(seconds("classic", 7, memory) > 2.0 * seconds("classic", 7, l2));
-        assert!(seconds("blocked", 7, memory) < seconds("classic", 7, memory) / 3.0);
-        assert!(seconds("bloomfilter", 7, l2) > 2.5 * seconds("classic", 7, l2));
-        // 10^6 operations of a classic filter at k = 7 in memory: 69 ms.
-        assert!((seconds("classic", 7, memory) - 0.069).abs() < 1e-9);
-    }
-
-    /// A program is probed only where the run could reach the limit at its slowest.
-    #[test]
-    fn a_small_run_of_a_program_is_not_probed() {
-        let program = named("exec:/nonexistent/program");
-        let small = operations_seconds(program.clone(), 7, 1000, 1e5);
-        assert_eq!(small, 1e5 * crate::program::EXEC_SECONDS_PER_KEY);
-        // Probed, the program cannot start: the default speed, and no error.
-        let large = operations_seconds(program, 7, 1000, 1e7);
-        assert_eq!(large, 1e7 * crate::program::EXEC_SECONDS_PER_KEY);
-    }
-}

@@ -12,8 +12,8 @@ pub use crate::pipeline::run::{Unit, Work};
 use crate::pipeline::uniformity::UNIFORMITY_ALPHA;
 pub use crate::stats::{BITS_CHECK_ALPHA, BITS_CHECK_Z};
 use crate::stats::{
-    Check, averaged_rate_variance, binomial_se, binomial_two_sided_p, clopper_pearson, z_averaged,
-    z_score,
+    Check, averaged_rate_variance, binomial_se, binomial_two_sided_p, clopper_pearson,
+    mean_and_variance, z_averaged, z_score,
 };
 use crate::structures::{Filter, FilterKind, Spec};
 use crate::theory;
@@ -454,13 +454,9 @@ impl Spread {
     /// The spread of `rows` (at least one).
     pub fn of(rows: &[&Measurement]) -> Self {
         let t = rows.len() as f64;
-        let mean = rows.iter().map(|r| r.fpr_measured).sum::<f64>() / t;
-        let sd = (rows
-            .iter()
-            .map(|r| (r.fpr_measured - mean).powi(2))
-            .sum::<f64>()
-            / (t - 1.0).max(1.0))
-        .sqrt();
+        let rates: Vec<f64> = rows.iter().map(|r| r.fpr_measured).collect();
+        let (mean, var) = mean_and_variance(&rates);
+        let sd = if rows.len() < 2 { 0.0 } else { var.sqrt() };
         let expected_sd = (rows.iter().map(|r| r.fpr_variance()).sum::<f64>() / t).sqrt();
         let (pooled_low, pooled_high) = match StudentsT::new(0.0, 1.0, t - 1.0) {
             Ok(student) if rows.len() >= 2 => {

@@ -137,9 +137,11 @@ impl Passes {
 
 /// ns per item of one call of `pass` over `count` items, in thread CPU time.
 pub fn time_pass(count: u64, pass: impl FnOnce()) -> f64 {
-    let start = thread_ns();
-    pass();
-    (thread_ns() - start) / count.max(1) as f64
+    let Ok(ns) = try_time_pass(count, || {
+        pass();
+        Ok::<_, std::convert::Infallible>(())
+    });
+    ns
 }
 
 /// [`time_pass`] for a pass that can fail.
@@ -461,40 +463,4 @@ impl LineBuffer {
 /// A time in ns to one decimal, as the tables show it.
 pub fn round_ns(ns: f64) -> f64 {
     (ns * 10.0).round() / 10.0
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Subjects take one pass each a round, in turn, each keeping its own; a failed pass stops
-    /// the rounds.
-    #[test]
-    fn interleave_takes_one_pass_of_each_subject_a_round() {
-        let mut order = Vec::new();
-        let ns = interleave(3, 2, |i| {
-            order.push(i);
-            Ok::<_, ()>(order.len() as f64)
-        });
-        assert_eq!(order, [0, 1, 0, 1, 0, 1]);
-        assert_eq!(ns, Ok(vec![vec![1.0, 3.0, 5.0], vec![2.0, 4.0, 6.0]]));
-        let failed = interleave(3, 2, |i| if i == 1 { Err("failed") } else { Ok(1.0) });
-        assert_eq!(failed, Err("failed"));
-    }
-
-    /// At confidence 1 the interval is the fastest and slowest pass; over 20 passes at
-    /// 0.9875 it is the 5th fastest and 5th slowest (P(X <= 4) = 0.0059 <= 0.00625).
-    #[test]
-    fn passes_bracket_their_median() {
-        let ns: Vec<f64> = (1..=20).rev().map(f64::from).collect();
-        let within = |low, high| Passes {
-            median: 11.0,
-            low,
-            high,
-        };
-        assert_eq!(Passes::of(ns.clone()), within(1.0, 20.0));
-        assert_eq!(Passes::within(ns, 0.9875), within(5.0, 16.0));
-        assert!(Passes::coverage(20, 0.9875) >= 0.9875);
-        assert!(Passes::of(Vec::new()).median.is_nan());
-    }
 }

@@ -93,9 +93,8 @@ fn units(setup: &Setup, blocks: std::ops::Range<u64>, present: &[u64]) -> Vec<Un
 }
 
 /// Inserts `key_of(0..n)`, then counts the reports on `query_of(n..n+q)`, which must hold
-/// no inserted key ([`crate::pipeline::insert_and_count`]); a structure with a view of its
-/// bits also gets its uniformity diagnostic.
-pub(crate) fn run_int_trial(
+/// no inserted key ([`crate::pipeline::insert_and_count`]).
+fn run_int_trial(
     setup: &Setup,
     threads: Threads,
     on_keys: &OnKeys<'_>,
@@ -115,33 +114,42 @@ pub(crate) fn run_int_trial(
         parallel,
         on_keys,
     )?;
-    let (distinct, duplicates) = distinct_keys(setup)?;
+    finish_trial(setup, &mut *filter, blocks, &present)
+}
+
+/// The trial of a filled filter whose blocks `blocks` got `present` reports, for the
+/// distinct keys among the n inserted; a structure with a view of its bits also gets its
+/// uniformity diagnostic. Ends the filter's use ([`Filter::finish`]).
+fn finish_trial(
+    setup: &Setup,
+    filter: &mut dyn Filter,
+    blocks: std::ops::Range<u64>,
+    present: &[u64],
+) -> Result<Trial> {
+    let duplicates = setup.keying.keys.duplicates("keys", setup.n)?;
+    let distinct = setup.n - duplicates.unwrap_or(0);
     let mut trial = Trial::of(&*filter, distinct, present.iter().sum());
-    trial.units = units(setup, blocks, &present);
+    trial.units = units(setup, blocks, present);
     trial.duplicate_keys = duplicates;
     // A shard's share makes no row: no statistic is computed there.
     if let Some(bits) = filter.bit_view().filter(|_| !setup.work.is_share()) {
         let mut sample = ProbePairs::new(!setup.keying.keys.injective_below(setup.n));
-        for c in 0..setup.n.min(SAMPLE_KEYS) {
-            sample.add(bits.family(), Key::Int(key_of(c)));
-        }
+        let count = setup.n.min(SAMPLE_KEYS);
+        let keys = &setup.keying.keys;
+        keys.for_each("keys", setup.seed, 0, count, |key| {
+            sample.add(bits.family(), key);
+            Ok(())
+        })?;
         trial.uniformity_p = sample.uniformity_p(bits);
     }
     filter.finish()?;
     Ok(trial)
 }
 
-/// The distinct keys among the n inserted, and the repeats counted (None: not counted, n
-/// taken as distinct).
-fn distinct_keys(setup: &Setup) -> Result<(u64, Option<u64>)> {
-    let duplicates = setup.keying.keys.duplicates("keys", setup.n)?;
-    Ok((setup.n - duplicates.unwrap_or(0), duplicates))
-}
-
 /// A trial whose keys are not both the default random ones: integer keys through the
 /// default loops, byte keys in batches ([`each_batch`]); then the overlap of each block is
 /// counted, for [`settle`] to take out of the count.
-pub fn keyed_trial(setup: &Setup, threads: Threads, on_keys: &OnKeys<'_>) -> Result<Trial> {
+fn keyed_trial(setup: &Setup, threads: Threads, on_keys: &OnKeys<'_>) -> Result<Trial> {
     let keying = &setup.keying;
     let queried = keying.query_keys();
     let mut trial = match (keying.keys.ints(setup.seed), queried.ints(setup.seed)) {
@@ -236,35 +244,10 @@ fn each_batch(
     }
 }
 
-/// Inserts and queries in batches; a structure with a view of its bits also gets its
-/// uniformity diagnostic.
+/// Inserts and queries in batches; the hash is named with its pre-hash when the structure
+/// does not take bytes.
 fn byte_trial(setup: &Setup, on_keys: &OnKeys<'_>) -> Result<Trial> {
     let mut filter = setup.spec.build(setup.n)?;
-    let mut trial = byte_trial_on(&mut *filter, setup, on_keys)?;
-    // A shard's share makes no row: no statistic is computed there.
-    if let Some(bits) = filter.bit_view().filter(|_| !setup.work.is_share()) {
-        let mut sample = ProbePairs::new(!setup.keying.keys.injective_below(setup.n));
-        let count = setup.n.min(SAMPLE_KEYS);
-        setup
-            .keying
-            .keys
-            .for_each("keys", setup.seed, 0, count, |key| {
-                sample.add(bits.family(), key);
-                Ok(())
-            })?;
-        trial.uniformity_p = sample.uniformity_p(bits);
-    }
-    filter.finish()?;
-    Ok(trial)
-}
-
-/// The trial of one filter; the hash is named with its pre-hash when the structure does not
-/// take bytes.
-fn byte_trial_on<F: Filter + ?Sized>(
-    filter: &mut F,
-    setup: &Setup,
-    on_keys: &OnKeys<'_>,
-) -> Result<Trial> {
     let keying = &setup.keying;
     each_batch(
         keying.keys.clone(),
@@ -272,7 +255,7 @@ fn byte_trial_on<F: Filter + ?Sized>(
         (setup.seed, 0, setup.n),
         |batch| {
             on_keys(batch.len() as u64);
-            batch.insert(filter)
+            batch.insert(&mut *filter)
         },
     )?;
     let blocks = setup.work.blocks(setup.queries);
@@ -283,16 +266,13 @@ fn byte_trial_on<F: Filter + ?Sized>(
         let mut positives = 0u64;
         each_batch(keying.query_keys(), "query_keys", queried, |batch| {
             on_keys(batch.len() as u64);
-            positives += batch.count(filter)?;
+            positives += batch.count(&*filter)?;
             Ok(())
         })?;
         present.push(positives);
     }
-    let (distinct, duplicates) = distinct_keys(setup)?;
-    let mut trial = Trial::of(filter, distinct, present.iter().sum());
-    trial.units = units(setup, blocks, &present);
-    trial.duplicate_keys = duplicates;
-    if !filter.hashes_bytes() {
+    let mut trial = finish_trial(setup, &mut *filter, blocks, &present)?;
+    if !trial.hashes_bytes {
         trial.hash = AppliedHash::PreHashed(Box::new(trial.hash));
     }
     Ok(trial)

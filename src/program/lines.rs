@@ -3,7 +3,7 @@
 //! A line ends at LF and a `text` line is UTF-8, so a string key holding an LF byte or
 //! invalid UTF-8 cannot be sent: [`check_text_keys`] refuses it before work, naming it.
 
-use super::reply::push_key;
+use super::reply::{push_key, quoted};
 use crate::error::{Error, Result};
 use crate::keys::{Key, KeySpec};
 
@@ -67,9 +67,7 @@ pub(super) fn shown_key(key: &[u8]) -> String {
             .for_each(|b| text.push_str(&format!("\\x{b:02x}")));
         text
     });
-    let short: String = text.chars().take(80).collect();
-    let ellipsis = if short.len() < text.len() { "…" } else { "" };
-    format!("{short:?}{ellipsis}")
+    quoted(&text)
 }
 
 /// Refuses, before work, a string source (`name`: `keys` or `query_keys`) holding a key that

@@ -90,18 +90,24 @@ pub fn seconds_per_key(command: &str, options: &ProgramOptions) -> Result<f64> {
     Ok((cpu_seconds() - start) / (2 * n) as f64)
 }
 
-/// User and system CPU seconds of this process and of its children that have ended
-/// (`getrusage`).
+/// User and system CPU seconds of this process and of its children that have ended.
 pub fn cpu_seconds() -> f64 {
-    let of = |who| {
-        // SAFETY: getrusage writes a plain struct it is given; zeroed is a valid rusage.
-        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-        // SAFETY: `usage` is a valid, writable rusage for the call's duration.
-        if unsafe { libc::getrusage(who, &mut usage) } != 0 {
-            return 0.0;
-        }
-        let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
-        seconds(usage.ru_utime) + seconds(usage.ru_stime)
-    };
-    of(libc::RUSAGE_SELF) + of(libc::RUSAGE_CHILDREN)
+    rusage_seconds(libc::RUSAGE_SELF) + rusage_seconds(libc::RUSAGE_CHILDREN)
+}
+
+/// User and system CPU seconds of this process, every thread, its children left out.
+pub fn own_cpu_seconds() -> f64 {
+    rusage_seconds(libc::RUSAGE_SELF)
+}
+
+/// User and system CPU seconds of `who` (`getrusage`); 0 when it cannot be read.
+fn rusage_seconds(who: libc::c_int) -> f64 {
+    // SAFETY: getrusage writes a plain struct it is given; zeroed is a valid rusage.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `usage` is a valid, writable rusage for the call's duration.
+    if unsafe { libc::getrusage(who, &mut usage) } != 0 {
+        return 0.0;
+    }
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    seconds(usage.ru_utime) + seconds(usage.ru_stime)
 }

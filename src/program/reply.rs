@@ -91,7 +91,11 @@ fn refusal(reason: &Value) -> String {
 
 /// A reply as a failure message shows it: quoted, at most 80 characters.
 pub(super) fn shown(line: &[u8]) -> String {
-    let text = String::from_utf8_lossy(line);
+    quoted(&String::from_utf8_lossy(line))
+}
+
+/// `text` quoted, at most 80 characters, `…` after a cut.
+pub(super) fn quoted(text: &str) -> String {
     let short: String = text.chars().take(80).collect();
     let ellipsis = if short.len() < text.len() { "…" } else { "" };
     format!("{short:?}{ellipsis}")

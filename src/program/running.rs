@@ -15,9 +15,8 @@ use serde_json::{Map, Value, json};
 use super::lines::Lines;
 use super::options::{KeyForm, ProgramOptions};
 use super::reply::{Counts, object};
-use super::session::Session;
-use super::timeout::exec_timeout;
-use super::{EXEC_BATCH, lock, memory, sizing};
+use super::session::{Session, exec_timeout};
+use super::{EXEC_BATCH, lock, memory};
 use crate::error::{Error, Result};
 
 /// How the header sizes the program: by shape (`m`, `k`) or by target rate (`fpr`, with n).
@@ -69,7 +68,7 @@ impl Program {
         let mut session = Session::spawn(command, timeout).map_err(fail)?;
         let mut header = json!({"protocol": 1, "n": n, "seed": seed, "key_form": key_form.name()});
         if let (Some(header), Some(fields)) = (header.as_object_mut(), fields.as_object()) {
-            sizing::add_params(header, &options.params);
+            header.extend(options.params.iter().cloned());
             header.extend(fields.clone());
         }
         let request = header.to_string();
@@ -122,12 +121,13 @@ impl Program {
     /// The `stats` reply, as the program sends it.
     fn stats(&self) -> Result<Map<String, Value>> {
         let addressed_before = lock(&self.memory).addressed_bits;
-        let (stats, counts, after) = self.with_session(|session| {
+        let (stats, counts, after) = {
+            let session = &mut *lock(&self.session);
             let stats = session.stats()?;
             let counts = Counts::of(&stats, addressed_before)
                 .map_err(|message| session.fail("stats", message))?;
-            Ok((stats, counts, memory::read(session.child.id())))
-        })?;
+            (stats, counts, memory::read(session.child.id()))
+        };
         if let Some(bits) = counts.allocated() {
             *lock(&self.memory_bits) = Some(bits);
         }
@@ -140,26 +140,6 @@ impl Program {
         Ok(stats)
     }
 
-    fn with_session<T>(
-        &self,
-        request: impl FnOnce(&mut Session) -> std::result::Result<T, Error>,
-    ) -> Result<T> {
-        request(&mut lock(&self.session))
-    }
-}
-
-/// A program's `name` as every output shows it: control characters (a newline that would
-/// break a Markdown row, an escape code that would reach the terminal) written as escapes.
-fn printable(name: &str) -> String {
-    name.chars()
-        .map(|c| match c.is_control() {
-            true => c.escape_default().to_string(),
-            false => c.to_string(),
-        })
-        .collect()
-}
-
-impl Program {
     /// Inserts integer keys, in batches of at most [`EXEC_BATCH`].
     pub fn insert_ints(&mut self, keys: &[u64]) -> Result<()> {
         let session = self.session.get_mut().unwrap_or_else(|p| p.into_inner());
@@ -194,11 +174,10 @@ impl Program {
         if lock(&self.session).stale_stats {
             self.stats()?;
         }
-        self.with_session(|session| {
-            batches
-                .zip(answers.chunks_mut(EXEC_BATCH))
-                .try_for_each(|(batch, answers)| session.query(batch, answers))
-        })
+        let session = &mut *lock(&self.session);
+        batches
+            .zip(answers.chunks_mut(EXEC_BATCH))
+            .try_for_each(|(batch, answers)| session.query(batch, answers))
     }
 
     /// Ends the program ([`Session::end`]): one that lingers past the timeout or writes after
@@ -238,6 +217,17 @@ impl Program {
     pub fn k(&self) -> Option<u32> {
         self.k
     }
+}
+
+/// A program's `name` as every output shows it: control characters (a newline that would
+/// break a Markdown row, an escape code that would reach the terminal) written as escapes.
+fn printable(name: &str) -> String {
+    name.chars()
+        .map(|c| match c.is_control() {
+            true => c.escape_default().to_string(),
+            false => c.to_string(),
+        })
+        .collect()
 }
 
 /// A program's memory as bloomlab reads it (its process group's resident set before the

@@ -18,6 +18,34 @@ use super::reply::{REFUSED, object, read_reply, shown};
 use super::{MAX_REPLY_BYTES, lock};
 use crate::error::{Error, Result};
 
+/// Seconds bloomlab waits for a reply, unless [`EXEC_TIMEOUT_VAR`] says otherwise.
+const DEFAULT_EXEC_TIMEOUT: f64 = 60.0;
+/// The environment variable holding the timeout in seconds.
+const EXEC_TIMEOUT_VAR: &str = "BLOOMLAB_EXEC_TIMEOUT";
+/// The longest timeout [`EXEC_TIMEOUT_VAR`] may ask for: a day.
+pub const MAX_EXEC_TIMEOUT: f64 = 86_400.0;
+
+/// The timeout from [`EXEC_TIMEOUT_VAR`], [`DEFAULT_EXEC_TIMEOUT`] when unset; refused like a
+/// flag (exit 2, with its range) outside (0, [`MAX_EXEC_TIMEOUT`]] seconds.
+pub fn exec_timeout() -> Result<Duration> {
+    let Ok(text) = std::env::var(EXEC_TIMEOUT_VAR) else {
+        return Ok(Duration::from_secs_f64(DEFAULT_EXEC_TIMEOUT));
+    };
+    let refuse = |reason: &str| Error::InvalidEnv {
+        name: EXEC_TIMEOUT_VAR,
+        value: text.clone(),
+        reason: reason.into(),
+        allowed: format!("seconds in (0, {MAX_EXEC_TIMEOUT}], such as 0.5"),
+    };
+    match text.trim().parse::<f64>() {
+        Ok(seconds) if seconds > 0.0 && seconds <= MAX_EXEC_TIMEOUT => {
+            Ok(Duration::from_secs_f64(seconds))
+        }
+        Ok(_) => Err(refuse("out of range")),
+        Err(_) => Err(refuse("not a number of seconds")),
+    }
+}
+
 /// Lines of the program's standard error kept for failure messages.
 const STDERR_TAIL: usize = 5;
 
@@ -146,9 +174,7 @@ impl Session {
     pub(super) fn fail(&mut self, request: &str, message: String) -> Error {
         let refused = message.starts_with(REFUSED);
         let message = format!("after `{request}`: {message}");
-        kill_group(&self.child);
-        let _ = self.child.wait();
-        crate::signals::unregister(self.child.id() as i32);
+        self.kill();
         self.input = None;
         self.failure = Some(message.clone());
         Error::Exec {
@@ -224,6 +250,13 @@ impl Session {
         let reply = self.exchange().and_then(|line| object(&line));
         self.stale_stats = false;
         reply.map_err(|message| self.fail("stats", message))
+    }
+
+    /// Kills the program's process group and reaps the program.
+    fn kill(&mut self) {
+        kill_group(&self.child);
+        let _ = self.child.wait();
+        crate::signals::unregister(self.child.id() as i32);
     }
 
     /// How the program ended, when it has: its status and the tail of its standard error.
@@ -323,9 +356,7 @@ impl Session {
         let _ = write_within(&mut input, b"end\n", self.timeout);
         drop(input);
         let exited = self.wait_for_exit(self.timeout).is_some();
-        kill_group(&self.child);
-        let _ = self.child.wait();
-        crate::signals::unregister(self.child.id() as i32);
+        self.kill();
         if !exited {
             return Some(format!(
                 "still running {} s after `end` (BLOOMLAB_EXEC_TIMEOUT)",

@@ -57,30 +57,3 @@ fn field(value: &Value) -> String {
         other => other.to_string(),
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::report::Format;
-
-    #[test]
-    fn records_of_different_shapes_share_one_header() {
-        let row = |json: &str| match serde_json::from_str(json).unwrap() {
-            Value::Object(map) => map,
-            _ => unreachable!(),
-        };
-        let table = Table {
-            title: String::new(),
-            columns: Vec::new(),
-            records: vec![
-                row(r#"{"name":"crate","n":1}"#),
-                row(r#"{"name":"program","key_form":"text","n":2}"#),
-            ],
-            preamble: Vec::new(),
-            notes: Vec::new(),
-            legend: Vec::new(),
-        };
-        let text = crate::report::render(&table, Format::CSV).unwrap();
-        assert_eq!(text, "name,key_form,n\ncrate,,1\nprogram,text,2\n");
-    }
-}

@@ -91,38 +91,3 @@ fn first_paragraph(doc: &str) -> String {
         .replace("[`", "`")
         .replace("`]", "`")
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A row whose first field is documented over two paragraphs and whose second is not.
-    #[derive(Serialize, JsonSchema)]
-    struct Sample {
-        /// Keys inserted:
-        /// the n of [`Sample`].
-        ///
-        /// Not part of the legend.
-        n: u64,
-        rate: f64,
-    }
-
-    impl Record for Sample {
-        fn columns() -> Vec<Column> {
-            crate::columns![Self; "keys" => Plain(n).wide_only()]
-        }
-    }
-
-    #[test]
-    fn the_legend_reads_the_first_paragraph_and_the_headers() {
-        let entries = legend::<Sample>();
-        assert_eq!(entries.len(), 2);
-        assert_eq!(entries[0].field, "n");
-        assert_eq!(entries[0].meaning, "Keys inserted: the n of `Sample`.");
-        assert_eq!(entries[0].header, "keys");
-        assert!(!entries[0].narrow);
-        assert_eq!(entries[1].field, "rate");
-        assert_eq!(entries[1].meaning, "");
-        assert_eq!(entries[1].header, "");
-    }
-}

@@ -244,10 +244,8 @@ impl FormatSpec {
         exporter: &'static dyn Exporter,
     ) -> Self {
         FormatSpec {
-            name,
-            aliases,
             is_machine: true,
-            exporter,
+            ..FormatSpec::human(name, aliases, exporter)
         }
     }
 }
@@ -264,23 +262,12 @@ pub static FORMATS: &[FormatSpec] = &[
 #[derive(Clone, Copy)]
 pub struct Format(&'static FormatSpec);
 
+/// Each constant indexes [`FORMATS`] (a test holds that it is the format of its name).
 impl Format {
-    pub const TABLE: Format = Format::named("table");
-    pub const CSV: Format = Format::named("csv");
-    pub const JSON: Format = Format::named("json");
-    pub const MARKDOWN: Format = Format::named("markdown");
-
-    /// The registered format of that name; naming a missing one fails the build.
-    const fn named(name: &str) -> Format {
-        let mut i = 0;
-        while i < FORMATS.len() {
-            if same_bytes(name.as_bytes(), FORMATS[i].name.as_bytes()) {
-                return Format(&FORMATS[i]);
-            }
-            i += 1;
-        }
-        panic!("a Format constant names a format missing from FORMATS")
-    }
+    pub const TABLE: Format = Format(&FORMATS[0]);
+    pub const CSV: Format = Format(&FORMATS[1]);
+    pub const JSON: Format = Format(&FORMATS[2]);
+    pub const MARKDOWN: Format = Format(&FORMATS[3]);
 
     /// Every registered format, in order.
     pub fn all() -> impl Iterator<Item = Format> {
@@ -309,21 +296,6 @@ impl Format {
     pub fn render(self, table: &Table, view: View) -> Result<String> {
         self.0.exporter.render(table, view)
     }
-}
-
-/// `a == b`, in a const context.
-const fn same_bytes(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }
 
 impl PartialEq for Format {
@@ -381,79 +353,4 @@ pub fn escape(text: &str) -> String {
         }
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn formats_parse_by_name_and_alias() {
-        assert_eq!("table".parse::<Format>(), Ok(Format::TABLE));
-        assert_eq!("csv".parse::<Format>(), Ok(Format::CSV));
-        assert_eq!("json".parse::<Format>(), Ok(Format::JSON));
-        assert_eq!("markdown".parse::<Format>(), Ok(Format::MARKDOWN));
-        assert_eq!("md".parse::<Format>(), Ok(Format::MARKDOWN));
-        let refused = "html".parse::<Format>().expect_err("not a format");
-        assert!(refused.contains("table, csv, json, markdown"), "{refused}");
-    }
-
-    #[test]
-    fn only_csv_and_json_are_for_programs() {
-        let machine: Vec<&str> = Format::all()
-            .filter(|f| f.is_machine())
-            .map(Format::name)
-            .collect();
-        assert_eq!(machine, ["csv", "json"]);
-        assert_eq!(Format::TABLE.default_view(), View::Narrow);
-        assert_eq!(Format::MARKDOWN.default_view(), View::Wide);
-    }
-
-    #[test]
-    fn the_narrow_view_leaves_out_wide_only_columns() {
-        let table = Table {
-            columns: vec![
-                col("a", Cell::Plain("a")),
-                col("b", Cell::Plain("b")).wide_only(),
-            ],
-            ..Table::default()
-        };
-        let headers = |view| table.columns_in(view).map(|c| c.header).collect::<Vec<_>>();
-        assert_eq!(headers(View::Narrow), ["a"]);
-        assert_eq!(headers(View::Wide), ["a", "b"]);
-        assert!(table.width(View::Narrow) < table.width(View::Wide));
-    }
-
-    #[test]
-    fn the_verdict_line_counts_the_rows_each_verdict_column_flags() {
-        let record = |a: &str, b: &str| {
-            serde_json::json!({"a": a, "b": b})
-                .as_object()
-                .unwrap()
-                .clone()
-        };
-        let mut table = Table {
-            columns: vec![
-                col("a", Cell::Plain("a")).flags_when("fail"),
-                col("b", Cell::Plain("b")).flags_when("true"),
-            ],
-            records: vec![
-                record("fail", "true"),
-                record("pass", "true"),
-                record("pass", "false"),
-            ],
-            ..Table::default()
-        };
-        assert_eq!(
-            table.verdict_line().as_deref(),
-            Some("2 of 3 rows flagged (a = fail: 1, b = true: 2)")
-        );
-        let markdown = Format::MARKDOWN.render(&table, View::Wide).unwrap();
-        assert!(
-            markdown.starts_with("### \n\n**2 of 3 rows flagged"),
-            "{markdown}"
-        );
-        table.columns = vec![col("a", Cell::Plain("a"))];
-        assert_eq!(table.verdict_line(), None);
-    }
 }

@@ -27,19 +27,3 @@ impl Check {
         }
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_p_value_below_alpha_fails_and_nan_is_not_applicable() {
-        assert_eq!(Check::at(0.001, 0.01), Check::Fail);
-        assert_eq!(Check::at(0.01, 0.01), Check::Pass);
-        assert_eq!(Check::at(f64::NAN, 0.01), Check::NotApplicable);
-        assert_eq!(
-            serde_json::to_string(&Check::NotApplicable).unwrap(),
-            "\"n/a\""
-        );
-    }
-}

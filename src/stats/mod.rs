@@ -161,13 +161,3 @@ pub fn cochran_q(values: &[(f64, f64)]) -> (f64, f64) {
     let q = values.iter().map(|(x, v)| (x - mean).powi(2) / v).sum();
     (q, mean)
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn z95_is_the_normal_quantile() {
-        assert!((bonferroni_z(0.05, 1) - Z95).abs() < 1e-9);
-    }
-}

@@ -77,31 +77,3 @@ pub fn sample_factor_to_decide(se: f64, distance: f64, confidence: f64) -> f64 {
     }
     (z * se / distance.abs()).powi(2)
 }
-
-#[cfg(test)]
-mod tests {
-    use rand::{RngExt, SeedableRng};
-
-    use super::*;
-
-    /// At F times the sample the interval ends below an edge `distance` above the truth in
-    /// 80% of 40,000 normal draws: within ±0.006 (3 binomial standard errors of 0.002).
-    #[test]
-    fn the_factor_to_decide_gives_its_power() {
-        let (se, distance) = (0.3, 0.1);
-        let factor = sample_factor_to_decide(se, distance, 0.95);
-        let scaled = se / factor.sqrt();
-        let mut rng = rand_pcg::Pcg64::seed_from_u64(5);
-        let draws = 40_000;
-        let decided = (0..draws)
-            .filter(|_| {
-                let (u, v) = (1.0 - rng.random::<f64>(), rng.random::<f64>());
-                let z = (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos();
-                z * scaled + crate::stats::Z95 * scaled < distance
-            })
-            .count() as f64
-            / draws as f64;
-        assert!((decided - DETECTION_POWER).abs() < 0.006, "{decided}");
-        assert_eq!(sample_factor_to_decide(se, 0.0, 0.95), f64::INFINITY);
-    }
-}

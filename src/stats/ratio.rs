@@ -142,28 +142,3 @@ pub fn paired_ratio_interval(a: &[f64], b: &[f64], confidence: f64) -> Ratio {
         high: value * half.exp(),
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_zero_count_gives_a_finite_log_rate_and_an_interval_from_zero() {
-        let (centre, var) = log_rate(0, 60_000, 0.0);
-        assert!((centre - (0.5f64 / 60_000.0).ln()).abs() < 1e-12);
-        assert!((var - (1.0 - 0.5 / 60_000.0) / 0.5).abs() < 1e-12);
-        let r = averaged_ratio_to_constant(0, 60_000, 0.0, 1e-4, 0.95);
-        assert_eq!((r.value, r.low), (0.0, 0.0));
-        assert!(r.high.is_finite() && r.high > 0.0);
-    }
-
-    #[test]
-    fn the_paired_ratio_of_proportional_replicates_has_no_width() {
-        let b = [0.01, 0.02, 0.015];
-        let a: Vec<f64> = b.iter().map(|x| 3.0 * x).collect();
-        let r = paired_ratio_interval(&a, &b, 0.95);
-        assert!((r.value - 3.0).abs() < 1e-12);
-        assert!((r.low - 3.0).abs() < 1e-9 && (r.high - 3.0).abs() < 1e-9);
-        assert!(paired_ratio_interval(&a[..1], &b[..1], 0.95).low.is_nan());
-    }
-}

@@ -1,7 +1,7 @@
 //! A binary fuse filter (Graf and Lemire 2022, the `xorf` crate): static, built once from all
 //! its keys, k-bit fingerprints (8, 16 or 32) in about 1.125 n slots.
 
-use super::interface::{Filter, FilterKind, Membership, Origin, Structure};
+use super::interface::{Filter, FilterKind, Membership, Structure, boxed};
 use super::static_keys::StaticKeys;
 use crate::hash::AppliedHash;
 use crate::error::{Error, Result};
@@ -42,24 +42,17 @@ impl Xorf for Fuse {
 /// The structure of a family's tables.
 pub const fn descriptor<F: Xorf>(name: &'static str, help: &'static str) -> Structure {
     Structure {
-        name,
-        help,
-        origin: Origin::Own,
-        supports_delete: false,
         is_static: true,
-        accepts_seed: true,
-        argument: None,
         layout: binary_fuse_layout,
-        build: |shape| Ok(Box::new(BinaryFuseFilter::new(shape.k, shape.kind.clone(), F::construct)?)),
-        for_rate: None,
         design: Some(F::design),
         lines_per_query: Some(|_| 3),
         ks: &BINARY_FUSE_BITS,
-        takes_math: false,
-        family: super::interface::Family::Alone,
         // `2^-k`, the chance that the XOR of an absent key's three k-bit fingerprints matches
         // its own.
         fpr_exact: |_, _, k| 0.5f64.powi(k as i32),
+        ..Structure::new(name, help, |s| {
+            boxed(BinaryFuseFilter::new(s.k, s.kind.clone(), F::construct))
+        })
     }
 }
 

@@ -5,7 +5,7 @@ use super::block_simd::{Design, Kernel};
 use super::block_paths::vector_paths;
 use super::blocks::{Blocks, Index, poisson_mixture, smallest_size, whole_blocks};
 use super::interface::{
-    CACHE_LINE_BITS, Filter, FilterKind, Family, Membership, Origin, Shape, Structure, check_answers,
+    CACHE_LINE_BITS, Filter, FilterKind, Membership, Shape, Structure, check_answers,
 };
 use crate::error::Result;
 use crate::structures::bloom::popcount;
@@ -23,22 +23,11 @@ pub static STRUCTURE: Structure = descriptor::<BLOCK_BITS>(
 /// The blocked structure with blocks of `B` bits (a multiple of 64).
 pub const fn descriptor<const B: u64>(name: &'static str, help: &'static str) -> Structure {
     Structure {
-        name,
-        help,
-        origin: Origin::Own,
-        supports_delete: false,
-        is_static: false,
-        accepts_seed: true,
-        argument: None,
         layout: |m, _| whole_blocks(m, B),
-        build: build::<B>,
-        for_rate: None,
         design: Some(design::<B>),
         lines_per_query: Some(|_| B.div_ceil(CACHE_LINE_BITS) as u32),
-        ks: &[],
-        takes_math: false,
-        family: Family::Alone,
         fpr_exact: fpr_exact::<B>,
+        ..Structure::new(name, help, build::<B>)
     }
 }
 

@@ -1,31 +1,21 @@
 //! The classic filter ([`BloomFilter`], the core bit array) behind the filter interface.
 
-use super::interface::{
-    Family, Filter, FilterKind, Membership, Origin, Rate, Shape, Structure, check_answers,
-};
+use super::interface::{Family, Filter, FilterKind, Membership, Rate, Shape, Structure, check_answers};
 use crate::error::Result;
 use crate::structures::bloom::BloomFilter;
 use crate::hash::{AppliedHash, HashScheme, Simd};
 use crate::theory;
 
 pub static STRUCTURE: Structure = Structure {
-    name: "classic",
-    help: "m bits, k independent probes anywhere (the default)",
-    origin: Origin::Own,
-    supports_delete: false,
-    is_static: false,
-    accepts_seed: true,
-    argument: None,
-    layout: |m, _| Ok(m),
-    build,
     for_rate: Some(for_rate),
     design: Some(|n, fpr| Ok(theory::classic_design(n, fpr))),
-    lines_per_query: Some(|k| k),
-    ks: &[],
     takes_math: true,
     family: Family::Classic,
-    // `E[(X/m)^k]` ([`theory::fpr_exact`]).
-    fpr_exact: theory::fpr_exact,
+    ..Structure::new(
+        "classic",
+        "m bits, k independent probes anywhere (the default)",
+        build,
+    )
 };
 
 fn build(shape: &Shape) -> Result<Box<dyn Filter>> {

@@ -1,39 +1,22 @@
 //! A counting Bloom filter: m 4-bit counters instead of bits (four times the space), with
 //! delete.
 
-use super::interface::{Filter, FilterKind, Family, Membership, Origin, Structure};
+use super::interface::{Filter, FilterKind, Membership, Structure, boxed};
 use crate::error::{Error, Result};
 use crate::structures::bloom::{MAX_BITS, zeroed_words};
 use crate::hash::{AppliedHash, HashFamily, HashScheme};
 use crate::theory;
 
+/// The classic design and exact rate, `E[(X/m)^k]`: a counter is nonzero exactly where the
+/// classic filter's bit would be set.
 pub static STRUCTURE: Structure = Structure {
-    name: "counting",
-    help: "m 4-bit counters instead of bits (four times the space), with delete",
-    origin: Origin::Own,
     supports_delete: true,
-    is_static: false,
-    accepts_seed: true,
-    argument: None,
-    layout: |m, _| Ok(m),
-    build: |shape| {
-        Ok(Box::new(CountingFilter::new(
-            shape.m,
-            shape.k,
-            shape.hash,
-            shape.hash_seed,
-        )?))
-    },
-    for_rate: None,
-    // The classic design: its counters are nonzero where the classic filter's bits are set.
     design: Some(|n, fpr| Ok(theory::classic_design(n, fpr))),
-    lines_per_query: Some(|k| k),
-    ks: &[],
-    takes_math: false,
-    family: Family::Alone,
-    // As the classic filter of m bits, `E[(X/m)^k]`: a counter is nonzero exactly when that
-    // bit would be set.
-    fpr_exact: theory::fpr_exact,
+    ..Structure::new(
+        "counting",
+        "m 4-bit counters instead of bits (four times the space), with delete",
+        |s| boxed(CountingFilter::new(s.m, s.k, s.hash, s.hash_seed)),
+    )
 };
 
 /// Largest value of a 4-bit counter; a counter that reaches it stays there.

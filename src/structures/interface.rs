@@ -316,6 +316,42 @@ pub struct Structure {
     pub family: Family,
 }
 
+impl Structure {
+    /// A structure of bloomlab's own with the commonest answers, for `..Structure::new(..)`:
+    /// m laid out as asked and any k, a plain bit array's exact rate and lines (k), no
+    /// delete, built as keys come, seeded, no argument, no sizing by rate, no index
+    /// arithmetic, a design of its own.
+    pub const fn new(
+        name: &'static str,
+        help: &'static str,
+        build: fn(&Shape) -> Result<Box<dyn Filter>>,
+    ) -> Structure {
+        Structure {
+            name,
+            help,
+            origin: Origin::Own,
+            supports_delete: false,
+            is_static: false,
+            accepts_seed: true,
+            argument: None,
+            layout: |m, _| Ok(m),
+            build,
+            for_rate: None,
+            design: None,
+            fpr_exact: theory::fpr_exact,
+            lines_per_query: Some(|k| k),
+            ks: &[],
+            takes_math: false,
+            family: Family::Alone,
+        }
+    }
+}
+
+/// A built filter as [`Structure::build`] returns it.
+pub fn boxed<F: Filter + 'static>(filter: Result<F>) -> Result<Box<dyn Filter>> {
+    Ok(Box::new(filter?))
+}
+
 /// Bits of a cache line: 64 bytes.
 pub const CACHE_LINE_BITS: u64 = 512;
 

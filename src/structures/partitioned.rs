@@ -4,7 +4,7 @@
 //! always distinct.
 
 use super::blocks::smallest_size;
-use super::interface::{Filter, FilterKind, Family, Membership, Origin, Shape, Structure};
+use super::interface::{Filter, FilterKind, Membership, Structure, boxed};
 use crate::error::{Error, Result};
 use crate::structures::bloom::{MAX_BITS, check_shape, popcount};
 use crate::hash::{AppliedHash, HashFamily, HashScheme, with_index};
@@ -12,29 +12,14 @@ use crate::theory;
 use crate::words::Words;
 
 pub static STRUCTURE: Structure = Structure {
-    name: "partitioned",
-    help: "k slices of m/k bits, probe i of a key in slice i (Almeida et al. 2007)",
-    origin: Origin::Own,
-    supports_delete: false,
-    is_static: false,
-    accepts_seed: true,
-    argument: None,
     layout,
-    build: |shape: &Shape| {
-        Ok(Box::new(PartitionedFilter::new(
-            shape.m,
-            shape.k,
-            shape.hash,
-            shape.hash_seed,
-        )?))
-    },
-    for_rate: None,
     design: Some(design),
-    lines_per_query: Some(|k| k),
-    ks: &[],
-    takes_math: false,
-    family: Family::Alone,
     fpr_exact,
+    ..Structure::new(
+        "partitioned",
+        "k slices of m/k bits, probe i of a key in slice i (Almeida et al. 2007)",
+        |s| boxed(PartitionedFilter::new(s.m, s.k, s.hash, s.hash_seed)),
+    )
 };
 
 /// m rounded up to k whole slices.
@@ -75,7 +60,7 @@ pub fn fpr_exact(n: u64, m: u64, k: u32) -> f64 {
 
 /// Expected fill of a slice of `bits` bits after `keys` uniform writes, `1 - (1 - 1/bits)^keys`.
 pub fn slice_fill(keys: u64, bits: u64) -> f64 {
-    -((keys as f64) * (-1.0 / bits as f64).ln_1p()).exp_m1()
+    theory::fill_expected(keys, bits, 1)
 }
 
 /// A partitioned Bloom filter: k slices of `slice` bits, probe i setting bit

@@ -15,39 +15,27 @@ use ph::GetSize;
 use ph::fmph::GOFunction;
 
 use super::blocks::BLOCK_SEED;
-use super::interface::{Family, Filter, FilterKind, Membership, Origin, Structure};
+use super::interface::{Filter, FilterKind, Membership, Structure, boxed};
 use super::packed::Packed;
 use super::static_keys::StaticKeys;
 use crate::error::{Error, Result};
 use crate::hash::{AppliedHash, HashFamily, HashScheme};
 
 pub static STRUCTURE: Structure = Structure {
-    name: "perfect-hash",
-    help: "a minimal perfect hash (ph's FMPHGO) and an r-bit fingerprint per key (k = r = 1..=32): static",
-    origin: Origin::Own,
-    supports_delete: false,
     is_static: true,
-    accepts_seed: true,
-    argument: None,
     layout: perfect_hash_layout,
-    build: |shape| {
-        Ok(Box::new(PerfectHashFilter::new(
-            shape.k,
-            shape.hash,
-            shape.hash_seed,
-        )?))
-    },
-    for_rate: None,
     design: Some(design),
     // Not a bound: a key found on the perfect hash's first level (most keys) reads that
     // level's bits and group seed, the rank of its bit, and its fingerprint.
     lines_per_query: Some(|_| 3),
-    ks: &[],
-    takes_math: false,
-    family: Family::Alone,
     // `2^-r`: an absent key lands on some slot and its fingerprint, independent of the
     // perfect hash, matches the one stored there with probability 2^-r.
     fpr_exact: |_, _, k| 0.5f64.powi(k as i32),
+    ..Structure::new(
+        "perfect-hash",
+        "a minimal perfect hash (ph's FMPHGO) and an r-bit fingerprint per key (k = r = 1..=32): static",
+        |s| boxed(PerfectHashFilter::new(s.k, s.hash, s.hash_seed)),
+    )
 };
 
 /// FMPHGO's bits per key at its default configuration, as published: "about 2.1" (the `ph`
@@ -188,58 +176,6 @@ impl Filter for PerfectHashFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::keys::KeySource;
-
-    fn filled(n: u64, r: u32, seed: u64) -> PerfectHashFilter {
-        let keys = KeySource::new(seed);
-        let mut filter = PerfectHashFilter::new(r, HashScheme::MultiplyShift, seed).unwrap();
-        let batch: Vec<u64> = (0..n).map(|c| keys.key(c)).collect();
-        filter.insert_many(&batch).unwrap();
-        filter
-    }
-
-    /// Every inserted key is found, and the rate on 2·10^6 absent keys lies within 4
-    /// standard errors of 2^-r at r = 4 and r = 8 (binomial, fixed seeds).
-    #[test]
-    fn no_false_negative_and_the_rate_is_two_to_the_minus_r() {
-        let n = 20_000;
-        for (r, seed) in [(4u32, 1u64), (8, 2)] {
-            let filter = filled(n, r, seed);
-            let keys = KeySource::new(seed);
-            assert!((0..n).all(|c| filter.contains(keys.key(c))), "r = {r}");
-            let queries = 2_000_000u64;
-            let hits = (n..n + queries).filter(|&c| filter.contains(keys.key(c))).count();
-            let p = 0.5f64.powi(r as i32);
-            let se = (p * (1.0 - p) / queries as f64).sqrt();
-            let z = (hits as f64 / queries as f64 - p) / se;
-            assert!(z.abs() < 4.0, "r = {r}: z = {z}");
-        }
-    }
-
-    /// The perfect hash's own space lies within 10% of the published 2.1 bits per key
-    /// (Beling 2023; the `ph` README), and the whole table is that plus r bits per key.
-    #[test]
-    fn its_space_is_the_published_bits_per_key() {
-        let n = 100_000;
-        let filter = filled(n, 8, 3);
-        let hash_bits = filter.perfect_hash_bits().unwrap() as f64 / n as f64;
-        assert!(
-            (hash_bits - PUBLISHED_HASH_BITS).abs() <= 0.1 * PUBLISHED_HASH_BITS,
-            "{hash_bits} bits per key against {PUBLISHED_HASH_BITS}"
-        );
-        let total = filter.memory_bits() as f64 / n as f64;
-        assert!((total - 8.0 - hash_bits).abs() < 1e-9, "{total}");
-    }
-
-    /// The same keys build the same table: results regenerate byte for byte.
-    #[test]
-    fn the_build_is_deterministic() {
-        let a = filled(50_000, 6, 4);
-        let b = filled(50_000, 6, 4);
-        assert_eq!(a.memory_bits(), b.memory_bits());
-        let keys = KeySource::new(9);
-        assert!((0..10_000).all(|c| a.contains(keys.key(c)) == b.contains(keys.key(c))));
-    }
 
     #[test]
     fn a_fingerprint_outside_1_to_32_bits_is_refused() {

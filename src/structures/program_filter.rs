@@ -4,21 +4,14 @@
 //! reads n/a) unless the program reports the bits it addresses and its k, and its set bits
 //! are unknown unless `stats` reports `set_bits` (the fill column is then blank, not 0).
 
-use super::interface::{
-    Argument, Filter, FilterKind, Membership, Origin, Rate, Shape, Structure,
-};
+use super::interface::{Argument, Filter, FilterKind, Membership, Origin, Rate, Shape, Structure};
 use crate::error::Result;
 use crate::hash::AppliedHash;
 use crate::program::{KeyForm, Program, Size};
 use crate::structures::bloom::check_shape;
 
 pub static STRUCTURE: Structure = Structure {
-    name: "exec",
-    help: "exec:COMMAND, any program speaking the exec protocol (docs/PROTOCOL.md), run by sh -c",
     origin: Origin::Program,
-    supports_delete: false,
-    is_static: false,
-    accepts_seed: true,
     argument: Some(Argument {
         name: "COMMAND",
         help: "the program's command line, run through sh -c",
@@ -30,15 +23,15 @@ pub static STRUCTURE: Structure = Structure {
         fpr_exact: None,
     }),
     layout: |m, k| check_shape(m, k).map(|()| m),
-    build,
     for_rate: Some(for_rate),
-    design: None,
     lines_per_query: None,
-    ks: &[],
-    takes_math: false,
-    family: super::interface::Family::Alone,
     // The program's structure is unknown to bloomlab.
     fpr_exact: |_, _, _| f64::NAN,
+    ..Structure::new(
+        "exec",
+        "exec:COMMAND, any program speaking the exec protocol (docs/PROTOCOL.md), run by sh -c",
+        build,
+    )
 };
 
 fn build(shape: &Shape) -> Result<Box<dyn Filter>> {

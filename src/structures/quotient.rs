@@ -6,38 +6,26 @@
 //! would. Any remainder width 1..=32, and delete.
 
 use super::blocks::BLOCK_SEED;
-use super::interface::{Filter, FilterKind, Family, Membership, Origin, Structure};
+use super::interface::{Family, Filter, FilterKind, Membership, Structure, boxed};
 use super::packed::Packed;
 use crate::error::{Error, Result};
 use crate::hash::{AppliedHash, HashFamily, HashScheme};
 use crate::keys::KeySpec;
 
 pub static STRUCTURE: Structure = Structure {
-    name: "quotient",
-    help: "a quotient filter: slots of an r-bit remainder and 3 metadata bits (k = r = 1..=32), with delete",
-    origin: Origin::Own,
     supports_delete: true,
-    is_static: false,
-    accepts_seed: true,
-    argument: None,
     layout: quotient_layout,
-    build: |shape| {
-        Ok(Box::new(QuotientFilter::new(
-            shape.m,
-            shape.k,
-            shape.hash,
-            shape.hash_seed,
-        )?))
-    },
-    for_rate: None,
     design: Some(design),
     // Not a bound: a query walks its cluster, `1/(1-α)` slots of r + 3 bits on average at
     // load α (linear probing), which at α = 0.9 and r ≤ 32 spans at most two lines.
     lines_per_query: Some(|_| 2),
-    ks: &[],
-    takes_math: false,
     family: Family::Quotient,
     fpr_exact,
+    ..Structure::new(
+        "quotient",
+        "a quotient filter: slots of an r-bit remainder and 3 metadata bits (k = r = 1..=32), with delete",
+        |s| boxed(QuotientFilter::new(s.m, s.k, s.hash, s.hash_seed)),
+    )
 };
 
 /// Keys per quotient a quotient filter is sized for. Bender et al. measure up to 90% full;

@@ -8,7 +8,7 @@
 //! f(x)` over GF(2) for the m × r matrix Z by on-the-fly banding (Gaussian elimination in
 //! the band), then back-substitution; a query recomputes the left side and compares.
 
-use super::interface::{CACHE_LINE_BITS, Filter, FilterKind, Family, Membership, Origin, Structure};
+use super::interface::{CACHE_LINE_BITS, Family, Filter, FilterKind, Membership, Structure, boxed};
 use super::static_keys::StaticKeys;
 use crate::error::{Error, Result};
 use crate::hash::{AppliedHash, splitmix64};
@@ -24,29 +24,16 @@ pub static STRUCTURE: Structure = descriptor::<128>(
 /// The standard Ribbon structure of band width `W` (32, 64 or 128).
 pub const fn descriptor<const W: u32>(name: &'static str, help: &'static str) -> Structure {
     Structure {
-        name,
-        help,
-        origin: Origin::Own,
-        supports_delete: false,
         is_static: true,
-        accepts_seed: true,
-        argument: None,
         layout: ribbon_layout,
-        build: |shape| {
-            Ok(Box::new(RibbonFilter::<W>::new(
-                shape.k,
-                shape.hash_seed,
-                shape.kind.clone(),
-            )?))
-        },
-        for_rate: None,
         design: Some(design::<W>),
         lines_per_query: Some(lines_per_query::<W>),
-        ks: &[],
-        takes_math: false,
         family: Family::Ribbon,
         // `2^-r`: f(y) of an absent key is uniform and independent of c(y), s(y) and Z.
         fpr_exact: |_, _, r| 0.5f64.powi(r as i32),
+        ..Structure::new(name, help, |s| {
+            boxed(RibbonFilter::<W>::new(s.k, s.hash_seed, s.kind.clone()))
+        })
     }
 }
 

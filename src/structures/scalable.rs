@@ -4,20 +4,12 @@
 //! times the bits per slice (growth factor s) and a rate tightened by r (tightening ratio r),
 //! so the compound rate stays under `P0/(1 - r)` however many keys arrive.
 
-use super::interface::{
-    Argument, Family, Filter, FilterKind, Membership, Origin, Shape, Structure,
-};
+use super::interface::{Argument, Family, Filter, FilterKind, Membership, Shape, Structure};
 use super::partitioned::{self, PartitionedFilter, slice_fill};
 use crate::error::{Error, Result};
 use crate::hash::{AppliedHash, HashScheme};
 
 pub static STRUCTURE: Structure = Structure {
-    name: "scalable",
-    help: "partitioned sub-filters added as it fills, each s = 2 times larger at r = 0.85 times the rate (Almeida et al. 2007); scalable:S,R sets s and r",
-    origin: Origin::Own,
-    supports_delete: false,
-    is_static: false,
-    accepts_seed: true,
     argument: Some(Argument {
         name: "S,R",
         help: "growth factor s in 2..=16 and tightening ratio r in (0, 1); scalable alone is 2,0.85",
@@ -31,23 +23,28 @@ pub static STRUCTURE: Structure = Structure {
         }),
     }),
     layout: partitioned::layout,
-    build: |shape: &Shape| {
-        let growth = match shape.kind.arg() {
-            Some(arg) => Growth::parse(arg).map_err(|why| Error::invalid("filter", arg, why, Growth::RANGES))?,
-            None => Growth::REGISTERED,
-        };
-        let mut filter = ScalableFilter::new(growth.schedule(shape.m, shape.k)?, shape.hash, shape.hash_seed);
-        filter.kind = shape.kind.clone();
-        Ok(Box::new(filter))
-    },
-    for_rate: None,
     design: Some(design),
-    lines_per_query: Some(|k| k),
-    ks: &[],
-    takes_math: false,
     family: Family::Scalable,
     fpr_exact: |n, m, k| Schedule::of(m, k).map_or(f64::NAN, |s| s.fpr_exact(n)),
+    ..Structure::new(
+        "scalable",
+        "partitioned sub-filters added as it fills, each s = 2 times larger at r = 0.85 times the rate (Almeida et al. 2007); scalable:S,R sets s and r",
+        build,
+    )
 };
+
+fn build(shape: &Shape) -> Result<Box<dyn Filter>> {
+    let growth = match shape.kind.arg() {
+        Some(arg) => {
+            Growth::parse(arg).map_err(|why| Error::invalid("filter", arg, why, Growth::RANGES))?
+        }
+        None => Growth::REGISTERED,
+    };
+    let schedule = growth.schedule(shape.m, shape.k)?;
+    let mut filter = ScalableFilter::new(schedule, shape.hash, shape.hash_seed);
+    filter.kind = shape.kind.clone();
+    Ok(Box::new(filter))
+}
 
 /// The registered growth factor s: each sub-filter has twice the slice bits (and keys) of the
 /// one before, the "slow growth" the authors recommend (section 5: s = 2 or 4).

@@ -6,15 +6,16 @@
 //! z = 2; the register-blocked filter is B = 64, z = 1 (one word per key,
 //! [`super::register_blocked`]). [`descriptor`] registers any shape.
 //!
-//! Lookups of a batch hash every key first, then test the words: with AVX-512 or AVX2 (detected
-//! at run time) eight or four keys' words at a time by a gather, else word by word
-//! ([`Lookup`]); every path gives the same answers.
+//! Lookups of a batch on AVX-512 or AVX2 (detected at run time, [`Lookup`]) compute every
+//! function of eight keys in vector lanes and gather their words (`simd.rs`; for byte hashes
+//! the probes are found key by key and only the words gathered); the scalar path finds and
+//! tests key by key. Every path gives the same answers.
 
 use std::cell::RefCell;
 
 use super::blocks::{BLOCK_SEED, Index, poisson_mixture, smallest_size, whole_blocks};
 use super::interface::{
-    CACHE_LINE_BITS, Filter, FilterKind, Family, Membership, Origin, Shape, Structure, check_answers,
+    CACHE_LINE_BITS, Filter, FilterKind, Membership, Shape, Structure, check_answers,
 };
 use crate::error::{Error, Result};
 use crate::structures::bloom::popcount;
@@ -45,22 +46,11 @@ pub const fn descriptor<const B: u64, const Z: u32>(
     help: &'static str,
 ) -> Structure {
     Structure {
-        name,
-        help,
-        origin: Origin::Own,
-        supports_delete: false,
-        is_static: false,
-        accepts_seed: true,
-        argument: None,
         layout: layout::<B, Z>,
-        build: build::<B, Z>,
-        for_rate: None,
         design: Some(design::<B, Z>),
         lines_per_query: Some(|_| B.div_ceil(CACHE_LINE_BITS) as u32),
-        ks: &[],
-        takes_math: false,
-        family: Family::Alone,
         fpr_exact: fpr_exact::<B, Z>,
+        ..Structure::new(name, help, build::<B, Z>)
     }
 }
 
@@ -212,17 +202,7 @@ pub enum Lookup {
 impl Lookup {
     /// The paths this CPU can run, scalar first.
     pub fn available() -> Vec<Lookup> {
-        let mut paths = vec![Lookup::Scalar];
-        #[cfg(target_arch = "x86_64")]
-        {
-            if is_x86_feature_detected!("avx2") {
-                paths.push(Lookup::Avx2);
-            }
-            if is_x86_feature_detected!("avx512f") {
-                paths.push(Lookup::Avx512);
-            }
-        }
-        paths
+        Simd::available().into_iter().map(Lookup::of).collect()
     }
 
     /// The widest path this CPU runs.
@@ -275,6 +255,8 @@ pub struct SectorizedFilter {
     bits: HashFamily,
     kind: FilterKind,
     lookup: Lookup,
+    /// The families in lane form, for the vector paths' batches; none for byte hashes.
+    kernel: Option<simd::Kernel>,
 }
 
 impl SectorizedFilter {
@@ -284,18 +266,24 @@ impl SectorizedFilter {
         let Shape {
             m, k, hash, hash_seed, ..
         } = *shape;
-        let sectors = block_bits / SECTOR_BITS;
+        let (sectors, z) = ((block_bits / SECTOR_BITS) as usize, groups as usize);
+        let chooser = HashFamily::new(hash, 1, m / block_bits, hash_seed ^ BLOCK_SEED);
+        let sector = HashFamily::new(hash, groups, (sectors / z) as u64, !hash_seed);
+        let bits = HashFamily::new(hash, k, SECTOR_BITS, hash_seed);
+        let words = Words::zeroed(m)?;
+        let kernel = simd::Kernel::new(&chooser, &sector, &bits, k, words.len(), sectors, z);
         Ok(SectorizedFilter {
-            words: Words::zeroed(m)?,
-            words_per_block: sectors as usize,
-            groups: groups as usize,
-            per_group: sectors / u64::from(groups),
+            words,
+            words_per_block: sectors,
+            groups: z,
+            per_group: (sectors / z) as u64,
             k,
-            chooser: HashFamily::new(hash, 1, m / block_bits, hash_seed ^ BLOCK_SEED),
-            sector: HashFamily::new(hash, groups, sectors / u64::from(groups), !hash_seed),
-            bits: HashFamily::new(hash, k, SECTOR_BITS, hash_seed),
+            chooser,
+            sector,
+            bits,
             kind: shape.kind.clone(),
             lookup: Lookup::best(),
+            kernel,
         })
     }
 
@@ -327,6 +315,13 @@ impl SectorizedFilter {
     /// [`LANES`] keys at a time, then their words tested.
     pub fn contains_with(&self, lookup: Lookup, keys: &[u64], answers: &mut [bool]) -> Result<()> {
         check_answers(keys, answers)?;
+        #[cfg(target_arch = "x86_64")]
+        if let (Some(kernel), Lookup::Avx2 | Lookup::Avx512) = (&self.kernel, lookup) {
+            // SAFETY: a filter takes a vector path only if this CPU runs it ([`Lookup::available`]);
+            // the kernel is of this filter's array.
+            unsafe { kernel.contains(lookup == Lookup::Avx512, &self.words, keys, answers) };
+            return Ok(());
+        }
         let mut words = [[0i64; LANES]; MAX_GROUPS];
         let mut masks = [[0i64; LANES]; MAX_GROUPS];
         let bits = &self.bits;
@@ -379,53 +374,8 @@ fn test_scalar(array: &[u64], words: &[[i64; LANES]], masks: &[[i64; LANES]]) ->
     found
 }
 
-#[cfg(target_arch = "x86_64")]
-mod simd {
-    use super::LANES;
-    use std::arch::x86_64::*;
-
-    /// [`super::test_scalar`] with one AVX-512 gather per group.
-    ///
-    /// # Safety
-    /// The CPU must have AVX-512F; every index in `words` must lie in `array`.
-    #[target_feature(enable = "avx512f")]
-    pub unsafe fn test_avx512(array: &[u64], words: &[[i64; LANES]], masks: &[[i64; LANES]]) -> u32 {
-        let mut found: __mmask8 = 0xff;
-        for (words, masks) in words.iter().zip(masks) {
-            // SAFETY: the arrays hold LANES = 8 i64 each, the indexes lie in `array`.
-            unsafe {
-                let index = _mm512_loadu_si512(words.as_ptr().cast());
-                let mask = _mm512_loadu_si512(masks.as_ptr().cast());
-                let got = _mm512_i64gather_epi64::<8>(index, array.as_ptr().cast());
-                found &= _mm512_cmpeq_epi64_mask(_mm512_and_si512(got, mask), mask);
-            }
-        }
-        u32::from(found)
-    }
-
-    /// [`super::test_scalar`] with two AVX2 gathers of four words per group.
-    ///
-    /// # Safety
-    /// The CPU must have AVX2; every index in `words` must lie in `array`.
-    #[target_feature(enable = "avx2")]
-    pub unsafe fn test_avx2(array: &[u64], words: &[[i64; LANES]], masks: &[[i64; LANES]]) -> u32 {
-        let mut found = 0xffu32;
-        for (words, masks) in words.iter().zip(masks) {
-            for half in 0..2 {
-                // SAFETY: each half is four i64 of the arrays, the indexes lie in `array`.
-                unsafe {
-                    let index = _mm256_loadu_si256(words[4 * half..].as_ptr().cast());
-                    let mask = _mm256_loadu_si256(masks[4 * half..].as_ptr().cast());
-                    let got = _mm256_i64gather_epi64::<8>(array.as_ptr().cast(), index);
-                    let equal = _mm256_cmpeq_epi64(_mm256_and_si256(got, mask), mask);
-                    let bits = _mm256_movemask_pd(_mm256_castsi256_pd(equal)) as u32;
-                    found &= !((!bits & 0xf) << (4 * half));
-                }
-            }
-        }
-        found
-    }
-}
+/// The vector kernels and gathers.
+mod simd;
 
 impl Membership for SectorizedFilter {
     fn insert(&mut self, key: u64) {

@@ -4,7 +4,7 @@
 use super::block_simd::{Design, Kernel};
 use super::block_paths::vector_paths;
 use super::blocks::{Blocks, Index, poisson_mixture, smallest_size, whole_blocks};
-use super::interface::{Filter, FilterKind, Family, Membership, Origin, Structure, check_answers};
+use super::interface::{Filter, FilterKind, Family, Membership, Structure, boxed, check_answers};
 use crate::error::{Error, Result};
 use crate::hash::{AppliedHash, HashFamily, HashScheme, with_index};
 
@@ -14,28 +14,17 @@ pub const SPLIT_BLOCK_BITS: u64 = 256;
 pub const SPLIT_WORDS: u32 = 8;
 
 pub static STRUCTURE: Structure = Structure {
-    name: "split-block",
-    help: "a 256-bit block of eight 32-bit words, one bit set in each (k = 8)",
-    origin: Origin::Own,
-    supports_delete: false,
-    is_static: false,
-    accepts_seed: true,
-    argument: None,
     layout,
-    build: |shape| {
-        Ok(Box::new(SplitBlockFilter::new(
-            shape.m,
-            shape.hash,
-            shape.hash_seed,
-        )?))
-    },
-    for_rate: None,
     design: Some(design),
     lines_per_query: Some(|_| 1),
     ks: &[SPLIT_WORDS],
-    takes_math: false,
     family: Family::SplitBlock,
     fpr_exact,
+    ..Structure::new(
+        "split-block",
+        "a 256-bit block of eight 32-bit words, one bit set in each (k = 8)",
+        |s| boxed(SplitBlockFilter::new(s.m, s.hash, s.hash_seed)),
+    )
 };
 
 /// Whole 256-bit blocks; k must be 8.

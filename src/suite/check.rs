@@ -202,22 +202,6 @@ struct Compared {
     lines: Vec<String>,
 }
 
-/// Same seeds: every column but the timings exactly, and the experiment's own expectation.
-fn compare_exactly(
-    definition: &Definition,
-    outcome: &Outcome,
-    committed: &CsvText,
-    fresh: &CsvText,
-) -> Compared {
-    let (compared, mut lines) = differences(&definition.name, committed, fresh, |c| !is_timing(c));
-    lines.extend(definition.unmet(outcome));
-    Compared {
-        compared,
-        shared: 0,
-        lines,
-    }
-}
-
 /// The summary line of one experiment; `counts` are the fresh rows, the committed rows
 /// skipped and the failure lines.
 fn summary_row(
@@ -242,7 +226,8 @@ fn summary_row(
     }
 }
 
-/// The experiment's tables compared, exactly or into the reseeded `family`; a missing
+/// The experiment's tables compared: with the same seeds every column but the timings
+/// exactly, and the experiment's own expectation; else into the reseeded `family`. A missing
 /// committed table (`tables.2` false) is said once, as missing, not as every row missing.
 fn compare(
     definition: &Definition,
@@ -256,7 +241,16 @@ fn compare(
             shared: 0,
             lines: definition.unmet(outcome),
         },
-        None => compare_exactly(definition, outcome, committed, fresh),
+        None => {
+            let (compared, mut lines) =
+                differences(&definition.name, committed, fresh, |c| !is_timing(c));
+            lines.extend(definition.unmet(outcome));
+            Compared {
+                compared,
+                shared: 0,
+                lines,
+            }
+        }
         Some(family) => add_to_family(definition, outcome, committed, fresh, family),
     }
 }

@@ -90,27 +90,13 @@ pub(super) fn differences(
     let mut lines = Vec::new();
     // A table without rows has no columns either (they come from its rows): nothing to say
     // about columns beyond the rows that were, or are, missing.
-    let both_have_rows = !committed.records.is_empty() && !fresh.records.is_empty();
-    for column in committed
-        .header
-        .iter()
-        .filter(|c| both_have_rows && compared(c))
-    {
-        if !fresh.header.contains(column) {
-            lines.push(format!(
-                "{experiment}: column {column} was committed, now absent"
-            ));
-        }
-    }
-    for column in fresh
-        .header
-        .iter()
-        .filter(|c| both_have_rows && compared(c))
-    {
-        if !committed.header.contains(column) {
-            lines.push(format!(
-                "{experiment}: column {column} was absent, now present"
-            ));
+    if !committed.records.is_empty() && !fresh.records.is_empty() {
+        for (from, to, change) in [
+            (committed, fresh, "was committed, now absent"),
+            (fresh, committed, "was absent, now present"),
+        ] {
+            let gone = (from.header.iter()).filter(|c| compared(c) && !to.header.contains(c));
+            lines.extend(gone.map(|column| format!("{experiment}: column {column} {change}")));
         }
     }
     let shared: Vec<&String> = (fresh.header.iter())

@@ -208,10 +208,6 @@ fn judge(claim: &str, band: Band, measured: Measured) -> ClaimRow {
         ("undetermined", to_decide)
     };
     ClaimRow {
-        claim: claim.into(),
-        tolerance: band.words,
-        band_low: band.low,
-        band_high: band.high,
         measured: value,
         interval_low: low,
         interval_high: high,
@@ -219,6 +215,7 @@ fn judge(claim: &str, band: Band, measured: Measured) -> ClaimRow {
         source: estimate.source,
         verdict: verdict.into(),
         to_decide,
+        ..unmeasured(claim, band, String::new())
     }
 }
 

@@ -105,14 +105,10 @@ impl Parsed {
     fn prepare(&self, seeds: Option<(u64, u64)>) -> Result<Box<dyn Prepared>> {
         let mut params = self.params.clone();
         if let Some((seed, hash_seed)) = seeds {
-            params.insert(
-                "seed".into(),
-                toml::Value::Integer(seed.min(i64::MAX as u64) as i64),
-            );
-            params.insert(
-                "hash_seed".into(),
-                toml::Value::Integer(hash_seed.min(i64::MAX as u64) as i64),
-            );
+            for (key, seed) in [("seed", seed), ("hash_seed", hash_seed)] {
+                let value = toml::Value::Integer(seed.min(i64::MAX as u64) as i64);
+                params.insert(key.into(), value);
+            }
         }
         self.experiment.prepare_table(&params)
     }

@@ -11,6 +11,8 @@ mod html;
 mod reproduce;
 mod summary;
 
+use std::path::{Path, PathBuf};
+
 pub use check::{CheckReport, CheckRow, Reseed, check, reseed_seeds};
 pub use claims::{ClaimRow, Claims, ledger};
 pub use definition::{Definition, Expectation, load_definitions};
@@ -29,10 +31,7 @@ pub const SUB_SUITES: [&str; 1] = ["wild"];
 
 /// The `(experiments, results)` folder pairs of a suite: the folders given, then each of
 /// [`SUB_SUITES`] that the experiments folder has.
-pub fn suite_folders(
-    experiments: &std::path::Path,
-    results: &std::path::Path,
-) -> Vec<(std::path::PathBuf, std::path::PathBuf)> {
+pub fn suite_folders(experiments: &Path, results: &Path) -> Vec<(PathBuf, PathBuf)> {
     let mut folders = vec![(experiments.to_path_buf(), results.to_path_buf())];
     folders.extend(
         SUB_SUITES

@@ -108,7 +108,7 @@ pub fn stage(
         &mut kept,
         results,
     )?);
-    if let Some(page) = super::html::timings_page(&runs)? {
+    if let Some(page) = super::html::timings_page(&runs) {
         staging.write(
             &format!("{TIMINGS_FOLDER}/{}", super::html::PAGE),
             page.as_bytes(),

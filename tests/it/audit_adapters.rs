@@ -234,3 +234,13 @@ fn the_python_helper_installs_as_a_package() {
     assert_eq!(rows[0]["library"], "python set", "{rows}");
     assert_eq!(rows[0]["false_negatives"], 0, "{rows}");
 }
+
+#[test]
+fn a_missing_folder_is_one_skip_covering_all_of_it() {
+    let found = bloomlab::experiments::audit::find(Path::new("/no/such/folder")).unwrap();
+    assert!(found.ready.is_empty());
+    let skipped = &found.skipped[0].skipped;
+    assert!(skipped.covers("exec:/no/such/folder/python/run rbloom"));
+    assert!(!skipped.covers("exec:/elsewhere/run"));
+    assert!(skipped.reason.contains("--adapters"), "{}", skipped.reason);
+}

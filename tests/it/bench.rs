@@ -108,3 +108,45 @@ fn workloads_find_every_present_key_and_measure_the_designs_rate() {
         working_set.len() / 2
     );
 }
+
+/// The notes that flag a shared machine.
+mod trust {
+    use bloomlab::bench::machine::{Machine, Shared, trust_notes};
+    use bloomlab::pipeline::timing::LineRate;
+
+    /// A busy neighbour or a wide spread of line passes is flagged; a quiet run is not.
+    #[test]
+    fn the_notes_flag_a_shared_machine_and_a_wide_spread() {
+        let limit = |spread| LineRate {
+            bytes: 5000,
+            dependent_ns: 1.0,
+            independent_ns: 1.0,
+            independent_spread: spread,
+        };
+        let shared = |others| Shared {
+            others: Some(others),
+            load: (Some(1.0), Some(1.1)),
+        };
+        let flagged = |notes: Vec<String>| notes.iter().filter(|n| n.starts_with("NOT")).count();
+        assert_eq!(flagged(trust_notes(&shared(0.1), &[limit(1.1)], 2)), 0);
+        assert_eq!(flagged(trust_notes(&shared(0.9), &[limit(1.1)], 2)), 1);
+        assert_eq!(flagged(trust_notes(&shared(0.1), &[limit(1.8)], 2)), 1);
+        assert!(!Machine::here().model.is_empty());
+    }
+}
+
+/// Where `bench --full --out` writes the workloads.
+mod workloads_beside {
+    use std::path::Path;
+
+    use bloomlab::bench::workloads::beside;
+
+    #[test]
+    fn the_workloads_of_a_full_bench_go_beside_its_output() {
+        assert_eq!(
+            beside(Path::new("out/bench.csv")),
+            Path::new("out/bench.workloads.csv")
+        );
+        assert_eq!(beside(Path::new("bench")), Path::new("bench.workloads"));
+    }
+}

@@ -564,3 +564,39 @@ fn replicate_rates(k: u32, first: u64, replicates: u64) -> Vec<f64> {
         })
         .collect()
 }
+
+/// The timing passes (bench, compare, advise): their order and their interval.
+mod passes {
+    use bloomlab::pipeline::timing::{Passes, interleave};
+
+    /// Subjects take one pass each a round, in turn, each keeping its own; a failed pass stops
+    /// the rounds.
+    #[test]
+    fn interleave_takes_one_pass_of_each_subject_a_round() {
+        let mut order = Vec::new();
+        let ns = interleave(3, 2, |i| {
+            order.push(i);
+            Ok::<_, ()>(order.len() as f64)
+        });
+        assert_eq!(order, [0, 1, 0, 1, 0, 1]);
+        assert_eq!(ns, Ok(vec![vec![1.0, 3.0, 5.0], vec![2.0, 4.0, 6.0]]));
+        let failed = interleave(3, 2, |i| if i == 1 { Err("failed") } else { Ok(1.0) });
+        assert_eq!(failed, Err("failed"));
+    }
+
+    /// At confidence 1 the interval is the fastest and slowest pass; over 20 passes at
+    /// 0.9875 it is the 5th fastest and 5th slowest (P(X <= 4) = 0.0059 <= 0.00625).
+    #[test]
+    fn passes_bracket_their_median() {
+        let ns: Vec<f64> = (1..=20).rev().map(f64::from).collect();
+        let within = |low, high| Passes {
+            median: 11.0,
+            low,
+            high,
+        };
+        assert_eq!(Passes::of(ns.clone()), within(1.0, 20.0));
+        assert_eq!(Passes::within(ns, 0.9875), within(5.0, 16.0));
+        assert!(Passes::coverage(20, 0.9875) >= 0.9875);
+        assert!(Passes::of(Vec::new()).median.is_nan());
+    }
+}

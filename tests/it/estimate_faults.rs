@@ -147,3 +147,34 @@ fn a_program_is_timed_by_a_probe() {
     // A run large enough to need it uses the probed speed.
     assert_eq!(operations_seconds(program, 7, 1000, 1e7), 1e7 * per_key);
 }
+
+fn named(name: &str) -> bloomlab::structures::FilterKind {
+    bloomlab::structures::FilterKind::named(name).unwrap()
+}
+
+/// The estimate follows the structure, k, the table's size and the peer's speed.
+#[test]
+fn the_estimate_weighs_structure_k_size_and_peer() {
+    use bloomlab::params::preflight::operations_seconds;
+    let seconds = |name: &str, k: u32, m: u64| operations_seconds(named(name), k, m, 1e6);
+    let (l2, memory) = (1 << 20, 1 << 30);
+    assert!(seconds("classic", 40, l2) > 4.0 * seconds("classic", 7, l2));
+    assert!(seconds("classic", 7, memory) > 2.0 * seconds("classic", 7, l2));
+    assert!(seconds("blocked", 7, memory) < seconds("classic", 7, memory) / 3.0);
+    assert!(seconds("bloomfilter", 7, l2) > 2.5 * seconds("classic", 7, l2));
+    // 10^6 operations of a classic filter at k = 7 in memory: 69 ms.
+    assert!((seconds("classic", 7, memory) - 0.069).abs() < 1e-9);
+}
+
+/// A program is probed only where the run could reach the limit at its slowest.
+#[test]
+fn a_small_run_of_a_program_is_not_probed() {
+    use bloomlab::params::preflight::operations_seconds;
+    use bloomlab::program::EXEC_SECONDS_PER_KEY;
+    let program = named("exec:/nonexistent/program");
+    let small = operations_seconds(program.clone(), 7, 1000, 1e5);
+    assert_eq!(small, 1e5 * EXEC_SECONDS_PER_KEY);
+    // Probed, the program cannot start: the default speed, and no error.
+    let large = operations_seconds(program, 7, 1000, 1e7);
+    assert_eq!(large, 1e7 * EXEC_SECONDS_PER_KEY);
+}

@@ -277,3 +277,18 @@ fn the_audit_runs_each_key_form() {
     // int and bytes keys are the same 8 bytes to the fixture's hash.
     assert_eq!(rows[2]["false_positives"], rows[4]["false_positives"]);
 }
+
+/// A word of a `sh -c` command line, quoted only when it must be.
+mod words {
+    use bloomlab::program::shell_word;
+
+    #[test]
+    fn words_are_quoted_only_when_they_must_be() {
+        assert_eq!(shell_word("adapters"), "adapters");
+        assert_eq!(shell_word("/a/b-c_d.e"), "/a/b-c_d.e");
+        assert_eq!(shell_word("my adapters"), "'my adapters'");
+        assert_eq!(shell_word("it's"), r"'it'\''s'");
+        assert_eq!(shell_word("0.01,0.001"), "0.01,0.001");
+        assert_eq!(shell_word("2..16:2"), "2..16:2");
+    }
+}

@@ -143,3 +143,42 @@ fn the_reseeded_family_keeps_its_default_bound_over_many_families() {
     eprintln!("α = {alpha}, {size} comparisons, {families} families: false alarms {rate:.5}");
     assert!(rate <= alpha + tolerance, "{rate}");
 }
+
+/// Holm's step-down, normal p-values, and a comparison counted once.
+mod holm {
+    use bloomlab::suite::{Comparison, Comparisons, holm_rejections, normal_two_sided_p};
+
+    #[test]
+    fn holm_steps_down() {
+        // N = 4 at α = 0.05: bounds 0.0125, 0.0167, 0.025, 0.05 by rank.
+        let rejected = holm_rejections(&[0.03, 0.001, 0.2, 0.016], 0.05);
+        assert_eq!(rejected, vec![false, true, false, true]);
+        assert_eq!(holm_rejections(&[0.03, 0.5], 0.05), vec![false, false]);
+        assert_eq!(holm_rejections(&[f64::NAN, 0.5], 0.05), vec![true, false]);
+    }
+
+    #[test]
+    fn normal_p_values() {
+        // statrs's erfc is good to about 1e-10, relative.
+        assert!((normal_two_sided_p(1.959_963_984_540_054) - 0.05).abs() < 1e-9);
+        assert!((normal_two_sided_p(-1.0) - 0.317_310_507_862_914).abs() < 1e-9);
+        let far = normal_two_sided_p(10.0) / 1.523_970_604_832_105e-23;
+        assert!((far - 1.0).abs() < 1e-6, "{far}");
+        assert!(normal_two_sided_p(f64::INFINITY) == 0.0);
+    }
+
+    #[test]
+    fn a_repeated_comparison_counts_once() {
+        let mut family = Comparisons::new(0.001);
+        let comparison = Comparison {
+            experiment: "a".into(),
+            row: Some(1),
+            quantity: "fpr_measured".into(),
+            p_value: 0.5,
+            detail: String::new(),
+        };
+        assert!(family.add("same".into(), comparison.clone()));
+        assert!(!family.add("same".into(), comparison));
+        assert_eq!(family.len(), 1);
+    }
+}

@@ -153,83 +153,186 @@ const LAYOUT: &str = r#"JSON.stringify((() => {
   };
 })())"#;
 
+/// A browser driven through the DevTools protocol over a pipe (`--remote-debugging-pipe`:
+/// JSON messages, each ended by a NUL byte, read on its fd 3 and written on its fd 4), with
+/// one page target attached; the console messages heard so far.
+struct DevTools {
+    child: std::process::Child,
+    to: std::process::ChildStdin,
+    from: std::io::BufReader<std::process::ChildStdout>,
+    session: Option<String>,
+    next_id: u64,
+    messages: Vec<String>,
+}
+
+impl DevTools {
+    /// Starts `browser` headless at [`VIEWPORT`] with a fresh profile in `profile`, and opens
+    /// a page target. A shell gives the browser its stdin and stdout as fds 3 and 4.
+    fn start(browser: &Path, profile: &Path) -> Self {
+        use std::process::Stdio;
+        let mut child = Command::new("sh")
+            .arg("-c")
+            .arg(r#"exec "$0" "$@" 3<&0 4>&1 0</dev/null 1>&2"#)
+            .arg(browser)
+            .args([
+                "--headless",
+                "--remote-debugging-pipe",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-dev-shm-usage",
+                "--disable-extensions",
+                "--disable-sync",
+                "--no-first-run",
+                "--hide-scrollbars",
+                "--mute-audio",
+                &format!("--window-size={},{}", VIEWPORT.0, VIEWPORT.1),
+            ])
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the browser starts");
+        let to = child.stdin.take().unwrap();
+        let from = std::io::BufReader::new(child.stdout.take().unwrap());
+        let mut tools = DevTools {
+            child,
+            to,
+            from,
+            session: None,
+            next_id: 0,
+            messages: Vec::new(),
+        };
+        let target = tools.call(
+            "Target.createTarget",
+            serde_json::json!({"url": "about:blank"}),
+        );
+        let attached = tools.call(
+            "Target.attachToTarget",
+            serde_json::json!({"targetId": target["targetId"], "flatten": true}),
+        );
+        tools.session = Some(attached["sessionId"].as_str().unwrap().to_string());
+        tools
+    }
+
+    /// The next message from the browser; a console message of the page is kept on the way.
+    fn receive(&mut self) -> serde_json::Value {
+        use std::io::BufRead;
+        let mut bytes = Vec::new();
+        self.from.read_until(0, &mut bytes).unwrap();
+        assert_eq!(bytes.pop(), Some(0), "the browser closed its pipe");
+        let message: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        let params = &message["params"];
+        let heard = match message["method"].as_str() {
+            Some("Log.entryAdded") => format!("log: {}", params["entry"]["text"]),
+            Some("Runtime.consoleAPICalled") => format!("console: {}", params["args"]),
+            Some("Runtime.exceptionThrown") => {
+                format!("exception: {}", params["exceptionDetails"]["text"])
+            }
+            _ => return message,
+        };
+        self.messages.push(heard);
+        message
+    }
+
+    /// Sends a command (to the page once one is attached) and returns its result.
+    fn call(&mut self, method: &str, params: serde_json::Value) -> serde_json::Value {
+        use std::io::Write;
+        self.next_id += 1;
+        let id = self.next_id;
+        let mut command = serde_json::json!({"id": id, "method": method, "params": params});
+        if let Some(session) = &self.session {
+            command["sessionId"] = session.clone().into();
+        }
+        let mut bytes = serde_json::to_vec(&command).unwrap();
+        bytes.push(0);
+        self.to.write_all(&bytes).unwrap();
+        loop {
+            let message = self.receive();
+            if message["id"] == id {
+                assert!(message["error"].is_null(), "{method}: {message}");
+                return message["result"].clone();
+            }
+        }
+    }
+
+    /// Waits for the event `method` of the page.
+    fn wait_for(&mut self, method: &str) {
+        while self.receive()["method"] != method {}
+    }
+}
+
+impl Drop for DevTools {
+    /// Closes the browser and waits for it, so that no process outlives the test.
+    fn drop(&mut self) {
+        use std::io::Write;
+        let close = br#"{"id":0,"method":"Browser.close","params":{}}"#;
+        if self
+            .to
+            .write_all(close)
+            .and_then(|()| self.to.write_all(&[0]))
+            .is_err()
+        {
+            let _ = self.child.kill();
+        }
+        let _ = self.child.wait();
+    }
+}
+
+/// The bytes of standard base64 text (the screenshot the protocol sends).
+fn base64_decode(text: &str) -> Vec<u8> {
+    let digit = |c: u8| match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' => 62,
+        b'/' => 63,
+        _ => panic!("not base64: {c}"),
+    };
+    let digits: Vec<u8> = text.bytes().filter(|&c| c != b'=').map(digit).collect();
+    let mut bytes = Vec::with_capacity(digits.len() * 3 / 4);
+    for chunk in digits.chunks(4) {
+        let word = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |word, (i, &d)| word | (u32::from(d) << (18 - 6 * i)));
+        bytes.extend(&word.to_be_bytes()[1..chunk.len()]);
+    }
+    bytes
+}
+
 /// The page's layout at [`VIEWPORT`] with every fold closed, and every console message
 /// (log entries, console calls, exceptions: a request the Content-Security-Policy refuses
 /// is one). Writes a screenshot of the first screen to `screenshot`.
 fn render(browser: &Path, page: &Path, screenshot: &Path) -> (serde_json::Value, Vec<String>) {
-    use headless_chrome::protocol::cdp::Emulation;
-    use headless_chrome::protocol::cdp::Page::CaptureScreenshotFormatOption;
-    use headless_chrome::protocol::cdp::types::Event;
-    use headless_chrome::{Browser, LaunchOptions};
-    use std::ffi::OsStr;
-    use std::sync::{Arc, Mutex};
-
+    use serde_json::json;
     let profile = tempfile::tempdir().unwrap();
-    let options = LaunchOptions {
-        path: Some(browser.to_path_buf()),
-        headless: true,
-        sandbox: false,
-        window_size: Some(VIEWPORT),
-        user_data_dir: Some(profile.path().to_path_buf()),
-        args: [
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-            "--hide-scrollbars",
-        ]
-        .iter()
-        .map(OsStr::new)
-        .collect(),
-        ..LaunchOptions::default()
-    };
-    let browser = Browser::new(options).expect("the browser starts");
-    let tab = browser.new_tab().unwrap();
-    tab.call_method(Emulation::SetDeviceMetricsOverride {
-        width: VIEWPORT.0,
-        height: VIEWPORT.1,
-        device_scale_factor: 1.0,
-        mobile: false,
-        scale: None,
-        screen_width: None,
-        screen_height: None,
-        position_x: None,
-        position_y: None,
-        dont_set_visible_size: None,
-        screen_orientation: None,
-        viewport: None,
-        display_feature: None,
-        device_posture: None,
-    })
-    .unwrap();
-    let messages = Arc::new(Mutex::new(Vec::new()));
-    let heard = Arc::clone(&messages);
-    tab.add_event_listener(Arc::new(move |event: &Event| {
-        let message = match event {
-            Event::LogEntryAdded(e) => format!("log: {}", e.params.entry.text),
-            Event::RuntimeConsoleAPICalled(e) => format!("console: {:?}", e.params.args),
-            Event::RuntimeExceptionThrown(e) => {
-                format!("exception: {}", e.params.exception_details.text)
-            }
-            _ => return,
-        };
-        heard.lock().unwrap().push(message);
-    }))
-    .unwrap();
-    tab.enable_log().unwrap();
-    tab.enable_runtime().unwrap();
-    tab.navigate_to(&format!("file://{}", page.display()))
-        .unwrap()
-        .wait_until_navigated()
-        .unwrap();
-    let layout = tab.evaluate(LAYOUT, false).unwrap().value.unwrap();
-    let layout: serde_json::Value = serde_json::from_str(layout.as_str().unwrap()).unwrap();
-    let png = tab
-        .capture_screenshot(CaptureScreenshotFormatOption::Png, None, None, true)
-        .unwrap();
-    std::fs::write(screenshot, png).unwrap();
-    let messages = messages.lock().unwrap().clone();
+    let mut tools = DevTools::start(browser, profile.path());
+    tools.call(
+        "Emulation.setDeviceMetricsOverride",
+        json!({"width": VIEWPORT.0, "height": VIEWPORT.1, "deviceScaleFactor": 1.0, "mobile": false}),
+    );
+    tools.call("Log.enable", json!({}));
+    tools.call("Runtime.enable", json!({}));
+    tools.call("Page.enable", json!({}));
+    let url = format!("file://{}", page.display());
+    let navigated = tools.call("Page.navigate", json!({"url": url}));
+    assert!(navigated["errorText"].is_null(), "{navigated}");
+    tools.wait_for("Page.loadEventFired");
+    let evaluated = tools.call(
+        "Runtime.evaluate",
+        json!({"expression": LAYOUT, "returnByValue": true}),
+    );
+    let layout = evaluated["result"]["value"].as_str().expect("the layout");
+    let layout: serde_json::Value = serde_json::from_str(layout).unwrap();
+    let png = tools.call(
+        "Page.captureScreenshot",
+        json!({"format": "png", "fromSurface": true}),
+    );
+    std::fs::write(screenshot, base64_decode(png["data"].as_str().unwrap())).unwrap();
+    let messages = std::mem::take(&mut tools.messages);
     (layout, messages)
 }
 
@@ -337,4 +440,17 @@ fn the_console_check_hears_a_refused_request() {
             .any(|m| m.contains("Content Security Policy")),
         "{messages:?}"
     );
+}
+
+/// Markup in text is escaped.
+mod escaping {
+    use bloomlab::report::escape;
+
+    #[test]
+    fn markup_in_text_is_escaped() {
+        assert_eq!(
+            escape("<b>\"a\" & 'b'</b>"),
+            "&lt;b&gt;&quot;a&quot; &amp; &#39;b&#39;&lt;/b&gt;"
+        );
+    }
 }

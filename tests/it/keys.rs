@@ -4,8 +4,8 @@
 
 use std::io::Write;
 
-use bloomlab::hash::{Affine, HashFamily, HashScheme, IndexMath, Probes, Reduce};
-use bloomlab::keys::KeySpec;
+use bloomlab::hash::{Affine, AppliedHash, HashFamily, HashScheme, IndexMath, Probes, Reduce};
+use bloomlab::keys::{KeyFile, KeySpec, StringFormat};
 use bloomlab::params::{Count, MRound, MeasureParams};
 use bloomlab::pipeline::measure;
 use bloomlab::pipeline::measurement::Measurement;
@@ -297,5 +297,82 @@ fn the_uniformity_diagnostic_false_alarms_at_most_at_its_stated_rate() {
             );
         }
         assert!(below(0.5) > 0.15, "{hash}: {} below 0.5", below(0.5));
+    }
+}
+
+#[test]
+fn formats_the_counter() {
+    let mut out = Vec::new();
+    StringFormat::parse("keys", "user:{:06}")
+        .unwrap()
+        .write(42, &mut out);
+    assert_eq!(out, b"user:000042");
+    StringFormat::parse("keys", "{:x}.example")
+        .unwrap()
+        .write(255, &mut out);
+    assert_eq!(out, b"ff.example");
+    assert!(StringFormat::parse("keys", "user").is_err());
+    assert!(StringFormat::parse("keys", "{}-{}").is_err());
+    assert!(StringFormat::parse("keys", "{:y}").is_err());
+}
+
+fn keys(file: &KeyFile, count: u64) -> Vec<Vec<u8>> {
+    let mut keys = Vec::new();
+    file.for_each("keys", count, |line| {
+        keys.push(line.to_vec());
+        Ok(())
+    })
+    .unwrap();
+    keys
+}
+
+#[test]
+fn one_pass_keeps_every_key_and_counts_repeats() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.txt");
+    std::fs::write(&path, b"a\r\r\nb\na\n\nb\r\nc").unwrap();
+    let file = KeyFile::new(path.to_str().unwrap());
+    assert_eq!(file.lines("keys").unwrap(), 6);
+    // Removed after the pass: the keys come from what the pass kept.
+    std::fs::remove_file(&path).unwrap();
+    let expected: Vec<&[u8]> = vec![b"a\r", b"b", b"a", b"", b"b", b"c"];
+    assert_eq!(keys(&file, 6), expected);
+    assert_eq!(keys(&file, 2), &expected[..2]);
+    let repeats: Vec<u64> = (0..=6)
+        .map(|n| file.duplicates("keys", n).unwrap().unwrap())
+        .collect();
+    // "a\r" and "a" differ; the second "b" (line 4) is the only repeat.
+    assert_eq!(repeats, [0, 0, 0, 0, 0, 1, 1]);
+    assert!(file.for_each("keys", 7, |_| Ok(())).is_err());
+}
+
+/// Every form reads back as itself from what it writes.
+#[test]
+fn an_applied_hash_reads_back_from_its_name() {
+    let forms = [
+        AppliedHash::Scheme(HashScheme::MultiplyShift),
+        AppliedHash::Scheme(HashScheme::Xxh3),
+        AppliedHash::own("siphash-1-3"),
+        AppliedHash::Fingerprint {
+            scheme: HashScheme::MultiplyShift,
+            placed_by: "ph perfect hash".into(),
+        },
+        AppliedHash::PreHashed(Box::new(AppliedHash::own("splitmix64"))),
+        AppliedHash::PreHashed(Box::new(AppliedHash::Scheme(HashScheme::LowBits))),
+    ];
+    for hash in forms {
+        assert_eq!(hash.to_string().parse::<AppliedHash>(), Ok(hash.clone()));
+        let json = serde_json::to_string(&hash).unwrap();
+        assert_eq!(serde_json::from_str::<AppliedHash>(&json).unwrap(), hash);
+    }
+}
+
+/// A family's `NAME` is the name files and flags use: serde's kebab-case of its variant.
+#[test]
+fn every_family_is_named_alike_in_files_and_on_the_command_line() {
+    for scheme in HashScheme::ALL {
+        let written = serde_json::to_string(&scheme).unwrap();
+        assert_eq!(written, format!("\"{}\"", scheme.name()));
+        assert_eq!(scheme.name().parse::<HashScheme>(), Ok(scheme));
     }
 }

@@ -238,3 +238,291 @@ fn small_sweep_k() -> Outcome {
     params.measure.queries = Some(Count(2_000));
     SweepK::run(&SweepK::plan(&params).unwrap(), &ProgressBar::hidden()).unwrap()
 }
+
+/// Formats by name and alias, the views and the verdict line.
+mod formats {
+    use bloomlab::report::{Cell, Format, Table, View, col};
+
+    #[test]
+    fn formats_parse_by_name_and_alias() {
+        assert_eq!("table".parse::<Format>(), Ok(Format::TABLE));
+        assert_eq!("csv".parse::<Format>(), Ok(Format::CSV));
+        assert_eq!("json".parse::<Format>(), Ok(Format::JSON));
+        assert_eq!("markdown".parse::<Format>(), Ok(Format::MARKDOWN));
+        assert_eq!("md".parse::<Format>(), Ok(Format::MARKDOWN));
+        let refused = "html".parse::<Format>().expect_err("not a format");
+        assert!(refused.contains("table, csv, json, markdown"), "{refused}");
+    }
+
+    #[test]
+    fn only_csv_and_json_are_for_programs() {
+        let machine: Vec<&str> = Format::all()
+            .filter(|f| f.is_machine())
+            .map(Format::name)
+            .collect();
+        assert_eq!(machine, ["csv", "json"]);
+        assert_eq!(Format::TABLE.default_view(), View::Narrow);
+        assert_eq!(Format::MARKDOWN.default_view(), View::Wide);
+    }
+
+    #[test]
+    fn the_narrow_view_leaves_out_wide_only_columns() {
+        let table = Table {
+            columns: vec![
+                col("a", Cell::Plain("a")),
+                col("b", Cell::Plain("b")).wide_only(),
+            ],
+            ..Table::default()
+        };
+        let headers = |view| table.columns_in(view).map(|c| c.header).collect::<Vec<_>>();
+        assert_eq!(headers(View::Narrow), ["a"]);
+        assert_eq!(headers(View::Wide), ["a", "b"]);
+        assert!(table.width(View::Narrow) < table.width(View::Wide));
+    }
+
+    #[test]
+    fn the_verdict_line_counts_the_rows_each_verdict_column_flags() {
+        let record = |a: &str, b: &str| {
+            serde_json::json!({"a": a, "b": b})
+                .as_object()
+                .unwrap()
+                .clone()
+        };
+        let mut table = Table {
+            columns: vec![
+                col("a", Cell::Plain("a")).flags_when("fail"),
+                col("b", Cell::Plain("b")).flags_when("true"),
+            ],
+            records: vec![
+                record("fail", "true"),
+                record("pass", "true"),
+                record("pass", "false"),
+            ],
+            ..Table::default()
+        };
+        assert_eq!(
+            table.verdict_line().as_deref(),
+            Some("2 of 3 rows flagged (a = fail: 1, b = true: 2)")
+        );
+        let markdown = Format::MARKDOWN.render(&table, View::Wide).unwrap();
+        assert!(
+            markdown.starts_with("### \n\n**2 of 3 rows flagged"),
+            "{markdown}"
+        );
+        table.columns = vec![col("a", Cell::Plain("a"))];
+        assert_eq!(table.verdict_line(), None);
+    }
+}
+
+/// How a cell shows its fields: three significant figures, multiples, blanks.
+mod cells {
+    use bloomlab::report::{Cell, percent, times};
+
+    #[test]
+    fn percent_keeps_three_figures() {
+        assert_eq!(percent(0.011416), "1.14%");
+        assert_eq!(percent(0.00819), "0.819%");
+        assert_eq!(percent(0.1334), "13.3%");
+        assert_eq!(percent(0.000012345), "0.00123%");
+    }
+
+    #[test]
+    fn percent_of_zero_and_one() {
+        assert_eq!(percent(0.0), "0%");
+        assert_eq!(percent(1.0), "100%");
+        assert_eq!(percent(0.5), "50.0%");
+    }
+
+    #[test]
+    fn tiny_rates_keep_their_figures() {
+        // 1.234e-5 is 1.234e-3 %: the last fixed-notation magnitude, five decimals.
+        assert_eq!(percent(1.234e-5), "0.00123%");
+        assert_eq!(percent(1.234e-6), "1.23e-4%");
+        assert_eq!(percent(4.56e-15), "4.56e-13%");
+        for exponent in 6..300 {
+            let text = percent(1.5 * 10f64.powi(-exponent));
+            assert!(text.starts_with("1.50e-"), "{text}");
+        }
+    }
+
+    #[test]
+    fn rounding_into_the_next_decade_drops_a_decimal() {
+        assert_eq!(percent(0.99996), "100%");
+        assert_eq!(percent(0.0009996), "0.100%");
+        assert_eq!(times(9.996), "10.0x");
+    }
+
+    #[test]
+    fn ratios_read_as_multiples() {
+        assert_eq!(times(0.04501), "0.0450x");
+        assert_eq!(times(11.04), "11.0x");
+        assert_eq!(times(1234.4), "1234x");
+        assert_eq!(times(0.0), "0x");
+        let record = serde_json::json!({"lo": 10.12, "hi": 12.44});
+        let record = record.as_object().expect("an object");
+        assert_eq!(
+            Cell::TimesInterval("lo", "hi").show(record),
+            "[10.1x, 12.4x]"
+        );
+        assert_eq!(Cell::Times("absent").show(record), "");
+    }
+
+    #[test]
+    fn a_column_that_would_repeat_another_is_blank() {
+        let same = serde_json::json!({"name": "fastbloom", "library": "fastbloom"});
+        let other = serde_json::json!({"name": "rbloom", "library": "rbloom 1.5.4 Bloom"});
+        let cell = Cell::PlainUnlessSame("library", "name");
+        assert_eq!(cell.show(same.as_object().expect("an object")), "");
+        assert_eq!(
+            cell.show(other.as_object().expect("an object")),
+            "rbloom 1.5.4 Bloom"
+        );
+    }
+}
+
+/// One CSV header for records of different shapes.
+mod csv_header {
+    use bloomlab::report::{Format, Table};
+    use serde_json::Value;
+
+    #[test]
+    fn records_of_different_shapes_share_one_header() {
+        let row = |json: &str| match serde_json::from_str(json).unwrap() {
+            Value::Object(map) => map,
+            _ => unreachable!(),
+        };
+        let table = Table {
+            records: vec![
+                row(r#"{"name":"crate","n":1}"#),
+                row(r#"{"name":"program","key_form":"text","n":2}"#),
+            ],
+            ..Table::default()
+        };
+        let text = bloomlab::report::render(&table, Format::CSV).unwrap();
+        assert_eq!(text, "name,key_form,n\ncrate,,1\nprogram,text,2\n");
+    }
+}
+
+/// The legend reads the first paragraph of a field's doc comment.
+mod legend_docs {
+    use bloomlab::report::{Column, Record, legend};
+    use schemars::JsonSchema;
+    use serde::Serialize;
+
+    /// A row whose first field is documented over two paragraphs and whose second is not.
+    #[derive(Serialize, JsonSchema)]
+    struct Sample {
+        /// Keys inserted:
+        /// the n of [`Sample`].
+        ///
+        /// Not part of the legend.
+        n: u64,
+        rate: f64,
+    }
+
+    impl Record for Sample {
+        fn columns() -> Vec<Column> {
+            bloomlab::columns![Self; "keys" => Plain(n).wide_only()]
+        }
+    }
+
+    #[test]
+    fn the_legend_reads_the_first_paragraph_and_the_headers() {
+        let entries = legend::<Sample>();
+        assert_eq!(entries.len(), 2);
+        assert_eq!(entries[0].field, "n");
+        assert_eq!(entries[0].meaning, "Keys inserted: the n of `Sample`.");
+        assert_eq!(entries[0].header, "keys");
+        assert!(!entries[0].narrow);
+        assert_eq!(entries[1].field, "rate");
+        assert_eq!(entries[1].meaning, "");
+        assert_eq!(entries[1].header, "");
+    }
+}
+
+/// Atomic writes through links, and staging moved in together or not at all.
+mod files {
+    use std::fs;
+
+    use bloomlab::report::files::{Staging, write_atomic};
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_is_written_through_and_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = dir.path().join("elsewhere");
+        fs::create_dir(&elsewhere).unwrap();
+        fs::write(elsewhere.join("target.csv"), "old").unwrap();
+        let link = dir.path().join("link.csv");
+        std::os::unix::fs::symlink("elsewhere/target.csv", &link).unwrap();
+        write_atomic(&link, b"new").unwrap();
+        assert!(
+            fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(
+            fs::read_to_string(elsewhere.join("target.csv")).unwrap(),
+            "new"
+        );
+        // A dangling link creates its target.
+        let dangling = dir.path().join("dangling.csv");
+        std::os::unix::fs::symlink("elsewhere/created.csv", &dangling).unwrap();
+        write_atomic(&dangling, b"made").unwrap();
+        assert_eq!(
+            fs::read_to_string(elsewhere.join("created.csv")).unwrap(),
+            "made"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_loop_of_links_is_an_error_naming_the_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a");
+        std::os::unix::fs::symlink("b", &a).unwrap();
+        std::os::unix::fs::symlink("a", dir.path().join("b")).unwrap();
+        let error = write_atomic(&a, b"x").unwrap_err().to_string();
+        assert!(error.contains(&a.display().to_string()), "{error}");
+    }
+
+    #[test]
+    fn staged_files_appear_only_on_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("a.csv"), "old a").unwrap();
+        let mut staging = Staging::new(dir.path()).unwrap();
+        staging.write("a.csv", b"new a").unwrap();
+        staging.write("b.csv", b"new b").unwrap();
+        assert_eq!(
+            fs::read_to_string(dir.path().join("a.csv")).unwrap(),
+            "old a"
+        );
+        assert!(!dir.path().join("b.csv").exists());
+        staging.commit().unwrap();
+        assert_eq!(
+            fs::read_to_string(dir.path().join("a.csv")).unwrap(),
+            "new a"
+        );
+        assert_eq!(
+            fs::read_to_string(dir.path().join("b.csv")).unwrap(),
+            "new b"
+        );
+        let left: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 2, "the staging folder is removed");
+    }
+
+    #[test]
+    fn an_abandoned_staging_leaves_the_destination_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("a.csv"), "old a").unwrap();
+        let mut staging = Staging::new(dir.path()).unwrap();
+        staging.write("a.csv", b"new a").unwrap();
+        drop(staging);
+        assert_eq!(
+            fs::read_to_string(dir.path().join("a.csv")).unwrap(),
+            "old a"
+        );
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+}

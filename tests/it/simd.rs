@@ -1,7 +1,7 @@
 //! Every vector path this CPU runs (AVX2 forced on an AVX-512 machine too) builds the same
 //! bits and gives the same answers as the scalar path, key by key and batched, for the
-//! classic filter on multiply-shift and the blocked (512-bit) and split-block filters, at
-//! every shape tried: k below, at and above a
+//! classic filter on multiply-shift, the blocked (512-bit) and split-block filters and the
+//! sectorized ones (batched), at every shape tried: k below, at and above a
 //! register's eight lanes, in-cache and prefetching sizes, one block, power-of-two and other block
 //! counts; and the lanes give the indexes of the family's own index function.
 
@@ -229,5 +229,60 @@ fn classic_filters_start_on_the_widest_path_and_refuse_one_they_cannot_take() {
     }
     for simd in Simd::ALL.into_iter().filter(|s| !s.runs_here()) {
         assert!(filter(HashScheme::MultiplyShift).on(simd).is_err());
+    }
+}
+
+/// The sectorized filters' batches answer as their keys asked one by one, on every lookup path
+/// this CPU runs: the registered shapes (reg-blocked: one 64-bit block; cache-sector: 512 bits
+/// in two groups) and others (three groups of one sector, two groups of two, eight of one), on
+/// every hash scheme (multiply-shift and double hashing in the vector kernels, the others'
+/// probes key by key), one block, a power-of-two and another block count, and a count of
+/// keys that leaves a short last chunk on every path.
+#[test]
+fn sectorized_paths_answer_alike() {
+    use bloomlab::structures::sectorized::{Lookup, SectorizedFilter};
+    let keys = KeySource::new(21);
+    let shapes: [(u64, u32, [u32; 3]); 5] = [
+        (64, 1, [1, 7, 16]),
+        (512, 2, [2, 8, 16]),
+        (192, 3, [3, 9, 12]),
+        (256, 2, [2, 6, 10]),
+        (512, 8, [8, 16, 24]),
+    ];
+    for (block, groups, ks) in shapes {
+        for (blocks, k, hash) in [1u64, 64, 1_001]
+            .into_iter()
+            .flat_map(|b| ks.map(|k| (b, k)))
+            .flat_map(|(b, k)| HashScheme::ALL.map(|h| (b, k, h)))
+        {
+            let shape = Shape {
+                kind: FilterKind::named("cache-sector").unwrap(),
+                n: blocks * block / 10,
+                m: blocks * block,
+                k,
+                hash,
+                math: None,
+                hash_seed: 13,
+            };
+            let mut filter = SectorizedFilter::new(&shape, block, groups).unwrap();
+            keys.inserted(shape.n).for_each(|key| filter.insert(key));
+            let asked: Vec<u64> = keys
+                .inserted(shape.n)
+                .chain(keys.absent(shape.n, 1_003))
+                .collect();
+            let single: Vec<bool> = asked.iter().map(|&key| filter.contains(key)).collect();
+            assert!(
+                single[..shape.n as usize].iter().all(|&a| a),
+                "a false negative"
+            );
+            for path in Lookup::available() {
+                let mut answers = vec![false; asked.len()];
+                filter.contains_with(path, &asked, &mut answers).unwrap();
+                assert_eq!(
+                    answers, single,
+                    "{block}/{groups} {blocks} blocks k={k} {hash} {path:?}"
+                );
+            }
+        }
     }
 }

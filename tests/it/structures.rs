@@ -420,3 +420,142 @@ fn a_1024_bit_blocked_filter_sits_between_the_classic_and_the_512_bit_one() {
         assert_eq!(row.filter, wide);
     }
 }
+
+/// What a `Spec` builds from a rate.
+mod spec {
+    use bloomlab::structures::{FilterKind, REGISTRY, Sizing, Spec, Structure};
+    use bloomlab::{Error, HashScheme};
+
+    fn named(name: &str) -> FilterKind {
+        FilterKind::named(name).unwrap()
+    }
+
+    /// A rate is the structure's design where it states one (10^4 keys at 1%: 95,851 bits
+    /// and k = 7 for the classic filter), and the filter built by rate is the one built by
+    /// that shape.
+    #[test]
+    fn a_rate_is_the_design_where_the_structure_states_one() {
+        let spec =
+            Spec::rate(FilterKind::CLASSIC, 10_000, 0.01).hashed(HashScheme::MultiplyShift, 3);
+        let designed = spec.clone().designed().unwrap();
+        assert_eq!(designed.sizing, Sizing::Shape { m: 95_851, k: 7 });
+        assert!(!spec.sizes_itself());
+        assert_eq!(spec.nominal(), (95_851, 7));
+        let (mut by_rate, mut by_shape) =
+            (spec.build(10_000).unwrap(), designed.build(10_000).unwrap());
+        for key in 0..1_000 {
+            by_rate.insert(key);
+            by_shape.insert(key);
+        }
+        assert_eq!(by_rate.set_bits(), by_shape.set_bits());
+        let blocked = Spec::rate(named("blocked"), 10_000, 0.01)
+            .designed()
+            .unwrap();
+        let (m, k) = named("blocked").design(10_000, 0.01).unwrap();
+        assert_eq!(blocked.sizing, Sizing::Shape { m, k });
+    }
+
+    /// A structure without a design keeps its rate and sizes itself by its own constructor;
+    /// one sized neither way is refused by name.
+    #[test]
+    fn a_structure_without_a_design_sizes_itself_or_is_refused() {
+        let built = |s: &&&'static Structure| FilterKind::of(s).require_built().is_ok();
+        for structure in REGISTRY.iter().filter(built).filter(|s| s.design.is_none()) {
+            let spec = Spec::rate(FilterKind::of(structure), 1_000, 0.01);
+            match structure.for_rate {
+                Some(_) => {
+                    assert!(spec.sizes_itself(), "{}", structure.name);
+                    assert_eq!(spec.clone().designed().unwrap(), spec);
+                }
+                None => assert!(
+                    matches!(spec.build(1_000), Err(Error::Unsupported { .. })),
+                    "{}",
+                    structure.name
+                ),
+            }
+        }
+    }
+}
+
+/// The static perfect-hash table and the cuckoo filter at their limits.
+mod fingerprints {
+    use bloomlab::structures::CuckooFilter;
+    use bloomlab::structures::perfect_hash::{PUBLISHED_HASH_BITS, PerfectHashFilter};
+    use bloomlab::{Filter, HashScheme, KeySource, Membership};
+
+    fn filled(n: u64, r: u32, seed: u64) -> PerfectHashFilter {
+        let keys = KeySource::new(seed);
+        let mut filter = PerfectHashFilter::new(r, HashScheme::MultiplyShift, seed).unwrap();
+        let batch: Vec<u64> = (0..n).map(|c| keys.key(c)).collect();
+        filter.insert_many(&batch).unwrap();
+        filter
+    }
+
+    /// Every inserted key is found, and the rate on 2·10^6 absent keys lies within 4
+    /// standard errors of 2^-r at r = 4 and r = 8 (binomial, fixed seeds).
+    #[test]
+    fn no_false_negative_and_the_rate_is_two_to_the_minus_r() {
+        let n = 20_000;
+        for (r, seed) in [(4u32, 1u64), (8, 2)] {
+            let filter = filled(n, r, seed);
+            let keys = KeySource::new(seed);
+            assert!((0..n).all(|c| filter.contains(keys.key(c))), "r = {r}");
+            let queries = 2_000_000u64;
+            let hits = (n..n + queries)
+                .filter(|&c| filter.contains(keys.key(c)))
+                .count();
+            let p = 0.5f64.powi(r as i32);
+            let se = (p * (1.0 - p) / queries as f64).sqrt();
+            let z = (hits as f64 / queries as f64 - p) / se;
+            assert!(z.abs() < 4.0, "r = {r}: z = {z}");
+        }
+    }
+
+    /// The perfect hash's own space lies within 10% of the published 2.1 bits per key
+    /// (Beling 2023; the `ph` README), and the whole table is that plus r bits per key.
+    #[test]
+    fn its_space_is_the_published_bits_per_key() {
+        let n = 100_000;
+        let filter = filled(n, 8, 3);
+        let hash_bits = filter.perfect_hash_bits().unwrap() as f64 / n as f64;
+        assert!(
+            (hash_bits - PUBLISHED_HASH_BITS).abs() <= 0.1 * PUBLISHED_HASH_BITS,
+            "{hash_bits} bits per key against {PUBLISHED_HASH_BITS}"
+        );
+        let total = filter.memory_bits() as f64 / n as f64;
+        assert!((total - 8.0 - hash_bits).abs() < 1e-9, "{total}");
+    }
+
+    /// The same keys build the same table: results regenerate byte for byte.
+    #[test]
+    fn the_build_is_deterministic() {
+        let a = filled(50_000, 6, 4);
+        let b = filled(50_000, 6, 4);
+        assert_eq!(a.memory_bits(), b.memory_bits());
+        let keys = KeySource::new(9);
+        assert!((0..10_000).all(|c| a.contains(keys.key(c)) == b.contains(keys.key(c))));
+    }
+
+    /// Twice the keys a table holds at full load: the inserts beyond it fail, are counted,
+    /// and every key whose insert succeeded is still found.
+    #[test]
+    fn an_overfilled_filter_refuses_and_counts_but_loses_no_stored_key() {
+        let k = 8;
+        let capacity = 4_000;
+        let m = capacity * u64::from(k);
+        let mut filter = CuckooFilter::new(m, k, HashScheme::MultiplyShift, 7).unwrap();
+        let keys = KeySource::new(3);
+        let stored: Vec<u64> = (0..2 * capacity)
+            .map(|c| keys.key(c))
+            .filter(|&key| filter.try_insert(key))
+            .collect();
+        let failed = filter.failed_inserts();
+        assert!(failed > 0, "twice the capacity must overflow");
+        assert_eq!(stored.len() as u64 + failed, 2 * capacity);
+        assert_eq!(Filter::failed_inserts(&filter), Some(failed));
+        let fill = filter.set_bits() as f64 / filter.memory_bits() as f64;
+        assert!(fill <= 1.0, "fill {fill}");
+        let missing = stored.iter().filter(|&&key| !filter.contains(key)).count();
+        assert_eq!(missing, 0, "false negatives among stored keys");
+    }
+}

@@ -140,3 +140,83 @@ fn fill_variance_matches_the_direct_formula() {
     assert!(close(fill_variance(m, t), direct, 1e-9));
     assert!(fill_variance(1_000_000_000, 7e8) > 0.0);
 }
+
+/// `P(X = x)` after `throws` uniform throws into m bins, by `P_{t+1}(x) = P_t(x)·x/m +
+/// P_t(x-1)·(m-x+1)/m`: the brute-force reference for `occupancy_moment`.
+fn occupancy_distribution(throws: u64, m: u64) -> Vec<f64> {
+    let mf = m as f64;
+    let mut dist = vec![0.0f64; m as usize + 1];
+    dist[0] = 1.0;
+    for _ in 0..throws {
+        for x in (0..=m as usize).rev() {
+            let grow = if x > 0 {
+                dist[x - 1] * (mf - (x - 1) as f64) / mf
+            } else {
+                0.0
+            };
+            dist[x] = dist[x] * x as f64 / mf + grow;
+        }
+    }
+    dist
+}
+
+fn brute_moment(dist: &[f64], power: u32) -> f64 {
+    let m = (dist.len() - 1) as f64;
+    dist.iter()
+        .enumerate()
+        .map(|(x, p)| p * (x as f64 / m).powi(power as i32))
+        .sum()
+}
+
+#[test]
+fn occupancy_moment_matches_the_occupancy_distribution() {
+    for (throws, m) in [
+        (0, 10),
+        (1, 1),
+        (7, 3),
+        (100, 50),
+        (400, 97),
+        (3_000, 1_000),
+    ] {
+        let dist = occupancy_distribution(throws, m);
+        for power in [1, 2, 4, 7, 8, 14, 28] {
+            let exact = occupancy_moment(throws, m, power);
+            let brute = brute_moment(&dist, power);
+            assert!(
+                (exact - brute).abs() <= 1e-12 * brute.max(1e-300),
+                "t={throws} m={m} r={power}: {exact} vs {brute}"
+            );
+        }
+    }
+}
+
+#[test]
+fn between_filter_variance_matches_the_occupancy_distribution() {
+    for (n, m, k) in [(500, 1_000, 4), (500, 5_000, 7), (100, 320, 3)] {
+        let dist = occupancy_distribution(k as u64 * n, m);
+        let mean = brute_moment(&dist, k);
+        let brute = brute_moment(&dist, 2 * k) - mean * mean;
+        let var = fpr_between_filter_variance(n, m, k);
+        assert!(
+            ((var - brute) / brute).abs() < 1e-9,
+            "{n} {m} {k}: {var} {brute}"
+        );
+    }
+}
+
+#[test]
+fn between_filter_variance_meets_its_delta_form_at_large_m() {
+    // The delta form k² p^{2k-2} Var(X/m) has relative error O(1/m); the exact difference
+    // of moments must stay positive and close to it even at 2^36 bits.
+    for m in [1u64 << 20, 1 << 28, 1 << 36] {
+        let (n, k) = (m / 10, 7);
+        let p = fill_expected(n, m, k);
+        let delta =
+            (k as f64 * p.powi(k as i32 - 1)).powi(2) * fill_variance(m, (k as u64 * n) as f64);
+        let var = fpr_between_filter_variance(n, m, k);
+        assert!(
+            ((var - delta) / delta).abs() < 1e-3,
+            "m={m}: {var} vs {delta}"
+        );
+    }
+}

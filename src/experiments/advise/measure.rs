@@ -7,11 +7,11 @@ use super::cost::{Bounded, INPUT_CONFIDENCE, median_interval};
 use crate::error::Result;
 use crate::keys::{IntKeys, KeySpec};
 use crate::pipeline::keying::Keying;
-use crate::pipeline::measurement::{Measurement, Setup};
+use crate::pipeline::measurement::{Measurement, Setup, Trial};
 use crate::pipeline::timing::{
     LineBuffer, Operation, PassKeys, interleave, pass_times, time_operation, time_passes,
 };
-use crate::pipeline::{fill, measure_counted};
+use crate::pipeline::{count, fill, measure_counted};
 use crate::structures::{Filter, Spec};
 
 /// What fixes a configuration's filter and keys: the filter's own shape, and the seed and
@@ -49,10 +49,58 @@ pub fn int_keys(keyed: &Keyed) -> IntKeys {
 
 /// The filter of the shape holding its n keys.
 pub fn filled(keyed: &Keyed) -> Result<Box<dyn Filter>> {
+    match filled_within(keyed, &|_, _| true)? {
+        Built::Filled(filter, _) => Ok(filter),
+        Built::Stopped(..) => unreachable!("a build that always fits is never stopped"),
+    }
+}
+
+/// Pieces a filter is filled in, the time left checked after each.
+const PIECES: u64 = 16;
+
+/// A filter of the shape filled, or its build stopped for time.
+pub enum Built {
+    /// The filter and the ns its build took.
+    Filled(Box<dyn Filter>, f64),
+    /// Stopped after this many of the n keys, after this many ns.
+    Stopped(u64, f64),
+}
+
+/// The filter of the shape filled in [`PIECES`] pieces (the same filter as in one: the
+/// keys go in in the same order); after each but the last, `fits(rest, took)` says whether
+/// the rest of the build, priced at the last piece's ns per key (a table fills slower as
+/// it fills: the last piece is the dearest so far), fits after the `took` ns spent on it.
+pub fn filled_within(keyed: &Keyed, fits: &dyn Fn(f64, f64) -> bool) -> Result<Built> {
+    let started = std::time::Instant::now();
+    let ns = || started.elapsed().as_nanos() as f64;
     let mut filter = keyed.spec.build(keyed.n)?;
     let keys = int_keys(keyed);
-    fill(&mut *filter, 0..keyed.n, |c| keys.key(c), true, &|_| {})?;
-    Ok(filter)
+    let (n, mut done) = (keyed.n, 0);
+    while done < n {
+        let (end, before) = ((done + n.div_ceil(PIECES)).min(n), ns());
+        fill(&mut *filter, done..end, |c| keys.key(c), true, &|_| {})?;
+        let rest = (ns() - before) / (end - done) as f64 * (n - end) as f64;
+        done = end;
+        if done < n && !fits(rest, ns()) {
+            return Ok(Built::Stopped(done, ns()));
+        }
+    }
+    Ok(Built::Filled(filter, ns()))
+}
+
+/// The rate of `filter`, holding the shape's keys, on `queries` absent ones: where the keys
+/// are the default ones, counted on keys `n..n + queries` as [`rate`]'s shared path counts
+/// them on a filter it builds anew (the same filter), so that a contender is built once;
+/// `None` for other keys.
+pub fn rate_of(filter: &dyn Filter, keyed: &Keyed, queries: u64) -> Result<Option<Measurement>> {
+    if !keyed.keys.is_default() {
+        return Ok(None);
+    }
+    let (keys, n) = (int_keys(keyed), keyed.n);
+    let false_positives = count(filter, n..n + queries, |c| keys.key(c), &|_| {})?;
+    let setup = Setup::new(keyed.spec.clone(), n, queries, keyed.seed);
+    let trial = Trial::of(filter, n, false_positives);
+    Ok(Some(Measurement::new("advise", &setup, trial)))
 }
 
 /// ns per absent and per present lookup of a filled filter, key by key or batched, over

@@ -140,10 +140,10 @@ impl TimeModel {
         }
     }
 
-    /// Predicted ns to measure `c` at n keys: two builds (one for the rate, one to time)
-    /// and `lookups` lookups (the rate's queries and the timing passes).
+    /// Predicted ns to measure `c` at n keys: one build (timed and counted on the same
+    /// filter) and `lookups` lookups (the rate's queries and the timing passes).
     pub fn measuring_ns(&self, c: &Config, n: u64, lookups: u64) -> f64 {
-        2.0 * n as f64 * self.insert_ns(c) + lookups as f64 * self.lookup_ns(c)
+        n as f64 * self.insert_ns(c) + lookups as f64 * self.lookup_ns(c)
     }
 
     /// Predicted cost per query of `c` at σ and `t_w`, from its closed-form rate.

@@ -7,6 +7,7 @@ use super::measure::Lookups;
 use super::skyline::{Choice, Point};
 use super::validate::Work;
 use crate::pipeline::measurement::Measurement;
+use crate::structures::Filter;
 
 /// The ends of the plot's `t_w` axis, in ns.
 pub const PLOT_WORK_NS: (f64, f64) = (10.0, 1e6);
@@ -26,7 +27,13 @@ pub struct Contender {
     pub lookups: Lookups,
     /// ns its filter took to build at n.
     pub build_ns: f64,
+    /// Its filter, kept for the end-to-end run while the filters kept hold at most
+    /// [`KEPT_BYTES`] (the run then rebuilds it, priced by `build_ns`).
+    pub filter: Option<Box<dyn Filter>>,
 }
+
+/// Most bytes of contenders' filters kept for the end-to-end run.
+pub const KEPT_BYTES: u64 = 1 << 30;
 
 /// A contender, or no filter, priced.
 #[derive(Clone, Debug)]

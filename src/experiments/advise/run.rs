@@ -13,15 +13,14 @@ use super::cost::{Bounded, CostInputs, INPUT_CONFIDENCE, TIMED_PASSES, cost, dri
 use super::flags::{AdvisePlan, WorkCost};
 use super::measure::{self, Keyed};
 use super::model::{self, Reference, TimeModel};
-use super::priced::{self, Contender, PLOT_WORK_NS, Priced, Resolved};
+use super::priced::{self, Contender, KEPT_BYTES, PLOT_WORK_NS, Priced, Resolved};
 use super::report;
 use super::skyline::{self, Point};
 use super::steps::Steps;
-use super::validate::{self, Checked, MODEL_FIRST, Work};
+use super::validate::{self, Checked, MODEL_FIRST, Probes, Work};
 use crate::error::Result;
 use crate::experiments::Outcome;
 use crate::hash::HashScheme;
-use crate::pipeline::timing::Passes;
 use crate::stats::clopper_pearson;
 use crate::structures::Spec;
 
@@ -47,41 +46,6 @@ const VALIDATION_ROUNDS: u32 = 5;
 /// rounds): the contenders are measured while each one's predicted time fits in what is
 /// left of the target less this share.
 const VALIDATION_SHARE: f64 = 0.25;
-
-/// ns of work in each pass that times the work again between contenders.
-const PROBE_NS: f64 = 5e6;
-
-/// The work timed in short passes spread over the run: ns per query of each.
-struct Probes {
-    keys: Vec<u64>,
-    ns: Vec<f64>,
-}
-
-impl Probes {
-    /// Passes of [`PROBE_NS`] of work of `t_w` ns a query; none where one query is longer.
-    fn new(t_w: f64) -> Probes {
-        Probes {
-            keys: (0..(PROBE_NS / t_w).min(1e5) as u64).collect(),
-            ns: Vec::new(),
-        }
-    }
-
-    fn take(&mut self, work: &mut Work) -> Result<()> {
-        if !self.keys.is_empty() {
-            self.ns.push(validate::pass(None, &self.keys, false, work)?);
-        }
-        Ok(())
-    }
-
-    /// `t_w` as the passes measured it, their median within their [`drift`]; `calibrated`
-    /// where there are fewer than three.
-    fn t_work(&self, calibrated: Bounded) -> Bounded {
-        match self.ns.len() {
-            0..3 => calibrated,
-            _ => Bounded::exact(Passes::of(self.ns.clone()).median).widened(drift(&self.ns)),
-        }
-    }
-}
 
 /// Measures a cache miss, or calibrates a busy loop to the nominal cost.
 fn resolve_work(plan: &AdvisePlan) -> Result<Resolved> {
@@ -230,35 +194,54 @@ impl Run<'_> {
     }
 
     /// Measures `picked` in order, each whose time predicted by the model (scaled by what
-    /// the measured ones took against their predictions, at first by the slowdown) fits in what is left of the target
-    /// less [`VALIDATION_SHARE`]; where none has been measured, the one predicted quickest
-    /// whatever it takes (`--measure-all`: every one),
-    /// timing the work again after each; those left out are named in a note. Returned in the
-    /// order of the plan's configurations.
+    /// the measured ones took against their predictions, at first by the slowdown) fits in
+    /// what is left of the target less [`VALIDATION_SHARE`]; where none has been measured,
+    /// the quickest of those whose predicted cost is within the tolerance of the best
+    /// predicted (one that can decide the choice; `--measure-all`: every one); each but the
+    /// first measured stopped while building where its build, priced as it goes, would not fit
+    /// ([`Run::measure_one`]); the work timed again after each. Those left out and those
+    /// stopped are named in notes. Returned in the order of the plan's configurations.
     fn measure_contenders(
         &mut self,
         picked: &[Config],
         model: Option<&TimeModel>,
     ) -> Result<Vec<Contender>> {
         let (plan, count) = (self.plan, picked.len());
-        let reserve = plan.target_seconds as f64 * 1e9 * VALIDATION_SHARE;
+        let deadline = match model {
+            Some(_) => plan.target_seconds as f64 * 1e9 * (1.0 - VALIDATION_SHARE),
+            None => f64::INFINITY,
+        };
         let (mut predicted, mut spent) = (0.0, 0.0);
-        let (mut contenders, mut left_out) = (Vec::new(), 0);
+        let (mut contenders, mut left_out, mut kept) = (Vec::new(), 0, 0);
+        let lookups = lookups_measured(plan);
         let guesses: Vec<Option<f64>> = (picked.iter())
-            .map(|c| model.map(|m| m.measuring_ns(c, plan.n, lookups_measured(plan))))
+            .map(|c| model.map(|m| m.measuring_ns(c, plan.n, lookups)))
             .collect();
-        let cheapest = (0..count).min_by(|&a, &b| {
-            guesses[a]
-                .partial_cmp(&guesses[b])
-                .unwrap_or(std::cmp::Ordering::Equal)
-        });
+        let predicted_cost = |c: &Config| {
+            model.map_or(0.0, |m| {
+                m.cost(c, plan.negative_share, self.resolved.t_work.value)
+            })
+        };
+        let best = picked
+            .iter()
+            .map(predicted_cost)
+            .fold(f64::INFINITY, f64::min);
+        let limit = best + plan.tolerance.width(best);
+        let cheapest = (0..count)
+            .filter(|&i| predicted_cost(&picked[i]) <= limit)
+            .min_by(|&a, &b| {
+                guesses[a]
+                    .partial_cmp(&guesses[b])
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            });
         for (i, (config, &guess)) in picked.iter().zip(&guesses).enumerate() {
             let ratio = match predicted > 0.0 {
                 true => spent / predicted,
                 false => self.slowdown(),
             };
             let first = contenders.is_empty() && cheapest == Some(i);
-            if guess.is_some_and(|g| !first && g * ratio > self.left_ns() - reserve) {
+            let left = deadline - self.steps.elapsed_ns();
+            if guess.is_some_and(|g| !first && g * ratio > left) {
                 left_out += 1;
                 continue;
             }
@@ -269,7 +252,19 @@ impl Run<'_> {
                 config.k
             ));
             let started = self.steps.elapsed_ns();
-            contenders.extend(self.measure_one(config)?);
+            let lookups_ns = model.map_or(0.0, |m| m.lookup_ns(config) * lookups as f64 * ratio);
+            // A choice needs one measured: the first is never stopped.
+            let until = match contenders.is_empty() {
+                true => f64::INFINITY,
+                false => deadline,
+            };
+            if let Some(mut measured) = self.measure_one(config, until, lookups_ns)? {
+                match kept + measured.config.memory_bytes <= KEPT_BYTES {
+                    true => kept += measured.config.memory_bytes,
+                    false => measured.filter = None,
+                }
+                contenders.push(measured);
+            }
             spent += self.steps.elapsed_ns() - started;
             predicted += guess.unwrap_or(0.0);
             self.probes.take(&mut self.resolved.work)?;
@@ -300,22 +295,42 @@ impl Run<'_> {
         Ok(contenders)
     }
 
-    /// One contender's rate at n, then its lookups timed on a filter built anew; `None`, with
-    /// a note, where its filter refused keys.
-    fn measure_one(&mut self, config: &Config) -> Result<Option<Contender>> {
+    /// One contender: its filter built at n in pieces, stopped (with a note) where the rest
+    /// of the build, the rate's own build where the keys need one ([`measure::rate_of`]),
+    /// and `lookups_ns` of lookups would end past `deadline` (ns since the run began); its
+    /// lookups timed; then its rate. `None`, with a note, where it was stopped or its
+    /// filter refused keys.
+    fn measure_one(
+        &mut self,
+        config: &Config,
+        deadline: f64,
+        lookups_ns: f64,
+    ) -> Result<Option<Contender>> {
         let (plan, bar) = (self.plan, self.steps.bar);
         let s = shape(plan, config);
-        let rate = measure::rate(&s, plan.queries, &|keys| bar.inc(keys))?;
-        if let Some(failed) = rate.failed_inserts.filter(|&f| f > 0) {
-            self.notes.push(format!(
-                "dropped {} (m = {}, k = {}): {failed} keys refused",
-                config.kind, config.m, config.k
-            ));
+        let again = f64::from(u8::from(!plan.keys.is_default()));
+        let steps = &self.steps;
+        let fits = |rest: f64, took: f64| {
+            steps.elapsed_ns() + rest * (1.0 + again) + took * again + lookups_ns <= deadline
+        };
+        let what = format!("{} (m = {}, k = {})", config.kind, config.m, config.k);
+        let (mut filter, build_ns) = match measure::filled_within(&s, &fits)? {
+            measure::Built::Filled(filter, ns) => (filter, ns),
+            measure::Built::Stopped(keys, ns) => {
+                self.notes.push(format!(
+                    "cut for time: {what} stopped after {keys} of its {} keys ({:.1} s), its build priced as it went past what --target-seconds {} left it",
+                    plan.n,
+                    ns / 1e9,
+                    plan.target_seconds
+                ));
+                return Ok(None);
+            }
+        };
+        if let Some(failed) = filter.failed_inserts().filter(|&f| f > 0) {
+            self.notes
+                .push(format!("dropped {what}: {failed} keys refused"));
             return Ok(None);
         }
-        let started = self.steps.elapsed_ns();
-        let mut filter = measure::filled(&s)?;
-        let build_ns = self.steps.elapsed_ns() - started;
         let (timed, workload) = (
             timed_keys(plan.n),
             workload_keys(self.resolved.t_work.value),
@@ -329,12 +344,17 @@ impl Run<'_> {
             plan.batched,
             (workload, TIMED_PASSES),
         )?;
-        bar.inc(plan.n + (2 * timed + workload) * u64::from(TIMED_PASSES));
+        let rate = match measure::rate_of(&*filter, &s, plan.queries)? {
+            Some(rate) => rate,
+            None => measure::rate(&s, plan.queries, &|_| {})?,
+        };
+        bar.inc(2 * plan.n + (2 * timed + workload) * u64::from(TIMED_PASSES));
         Ok(Some(Contender {
             config: candidates::exact(config, plan.n),
             rate,
             lookups,
             build_ns,
+            filter: Some(filter),
         }))
     }
 }
@@ -410,7 +430,7 @@ pub fn run(plan: &AdvisePlan, progress: &ProgressBar) -> Result<Outcome> {
     let choice = skyline::choose(&points, plan.tolerance).expect("no filter is always priced");
     let runner_up = priced::runner_up(&priced, &choice);
     run.steps.show("advise: the workload end to end".into());
-    let checked = run.validate_choice(&priced, &[Some(choice.chosen), runner_up])?;
+    let checked = run.validate_choice(&priced, &contenders, &[Some(choice.chosen), runner_up])?;
     let miss = super::report_checks::miss(&priced, &checked);
     priced
         .iter_mut()
@@ -445,8 +465,7 @@ impl Run<'_> {
     /// seconds the builds and passes of [`MIN_VALIDATION_QUERIES`] would take where even
     /// those do not fit.
     fn validation_count(&self, runs: &[f64], builds_ns: f64) -> std::result::Result<u64, f64> {
-        let per_query =
-            runs.iter().sum::<f64>() * f64::from(VALIDATION_ROUNDS + 1) * self.slowdown();
+        let per_query = self.per_query(runs);
         let share = self.plan.target_seconds as f64 * 1e9 * VALIDATION_SHARE;
         let budget = self.left_ns().min(share) - builds_ns;
         let fit = (budget / per_query).floor().max(0.0) as u64;
@@ -456,12 +475,48 @@ impl Run<'_> {
         }
     }
 
-    /// The end-to-end run: for each of `which` (indexes into `priced`) and for no filter, ns
-    /// per query, median and spread, and each filter's lookups timed beside it; none, with a
-    /// note, where its builds and rounds would not fit ([`Run::validation_count`]).
+    /// Predicted ns per query of the end-to-end run's passes: each of `runs` (predicted
+    /// costs per query) in each round and the warming pass, times the [`Run::slowdown`].
+    fn per_query(&self, runs: &[f64]) -> f64 {
+        runs.iter().sum::<f64>() * f64::from(VALIDATION_ROUNDS + 1) * self.slowdown()
+    }
+
+    /// The filters of `rebuilt` (indexes into `contenders`) built anew, each stopped where it
+    /// would end later than `passes_ns` before the target; `None`, with a note, where one was.
+    fn rebuilt(
+        &mut self,
+        contenders: &[Contender],
+        rebuilt: &[usize],
+        passes_ns: f64,
+    ) -> Result<Option<Vec<Box<dyn crate::structures::Filter>>>> {
+        let (plan, target) = (self.plan, self.plan.target_seconds as f64 * 1e9);
+        let fits = |rest: f64, _: f64| self.steps.elapsed_ns() + rest + passes_ns <= target;
+        let mut built = Vec::new();
+        for &i in rebuilt {
+            let config = &contenders[i].config;
+            match measure::filled_within(&shape(plan, config), &fits)? {
+                measure::Built::Filled(filter, _) => built.push(filter),
+                measure::Built::Stopped(keys, _) => {
+                    self.notes.push(format!(
+                        "cut for time: end to end not run, the build of {} (k = {}) stopped after {keys} of its {} keys, past what --target-seconds {} left it",
+                        config.kind, config.k, plan.n, plan.target_seconds
+                    ));
+                    return Ok(None);
+                }
+            }
+        }
+        Ok(Some(built))
+    }
+
+    /// The end-to-end run: for each of `which` (indexes into `priced`, and of the filters
+    /// into `contenders`) and for no filter, ns per query, median and spread, and each
+    /// filter's lookups timed beside it, on the contenders' kept filters or filters built
+    /// anew; none, with a note, where its builds and rounds would not fit
+    /// ([`Run::validation_count`]) or a build was stopped for time.
     fn validate_choice(
         &mut self,
         priced: &[Priced],
+        contenders: &[Contender],
         which: &[Option<usize>],
     ) -> Result<Vec<(usize, Checked)>> {
         let (plan, none) = (self.plan, priced.len() - 1);
@@ -481,7 +536,10 @@ impl Run<'_> {
             .chain([&none])
             .map(|&i| priced[i].cost.value)
             .collect();
-        let builds: f64 = indexes.iter().map(|&i| priced[i].build_ns).sum();
+        let rebuilt: Vec<usize> = (indexes.iter().copied())
+            .filter(|&i| contenders[i].filter.is_none())
+            .collect();
+        let builds: f64 = rebuilt.iter().map(|&i| priced[i].build_ns).sum();
         let count = match self.validation_count(&costs, builds) {
             Ok(count) => count,
             Err(seconds) => {
@@ -493,24 +551,50 @@ impl Run<'_> {
                 return Ok(Vec::new());
             }
         };
-        let filters = indexes
-            .iter()
-            .map(|&i| measure::filled(&shape(plan, priced[i].config.as_ref().expect("a filter"))))
-            .collect::<Result<Vec<_>>>()?;
-        let mut runs: Vec<Option<&dyn crate::structures::Filter>> =
-            filters.iter().map(|f| Some(&**f)).collect();
+        let passes_ns = count as f64 * self.per_query(&costs);
+        let Some(built) = self.rebuilt(contenders, &rebuilt, passes_ns)? else {
+            return Ok(Vec::new());
+        };
+        let mut built = built.iter();
+        let mut runs: Vec<Option<&dyn crate::structures::Filter>> = (indexes.iter())
+            .map(|&i| contenders[i].filter.as_ref().or_else(|| built.next()))
+            .map(|f| f.map(|f| &**f))
+            .collect();
         runs.push(None);
         indexes.push(none);
         let queries = validate::queries(&s, sigma, count, plan.seed, 0);
         let model = validate::queries(&s, sigma, workload_keys(t_w), s.seed ^ 0x5EED, MODEL_FIRST);
-        let work = &mut self.resolved.work;
-        let passes = validate::run(
-            &runs,
-            (&queries, &model),
-            plan.batched,
-            work,
-            VALIDATION_ROUNDS,
-        )?;
+        let passes = self.rounds(&runs, (&queries, &model))?;
         Ok(indexes.into_iter().zip(passes).collect())
+    }
+
+    /// The end-to-end run's rounds ([`validate::run`]) while the next fits in the target; a
+    /// note where fewer than [`VALIDATION_ROUNDS`] did.
+    fn rounds(
+        &mut self,
+        runs: &[Option<&dyn crate::structures::Filter>],
+        (queries, model): (&[u64], &[u64]),
+    ) -> Result<Vec<Checked>> {
+        let (plan, target) = (self.plan, self.plan.target_seconds as f64 * 1e9);
+        let (steps, rounds) = (&self.steps, std::cell::Cell::new(0));
+        let another = |round: f64| {
+            rounds.set(rounds.get() + 1);
+            steps.elapsed_ns() + round <= target
+        };
+        let passes = validate::run(
+            runs,
+            (queries, model),
+            plan.batched,
+            &mut self.resolved.work,
+            (VALIDATION_ROUNDS, &another),
+        )?;
+        let rounds = rounds.get();
+        if rounds < VALIDATION_ROUNDS {
+            self.notes.push(format!(
+                "cut for time: end to end ran {rounds} of its {VALIDATION_ROUNDS} rounds, the next past --target-seconds {}",
+                plan.target_seconds
+            ));
+        }
+        Ok(passes)
     }
 }

@@ -13,7 +13,7 @@ use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_pcg::Pcg64;
 
-use super::cost::{Bounded, INPUT_CONFIDENCE, median_interval};
+use super::cost::{Bounded, INPUT_CONFIDENCE, drift, median_interval};
 use super::measure::{Keyed, Lookups, int_keys};
 use crate::error::Result;
 use crate::pipeline::timing::{LineBuffer, Passes, interleave, time_passes, try_time_pass};
@@ -164,7 +164,8 @@ pub struct Checked {
 }
 
 /// Runs each contender (a filter, or none) for `rounds` rounds, one pass each per round in
-/// turn so that the machine's other load slows them alike: ns per query, median and spread.
+/// turn so that the machine's other load slows them alike, while `another(ns)`, told the
+/// wall ns of the round just run, says another fits: ns per query, median and spread.
 /// Each filter's workload pass follows two passes of its lookups alone on `model` keys: the
 /// first warms the filter, the second times them beside the workload. A workload runs one
 /// filter throughout, and a pass that started with its filter evicted by the contender
@@ -175,7 +176,7 @@ pub fn run(
     (queries, model): (&[u64], &[u64]),
     batched: bool,
     work: &mut Work,
-    rounds: u32,
+    (rounds, another): (u32, &dyn Fn(f64) -> bool),
 ) -> Result<Vec<Checked>> {
     pass(
         contenders.first().copied().flatten(),
@@ -191,13 +192,22 @@ pub fn run(
                 .skip(usize::from(filter.is_none()))
         })
         .collect();
-    let ns = interleave(rounds, subjects.len(), |i| match subjects[i] {
-        (c, true) => {
-            pass(contenders[c], model, batched, &mut Work::Nothing)?;
-            pass(contenders[c], model, batched, &mut Work::Nothing)
+    let mut ns = vec![Vec::new(); subjects.len()];
+    for _ in 0..rounds {
+        let started = std::time::Instant::now();
+        for (&subject, ns) in subjects.iter().zip(&mut ns) {
+            ns.push(match subject {
+                (c, true) => {
+                    pass(contenders[c], model, batched, &mut Work::Nothing)?;
+                    pass(contenders[c], model, batched, &mut Work::Nothing)?
+                }
+                (c, false) => pass(contenders[c], queries, batched, work)?,
+            });
         }
-        (c, false) => pass(contenders[c], queries, batched, work),
-    })?;
+        if !another(started.elapsed().as_nanos() as f64) {
+            break;
+        }
+    }
     let mut checked: Vec<Checked> = (contenders.iter())
         .map(|_| Checked {
             workload: Passes::of(Vec::new()),
@@ -260,4 +270,39 @@ pub fn in_workload_shape(
         absent: scaled(lookups.absent),
         present: scaled(lookups.present),
     })
+}
+
+/// ns of work in each pass that times the work again between contenders.
+const PROBE_NS: f64 = 5e6;
+
+/// The work timed in short passes spread over the run: ns per query of each.
+pub struct Probes {
+    keys: Vec<u64>,
+    pub ns: Vec<f64>,
+}
+
+impl Probes {
+    /// Passes of [`PROBE_NS`] of work of `t_w` ns a query; none where one query is longer.
+    pub fn new(t_w: f64) -> Probes {
+        Probes {
+            keys: (0..(PROBE_NS / t_w).min(1e5) as u64).collect(),
+            ns: Vec::new(),
+        }
+    }
+
+    pub fn take(&mut self, work: &mut Work) -> Result<()> {
+        if !self.keys.is_empty() {
+            self.ns.push(pass(None, &self.keys, false, work)?);
+        }
+        Ok(())
+    }
+
+    /// `t_w` as the passes measured it, their median within their [`drift`]; `calibrated`
+    /// where there are fewer than three.
+    pub fn t_work(&self, calibrated: Bounded) -> Bounded {
+        match self.ns.len() {
+            0..3 => calibrated,
+            _ => Bounded::exact(Passes::of(self.ns.clone()).median).widened(drift(&self.ns)),
+        }
+    }
 }

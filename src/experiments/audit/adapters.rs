@@ -172,18 +172,3 @@ fn manifest(text: &str, prefix: &str) -> Found {
     }
     found
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_missing_folder_is_one_skip_covering_all_of_it() {
-        let found = find(Path::new("/no/such/folder")).unwrap();
-        assert!(found.ready.is_empty());
-        let skipped = &found.skipped[0].skipped;
-        assert!(skipped.covers("exec:/no/such/folder/python/run rbloom"));
-        assert!(!skipped.covers("exec:/elsewhere/run"));
-        assert!(skipped.reason.contains("--adapters"), "{}", skipped.reason);
-    }
-}

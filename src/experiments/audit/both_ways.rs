@@ -16,9 +16,10 @@
 
 use super::keys::{AuditKeys, Shown};
 use super::{AuditRow, notes::label};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::experiments::Verdict;
 use crate::hash::splitmix64;
+use crate::params::require;
 use crate::pipeline::measurement::BITS_CHECK_ALPHA;
 use crate::report::percent;
 use crate::stats::{GUARD_ALPHA, below_p_value};
@@ -121,15 +122,11 @@ fn below_fill(row: &AuditRow) -> Option<f64> {
 
 /// `--fail-below R` is a share of the promise in (0, 1].
 pub fn check_fail_below(ratio: Option<f64>) -> Result<Option<f64>> {
-    match ratio {
-        Some(r) if !(r > 0.0 && r <= 1.0) => Err(Error::invalid(
-            "fail_below",
-            r,
-            "a share of the configured rate: a 95% upper bound under it fails",
-            "(0, 1]",
-        )),
-        _ => Ok(ratio),
+    if let Some(r) = ratio {
+        let reason = "a share of the configured rate: a 95% upper bound under it fails";
+        require("fail_below", r, r > 0.0 && r <= 1.0, reason, "(0, 1]")?;
     }
+    Ok(ratio)
 }
 
 /// One failed check per row with a false negative, and with `--fail-below R` one check per

@@ -137,7 +137,7 @@ impl AuditKeys {
 
     /// Refuses, before work, a key file shorter than the `top` keys inserted or a query file
     /// shorter than the `queries`; returns the query file's lines.
-    pub fn check(sources: &KeySources, top: u64, queries: u64) -> Result<Option<u64>> {
+    fn check(sources: &KeySources, top: u64, queries: u64) -> Result<Option<u64>> {
         let inserted = sources.keys();
         if let Some(lines) = inserted.available("keys")?
             && lines < top

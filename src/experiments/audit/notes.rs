@@ -3,7 +3,7 @@
 //! rows; the `--fail-above` checks; one panel per configured rate.
 
 use super::{AuditPlan, AuditRow, AuditRun, FLAG_Z, MIN_EXPECTED_FALSE_POSITIVES};
-use crate::experiments::Verdict;
+use crate::experiments::{Verdict, distinct};
 use crate::pipeline::measurement::CONFIDENCE;
 use crate::plot::{Axis, Colour, Mark, Panel, Plate, Series, extent};
 use crate::report::{percent, times};
@@ -15,18 +15,6 @@ pub fn label(row: &AuditRow) -> String {
         Some(form) => format!("{} ({form} keys)", row.library),
         None => row.library.clone(),
     }
-}
-
-/// The distinct values of `key` over `items`, in order of first appearance.
-fn distinct<T, K: PartialEq>(items: &[T], key: impl Fn(&T) -> K) -> Vec<K> {
-    let mut seen: Vec<K> = Vec::new();
-    for item in items {
-        let k = key(item);
-        if !seen.contains(&k) {
-            seen.push(k);
-        }
-    }
-    seen
 }
 
 /// `0.98x [0.92x, 1.04x]`.
@@ -92,7 +80,7 @@ fn verdict(own: &[&AuditRow]) -> Option<String> {
 pub fn notes(plan: &AuditPlan, audit: &AuditRun) -> Vec<String> {
     let rows = &audit.rows;
     let mut notes = Vec::new();
-    for fpr in distinct(rows, |r| r.fpr_configured) {
+    for fpr in distinct(rows.iter().map(|r| r.fpr_configured)) {
         let group: Vec<&AuditRow> = rows.iter().filter(|r| r.fpr_configured == fpr).collect();
         let first = group[0];
         notes.push(format!(
@@ -102,7 +90,7 @@ pub fn notes(plan: &AuditPlan, audit: &AuditRun) -> Vec<String> {
             first.measurement.queries,
             percent(first.detectable_excess)
         ));
-        for name in distinct(&group, |r| label(r)) {
+        for name in distinct(group.iter().map(|r| label(r))) {
             let own: Vec<&AuditRow> = group.iter().copied().filter(|r| label(r) == name).collect();
             notes.extend(verdict(&own));
         }
@@ -123,13 +111,7 @@ pub fn notes(plan: &AuditPlan, audit: &AuditRun) -> Vec<String> {
         ));
     }
     notes.extend(small_counts(rows));
-    let unseeded = distinct(
-        &rows
-            .iter()
-            .filter(|r| r.seeded == Some(false))
-            .collect::<Vec<_>>(),
-        |r| label(r),
-    );
+    let unseeded = distinct(rows.iter().filter(|r| r.seeded == Some(false)).map(label));
     if !unseeded.is_empty() {
         notes.push(format!(
             "not seeded: {} (its hash is fixed: runs repeat exactly and --hash-seed changes nothing)",
@@ -200,7 +182,7 @@ pub fn fail_above(rows: &[AuditRow], ratio: f64) -> Vec<Verdict> {
 /// One panel per configured rate: each filter's measured rate (with its interval) against
 /// the load, its own predicted rate dashed where known, and the promise in black.
 pub fn plate(rows: &[AuditRow]) -> Plate {
-    let panels = distinct(rows, |r| r.fpr_configured)
+    let panels = distinct(rows.iter().map(|r| r.fpr_configured))
         .into_iter()
         .map(|fpr| {
             let group: Vec<&AuditRow> = rows.iter().filter(|r| r.fpr_configured == fpr).collect();
@@ -212,7 +194,7 @@ pub fn plate(rows: &[AuditRow]) -> Plate {
                 fpr,
                 span,
             )];
-            let names = distinct(&group, |r| label(r));
+            let names = distinct(group.iter().map(|r| label(r)));
             for (i, name) in names.iter().enumerate() {
                 let c = Colour::Palette(i);
                 let own: Vec<&&AuditRow> = group.iter().filter(|r| &label(r) == name).collect();

@@ -4,8 +4,8 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::entries::Built;
 use super::{AuditPlan, Entry, FLAG_Z, MIN_EXPECTED_FALSE_POSITIVES};
-use crate::experiments::Measured;
 use crate::pipeline::measurement::Measurement;
 use crate::program::KeyForm;
 use crate::report::{Column, Record};
@@ -121,24 +121,17 @@ impl Record for AuditRow {
     }
 }
 
-impl Measured for AuditRow {
-    fn measurement(&self) -> &Measurement {
-        &self.measurement
-    }
-}
-
-/// The row of one measurement against its configured rate.
-#[allow(clippy::too_many_arguments)]
+/// The row of one measurement of `built` at one load against its configured rate ε.
 pub(super) fn row(
     plan: &AuditPlan,
     entry: &Entry,
-    load: f64,
     fpr: f64,
-    seeded: Option<bool>,
-    library: String,
-    measurement: Measurement,
+    built: &Built,
+    load: f64,
     ns_query: Option<f64>,
+    measurement: Measurement,
 ) -> AuditRow {
+    let library = built.library.clone();
     let (count, queries) = (measurement.false_positives, measurement.queries);
     let z_configured = z_score(measurement.fpr_measured, fpr, queries);
     let expected = queries as f64 * fpr;
@@ -173,7 +166,7 @@ pub(super) fn row(
         detectable_excess: detectable_excess(queries, fpr),
         z_configured,
         above_configured: z_configured > FLAG_Z,
-        seeded,
+        seeded: built.seeded,
         ns_query,
         inserted_asked: 0,
         false_negatives: 0,

@@ -367,17 +367,8 @@ fn audit_row(
         trial.hash = AppliedHash::PreHashed(Box::new(trial.hash));
     }
     let measurement = Measurement::new("audit", &setup, trial);
-    let (library, seeded) = (built.library.clone(), built.seeded);
-    let mut row = row(
-        plan,
-        job.entry,
-        at.load,
-        job.fpr,
-        seeded,
-        library,
-        measurement,
-        at.ns_query,
-    );
+    let (entry, load) = (job.entry, at.load);
+    let mut row = row(plan, entry, job.fpr, built, load, at.ns_query, measurement);
     let asked = at.asked.unwrap_or(Asked {
         asked: present.checked,
         lost: present.missed,

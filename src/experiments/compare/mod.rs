@@ -5,13 +5,12 @@ use clap::Args;
 use indicatif::ProgressBar;
 use serde::Deserialize;
 
-use super::{Experiment, Measured, MeasuredPlan, Outcome, Units};
+use super::{Experiment, MeasuredPlan, Outcome, Units};
 pub mod rows;
 
 use crate::error::{Error, Result};
 use crate::params::preflight::{self, Cost};
 use crate::params::{Count, DEFAULT_QUERIES, SeedParams, ValueList, check_count, rates};
-use crate::pipeline::measurement::Measurement;
 use crate::plot::{Axis, Colour, Mark, Panel, Plate, Series, extent};
 use rows::{CompareRow, DEFAULT_N, DEFAULT_RATES, TimingSizes, measure_rows, notes, plans};
 
@@ -43,12 +42,6 @@ pub struct CompareParams {
     #[arg(long)]
     #[serde(default)]
     pub timed_ram: bool,
-}
-
-impl Measured for CompareRow {
-    fn measurement(&self) -> &Measurement {
-        &self.measurement
-    }
 }
 
 /// A validated comparison.
@@ -96,17 +89,15 @@ Examples:
                 }) => value,
                 _ => continue,
             };
-            {
-                return Err(Error::invalid(
-                    "fpr",
-                    format!("{fpr:e}"),
-                    format!("{kind} at this rate would take k = {k} hashes"),
-                    format!(
-                        "a larger rate: every structure takes at most {} hashes",
-                        crate::hash::MAX_K
-                    ),
-                ));
-            }
+            return Err(Error::invalid(
+                "fpr",
+                format!("{fpr:e}"),
+                format!("{kind} at this rate would take k = {k} hashes"),
+                format!(
+                    "a larger rate: every structure takes at most {} hashes",
+                    crate::hash::MAX_K
+                ),
+            ));
         }
         let queries = check_count("queries", queries, 1, 100_000_000)?;
         let seeds = (params.seeds.seed(), params.seeds.hash_seed());
@@ -115,12 +106,7 @@ Examples:
             n,
             rates,
             targets,
-            measured: MeasuredPlan {
-                setups,
-                trials: 1,
-                caption: String::new(),
-                work: Vec::new(),
-            },
+            measured: MeasuredPlan::once(setups),
             timed: params.timed || params.timed_ram,
             timed_ram: params.timed_ram,
         })
@@ -175,13 +161,7 @@ Examples:
 /// four-bit counters) get a panel of their own, so that they do not squeeze the others into a
 /// fraction of the axis.
 fn plate(rows: &[CompareRow]) -> Plate {
-    let mut kinds: Vec<String> = Vec::new();
-    for r in rows {
-        let kind = r.measurement.filter.to_string();
-        if !kinds.contains(&kind) {
-            kinds.push(kind);
-        }
-    }
+    let kinds = super::distinct(rows.iter().map(|r| r.measurement.filter.to_string()));
     let spend = |kind: &str| {
         median(
             rows.iter()

@@ -134,16 +134,9 @@ pub fn plans(
     min_queries: u64,
     (seed, hash_seed): (u64, u64),
 ) -> Result<Vec<(f64, Setup)>> {
-    if let Some(&fpr) = rates.iter().find(|&&fpr| !(fpr > 0.0 && fpr < 1.0)) {
-        return Err(Error::invalid(
-            "fpr",
-            fpr,
-            "a rate must lie strictly between 0 and 1",
-            "(0, 1)",
-        ));
-    }
     let mut plans = Vec::new();
     for &fpr in rates {
+        crate::experiments::size::check_fpr(fpr)?;
         let queries = queries_for(min_queries, fpr);
         for kind in designed() {
             let spec = Spec::rate(kind, n, fpr).hashed(HashScheme::MultiplyShift, hash_seed);

@@ -4,7 +4,6 @@
 //! `k = round(m/items · ln 2)` is the k asked for; two SipHash-1-3 keys. Seeded.
 
 use crate::structures::interface::{Family, PeerCrate, Structure};
-use crate::theory;
 
 static CRATE: PeerCrate = PeerCrate {
     name: "bloomfilter",
@@ -16,23 +15,15 @@ static CRATE: PeerCrate = PeerCrate {
 };
 
 pub static STRUCTURE: Structure = Structure {
-    name: "bloomfilter",
-    help: "the bloomfilter crate: m bits in whole bytes, k probes from two SipHash-1-3 keys (seeded)",
     origin: super::origin(&CRATE),
-    supports_delete: false,
-    is_static: false,
-    accepts_seed: true,
-    argument: None,
     layout: adapter::layout,
-    build: adapter::build,
     for_rate: Some(adapter::for_rate),
-    design: None,
-    lines_per_query: Some(|k| k),
-    ks: &[],
-    takes_math: false,
     family: Family::Classic,
-    // A plain bit array of m bits and k probes: `E[(X/m)^k]`.
-    fpr_exact: theory::fpr_exact,
+    ..Structure::new(
+        "bloomfilter",
+        "the bloomfilter crate: m bits in whole bytes, k probes from two SipHash-1-3 keys (seeded)",
+        adapter::build,
+    )
 };
 
 #[cfg(not(feature = "peers"))]
@@ -44,7 +35,7 @@ pub use adapter::Bloomfilter;
 mod adapter {
     use crate::error::{Error, Result};
     use crate::structures::bloom::{check_shape, popcount};
-    use crate::structures::interface::{Filter, FilterKind, Membership, Rate, Shape};
+    use crate::structures::interface::{Filter, FilterKind, Membership, Rate, Shape, boxed};
     use crate::structures::peers::seed_bytes;
 
     /// The bits `by_shape` allocates: whole bytes, and a refusal of a k it cannot reach.
@@ -54,17 +45,11 @@ mod adapter {
     }
 
     pub fn build(shape: &Shape) -> Result<Box<dyn Filter>> {
-        Ok(Box::new(Bloomfilter::by_shape(
-            shape.m,
-            shape.k,
-            shape.hash_seed,
-        )?))
+        boxed(Bloomfilter::by_shape(shape.m, shape.k, shape.hash_seed))
     }
 
     pub fn for_rate(_: &FilterKind, target: Rate, hash_seed: u64) -> Result<Box<dyn Filter>> {
-        Ok(Box::new(Bloomfilter::by_rate(
-            target.n, target.fpr, hash_seed,
-        )?))
+        boxed(Bloomfilter::by_rate(target.n, target.fpr, hash_seed))
     }
 
     /// `bloomfilter::Bloom<u64>`, seeded.

@@ -13,22 +13,19 @@
 use crate::structures::interface::{Family, Structure};
 
 pub static STRUCTURE: Structure = Structure {
-    name: "cuckoofilter",
-    help: "the cuckoofilter crate: buckets of 4 one-byte fingerprints (k = 8), with delete (SipHash-1-3, no seed; relocations unseeded)",
     origin: super::ORIGIN,
     supports_delete: true,
-    is_static: false,
     accepts_seed: false,
-    argument: None,
     layout,
-    build: adapter::build,
-    for_rate: None,
-    design: None,
     lines_per_query: Some(|_| 2),
     ks: &[FINGERPRINT_BITS],
-    takes_math: false,
     family: Family::Cuckoo,
     fpr_exact,
+    ..Structure::new(
+        "cuckoofilter",
+        "the cuckoofilter crate: buckets of 4 one-byte fingerprints (k = 8), with delete (SipHash-1-3, no seed; relocations unseeded)",
+        adapter::build,
+    )
 };
 
 /// The crate's fingerprint: one byte.

@@ -5,7 +5,6 @@
 //! times it.
 
 use crate::structures::interface::{Family, PeerCrate, Structure};
-use crate::theory;
 
 static CRATE: PeerCrate = PeerCrate {
     name: "fastbloom",
@@ -14,23 +13,15 @@ static CRATE: PeerCrate = PeerCrate {
 };
 
 pub static STRUCTURE: Structure = Structure {
-    name: "fastbloom",
-    help: "the fastbloom crate: m bits, k probes from one SipHash-1-3 value (seeded)",
     origin: super::origin(&CRATE),
-    supports_delete: false,
-    is_static: false,
-    accepts_seed: true,
-    argument: None,
     layout: adapter::layout,
-    build: adapter::build,
     for_rate: Some(adapter::for_rate),
-    design: None,
-    lines_per_query: Some(|k| k),
-    ks: &[],
-    takes_math: false,
     family: Family::Classic,
-    // A plain bit array of m bits and k probes: `E[(X/m)^k]`.
-    fpr_exact: theory::fpr_exact,
+    ..Structure::new(
+        "fastbloom",
+        "the fastbloom crate: m bits, k probes from one SipHash-1-3 value (seeded)",
+        adapter::build,
+    )
 };
 
 #[cfg(not(feature = "peers"))]
@@ -44,7 +35,7 @@ mod adapter {
 
     use crate::error::Result;
     use crate::structures::bloom::{check_shape, popcount};
-    use crate::structures::interface::{Filter, FilterKind, Membership, Rate, Shape};
+    use crate::structures::interface::{Filter, FilterKind, Membership, Rate, Shape, boxed};
 
     /// m rounded up to whole u64 words.
     pub fn layout(m: u64, k: u32) -> Result<u64> {
@@ -53,11 +44,7 @@ mod adapter {
     }
 
     pub fn build(shape: &Shape) -> Result<Box<dyn Filter>> {
-        Ok(Box::new(Fastbloom::by_shape(
-            shape.m,
-            shape.k,
-            shape.hash_seed,
-        )?))
+        boxed(Fastbloom::by_shape(shape.m, shape.k, shape.hash_seed))
     }
 
     pub fn for_rate(_: &FilterKind, target: Rate, hash_seed: u64) -> Result<Box<dyn Filter>> {

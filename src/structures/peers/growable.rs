@@ -14,22 +14,17 @@ static CRATE: PeerCrate = PeerCrate {
 };
 
 pub static STRUCTURE: Structure = Structure {
-    name: "growable-bloom-filter",
-    help: "the growable-bloom-filter crate: adds sub-filters as it fills, past m once n exceeds about m ln 2 / k (xxh3, no seed)",
     origin: super::origin(&CRATE),
-    supports_delete: false,
-    is_static: false,
     accepts_seed: false,
-    argument: None,
     layout: adapter::layout,
-    build: adapter::build,
     for_rate: Some(adapter::for_rate),
-    design: None,
-    lines_per_query: Some(|k| k),
-    ks: &[],
-    takes_math: false,
     family: Family::Scalable,
     fpr_exact: adapter::fpr_exact,
+    ..Structure::new(
+        "growable-bloom-filter",
+        "the growable-bloom-filter crate: adds sub-filters as it fills, past m once n exceeds about m ln 2 / k (xxh3, no seed)",
+        adapter::build,
+    )
 };
 
 #[cfg(not(feature = "peers"))]
@@ -44,6 +39,7 @@ mod adapter {
     use crate::error::{Error, Result};
     use crate::structures::bloom::check_shape;
     use crate::structures::interface::{Filter, FilterKind, Membership, Rate, Shape};
+    use crate::structures::partitioned::slice_fill;
     use crate::structures::peers::inspector::{InspectedSub, Inspector};
 
     pub fn layout(m: u64, k: u32) -> Result<u64> {
@@ -102,8 +98,7 @@ mod adapter {
 
         /// `(1 - (1 - 1/s)^keys)^slices`: every slice gets one bit per key.
         pub fn fpr_exact(&self, keys: u64) -> f64 {
-            let slice_fill = -((keys as f64) * (-1.0 / self.slice_bits as f64).ln_1p()).exp_m1();
-            slice_fill.powi(self.slices as i32)
+            slice_fill(keys, self.slice_bits).powi(self.slices as i32)
         }
     }
 

@@ -37,9 +37,13 @@ pub(super) struct Inspector {
 type SerResult = std::result::Result<(), std::fmt::Error>;
 type Impossible = serde::ser::Impossible<(), std::fmt::Error>;
 
-macro_rules! ignore {
-    ($($name:ident: $ty:ty),*) => {
-        $(fn $name(self, _: $ty) -> SerResult { Ok(()) })*
+/// Serializer methods that all answer alike, `$answer`, whatever they are given (`$self`
+/// is `self`, named by the caller so that `$answer` may use it).
+macro_rules! answer {
+    ($self:ident => $answer:expr; $($name:ident($($arg:ty),*) -> $ok:ty;)*) => {
+        $(fn $name($self, $(_: $arg),*) -> std::result::Result<$ok, std::fmt::Error> {
+            $answer
+        })*
     };
 }
 
@@ -54,10 +58,24 @@ impl serde::Serializer for &mut Inspector {
     type SerializeStruct = Self;
     type SerializeStructVariant = Impossible;
 
-    ignore!(serialize_bool: bool, serialize_i8: i8, serialize_i16: i16, serialize_i32: i32,
-        serialize_i64: i64, serialize_u8: u8, serialize_u16: u16, serialize_u32: u32,
-        serialize_f32: f32, serialize_f64: f64, serialize_char: char, serialize_str: &str,
-        serialize_unit_struct: &'static str);
+    answer!(self => Ok(());
+        serialize_bool(bool) -> (); serialize_i8(i8) -> (); serialize_i16(i16) -> ();
+        serialize_i32(i32) -> (); serialize_i64(i64) -> (); serialize_u8(u8) -> ();
+        serialize_u16(u16) -> (); serialize_u32(u32) -> (); serialize_f32(f32) -> ();
+        serialize_f64(f64) -> (); serialize_char(char) -> (); serialize_str(&str) -> ();
+        serialize_unit_struct(&'static str) -> (); serialize_none() -> (); serialize_unit() -> ();
+        serialize_unit_variant(&'static str, u32, &'static str) -> ();
+    );
+    answer!(self => Ok(self);
+        serialize_seq(Option<usize>) -> Self; serialize_struct(&'static str, usize) -> Self;
+    );
+    answer!(self => Err(std::fmt::Error);
+        serialize_tuple(usize) -> Impossible;
+        serialize_tuple_struct(&'static str, usize) -> Impossible;
+        serialize_tuple_variant(&'static str, u32, &'static str, usize) -> Impossible;
+        serialize_map(Option<usize>) -> Impossible;
+        serialize_struct_variant(&'static str, u32, &'static str, usize) -> Impossible;
+    );
 
     /// A sub-filter's slice count, which follows its buffer.
     fn serialize_u64(self, slices: u64) -> SerResult {
@@ -81,17 +99,8 @@ impl serde::Serializer for &mut Inspector {
         self.buffer = bytes.to_vec();
         Ok(())
     }
-    fn serialize_none(self) -> SerResult {
-        Ok(())
-    }
     fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> SerResult {
         value.serialize(self)
-    }
-    fn serialize_unit(self) -> SerResult {
-        Ok(())
-    }
-    fn serialize_unit_variant(self, _: &'static str, _: u32, _: &'static str) -> SerResult {
-        Ok(())
     }
     fn serialize_newtype_struct<T: ?Sized + Serialize>(
         self,
@@ -108,47 +117,6 @@ impl serde::Serializer for &mut Inspector {
         value: &T,
     ) -> SerResult {
         value.serialize(self)
-    }
-    fn serialize_seq(self, _: Option<usize>) -> std::result::Result<Self, std::fmt::Error> {
-        Ok(self)
-    }
-    fn serialize_tuple(self, _: usize) -> std::result::Result<Impossible, std::fmt::Error> {
-        Err(std::fmt::Error)
-    }
-    fn serialize_tuple_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> std::result::Result<Impossible, std::fmt::Error> {
-        Err(std::fmt::Error)
-    }
-    fn serialize_tuple_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> std::result::Result<Impossible, std::fmt::Error> {
-        Err(std::fmt::Error)
-    }
-    fn serialize_map(self, _: Option<usize>) -> std::result::Result<Impossible, std::fmt::Error> {
-        Err(std::fmt::Error)
-    }
-    fn serialize_struct(
-        self,
-        _: &'static str,
-        _: usize,
-    ) -> std::result::Result<Self, std::fmt::Error> {
-        Ok(self)
-    }
-    fn serialize_struct_variant(
-        self,
-        _: &'static str,
-        _: u32,
-        _: &'static str,
-        _: usize,
-    ) -> std::result::Result<Impossible, std::fmt::Error> {
-        Err(std::fmt::Error)
     }
 }
 

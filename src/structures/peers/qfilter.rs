@@ -11,23 +11,20 @@
 use crate::structures::interface::{Family, Structure};
 
 pub static STRUCTURE: Structure = Structure {
-    name: "qfilter",
-    help: "the qfilter crate: a rank-and-select quotient filter, r = k remainder bits and 2.125 bits of metadata a slot, with delete (its own hash, no seed)",
     origin: super::ORIGIN,
     supports_delete: true,
-    is_static: false,
     accepts_seed: false,
-    argument: None,
     layout: adapter::layout,
-    build: adapter::build,
     for_rate: Some(adapter::for_rate),
-    design: None,
     // A query reads its quotient's block and walks its run, most often within the block.
     lines_per_query: Some(|_| 2),
-    ks: &[],
-    takes_math: false,
     family: Family::Quotient,
     fpr_exact: adapter::fpr_exact,
+    ..Structure::new(
+        "qfilter",
+        "the qfilter crate: a rank-and-select quotient filter, r = k remainder bits and 2.125 bits of metadata a slot, with delete (its own hash, no seed)",
+        adapter::build,
+    )
 };
 
 #[cfg(not(feature = "peers"))]

@@ -19,24 +19,20 @@
 use crate::structures::interface::{Family, Structure};
 
 pub static STRUCTURE: Structure = Structure {
-    name: "ribbon-filter",
-    help: "the ribbon-filter crate: static standard Ribbon, r = k result bits (1..=64) in rows of a whole 64-bit word, band width 16 (SipHash-1-3, seeded)",
     origin: super::ORIGIN,
-    supports_delete: false,
     is_static: true,
-    accepts_seed: true,
-    argument: None,
     layout,
-    build: adapter::build,
     for_rate: Some(adapter::for_rate),
-    design: None,
     // A query XORs the rows its 16-bit band selects: 16 words, two or three lines.
     lines_per_query: Some(|_| 3),
-    ks: &[],
-    takes_math: false,
     family: Family::Ribbon,
     // A solved system's answer for an absent key is uniform over the 2^r results.
     fpr_exact: |_, _, k| 0.5f64.powi(k as i32),
+    ..Structure::new(
+        "ribbon-filter",
+        "the ribbon-filter crate: static standard Ribbon, r = k result bits (1..=64) in rows of a whole 64-bit word, band width 16 (SipHash-1-3, seeded)",
+        adapter::build,
+    )
 };
 
 /// The band width the README's example uses.

@@ -18,22 +18,17 @@ static CRATE: PeerCrate = PeerCrate {
 };
 
 pub static STRUCTURE: Structure = Structure {
-    name: "sbbf",
-    help: "the sbbf-rs crate: Parquet's split-block filter (256-bit blocks, k = 8), keys hashed by multiply-shift",
     origin: super::origin(&CRATE),
-    supports_delete: false,
-    is_static: false,
-    accepts_seed: true,
-    argument: None,
     layout: crate::structures::split_block::layout,
-    build: adapter::build,
-    for_rate: None,
-    design: None,
     lines_per_query: Some(|_| 1),
     ks: &[crate::structures::split_block::SPLIT_WORDS],
-    takes_math: false,
     family: Family::SplitBlock,
     fpr_exact: crate::structures::split_block::fpr_exact,
+    ..Structure::new(
+        "sbbf",
+        "the sbbf-rs crate: Parquet's split-block filter (256-bit blocks, k = 8), keys hashed by multiply-shift",
+        adapter::build,
+    )
 };
 
 #[cfg(not(feature = "peers"))]

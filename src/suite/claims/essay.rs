@@ -15,6 +15,7 @@ use crate::hash::HashScheme;
 use crate::pipeline::measurement::{CONFIDENCE, Measurement};
 use crate::report::{self, significant};
 use crate::stats::{self, Z95, averaged_ratio_to_constant, bonferroni_z, ratio_to_constant};
+use crate::structures::FilterKind;
 use crate::suite::summary::Run;
 use crate::theory;
 
@@ -72,7 +73,7 @@ pub(super) fn typed_rows<R: DeserializeOwned>(run: &Run) -> Vec<R> {
 
 /// A row of the essay's classic filter with the default hash.
 fn is_classic(m: &Measurement) -> bool {
-    m.filter == crate::structures::FilterKind::CLASSIC && m.hash.is(HashScheme::MultiplyShift)
+    m.filter == FilterKind::CLASSIC && m.hash.is(HashScheme::MultiplyShift)
 }
 
 /// `(ln p̃, Var ln p̂)` of a row as an estimate of its design's rate ([`stats::log_rate`]).
@@ -306,10 +307,6 @@ fn minimum_at_optimum(runs: &[Run]) -> ClaimRow {
         ("undetermined", sweeps_to_leave_alone(&rows, 7, lowest))
     };
     ClaimRow {
-        claim: claim.into(),
-        tolerance: band.words,
-        band_low: band.low,
-        band_high: band.high,
         measured: lowest as f64,
         interval_low: set.first().map_or(f64::NAN, |&k| k as f64),
         interval_high: set.last().map_or(f64::NAN, |&k| k as f64),
@@ -322,6 +319,7 @@ fn minimum_at_optimum(runs: &[Run]) -> ClaimRow {
         source: "sweep-k: every k, main and replicate sweeps".into(),
         verdict: verdict.into(),
         to_decide,
+        ..unmeasured(claim, band, String::new())
     }
 }
 
@@ -500,12 +498,7 @@ fn flawed_hash(runs: &[Run]) -> ClaimRow {
 fn information_floor(runs: &[Run]) -> Vec<ClaimRow> {
     let claim = |target: &str| format!("a Bloom filter spends 1.44 times the floor ({target})");
     let band = || Band::relative(1.0 / std::f64::consts::LN_2, 0.05);
-    times_the_floor(
-        runs,
-        crate::structures::FilterKind::CLASSIC.name(),
-        claim,
-        band,
-    )
+    times_the_floor(runs, FilterKind::CLASSIC.name(), claim, band)
 }
 
 /// Per target rate of compare, the structure `name`'s bits per key over `log2(1/p)` of the

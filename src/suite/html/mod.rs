@@ -20,7 +20,7 @@ use crate::experiments::TIMINGS_FOLDER;
 use crate::program::shell_word;
 use crate::report::files::Staging;
 use crate::report::{escape, percent, times};
-use tables::{Row, badge, csv_table, experiment_tables, grid, head};
+use tables::{Row, badge, csv_table, experiment_tables, figure, grid, head};
 pub use timings::timings_page;
 
 /// The page's file name in the results folder.
@@ -189,14 +189,13 @@ fn seeds(runs: &[Run]) -> String {
         values.sort_unstable();
         values.dedup();
         let mut spans: Vec<(u64, u64)> = Vec::new();
-        for v in values {
+        for v in &values {
             match spans.last_mut() {
-                Some(span) if span.1 + 1 == v => span.1 = v,
-                _ => spans.push((v, v)),
+                Some(span) if span.1 + 1 == *v => span.1 = *v,
+                _ => spans.push((*v, *v)),
             }
         }
-        let words: Vec<String> = spans
-            .iter()
+        let words: Vec<String> = (spans.iter())
             .map(|&(a, b)| {
                 if a == b {
                     a.to_string()
@@ -205,10 +204,7 @@ fn seeds(runs: &[Run]) -> String {
                 }
             })
             .collect();
-        (
-            words.join(", "),
-            words.len() > 1 || spans.iter().any(|s| s.0 != s.1),
-        )
+        (words.join(", "), values.len() > 1)
     };
     let (keys, many_keys) = spans(measurements().map(|m| m.seed).collect());
     let (hashes, many_hashes) = spans(measurements().map(|m| m.hash_seed).collect());
@@ -271,23 +267,14 @@ fn extra_tables(runs: &[Run], staging: &Staging) -> Vec<(String, String)> {
 }
 
 fn section_id(definition: &Definition) -> String {
-    section_id_of(&definition.name)
-}
-
-fn section_id_of(name: &str) -> String {
-    format!("experiment-{}", anchor(name))
+    format!("experiment-{}", anchor(&definition.name))
 }
 
 /// An id fragment: letters, digits, `-` and `_` kept, anything else `-`.
 fn anchor(name: &str) -> String {
+    let kept = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
     name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '-'
-            }
-        })
+        .map(|c| if kept(c) { c } else { '-' })
         .collect()
 }
 
@@ -311,15 +298,8 @@ fn run_section(run: &Run) -> Result<String> {
         out.push_str(&format!("<p>{}</p>\n", escape(&definition.description)));
     }
     let (table, plate) = run.outcome.committed();
-    match crate::plot::render_svg(plate) {
-        Ok(svg) => out.push_str(&format!(
-            "<figure data-plate=\"{}\">\n{}\n<figcaption>{}</figcaption>\n</figure>\n",
-            escape(&definition.name),
-            svg.trim(),
-            escape(&result_name(definition, "svg"))
-        )),
-        Err(e) => out.push_str(&format!("<p>No plate: {}</p>\n", escape(&e.to_string()))),
-    }
+    let attributes = format!(" data-plate=\"{}\"", escape(&definition.name));
+    out.push_str(&figure(plate, &attributes, &result_name(definition, "svg")));
     out.push_str(&experiment_tables(table, &definition.name));
     if run.outcome.repeatable.is_some() {
         out.push_str(&format!(
@@ -372,18 +352,5 @@ fn flag_value(value: &toml::Value) -> String {
         toml::Value::String(text) => text.clone(),
         toml::Value::Array(items) => items.iter().map(flag_value).collect::<Vec<_>>().join(","),
         other => other.to_string(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn markup_in_text_is_escaped() {
-        assert_eq!(
-            escape("<b>\"a\" & 'b'</b>"),
-            "&lt;b&gt;&quot;a&quot; &amp; &#39;b&#39;&lt;/b&gt;"
-        );
     }
 }

@@ -3,6 +3,7 @@
 //! first.
 
 use crate::error::{Error, Result};
+use crate::plot::Plate;
 use crate::report::{Table, View, escape};
 
 const STYLE: &str = include_str!("style.css");
@@ -19,8 +20,17 @@ pub(super) fn head(title: &str) -> String {
     )
 }
 
-pub(super) fn format_error(e: std::fmt::Error) -> Error {
-    Error::Output(format!("html: {e}"))
+/// A plate as a `<figure>` with `attributes` (each with its leading space) and `caption`, or
+/// a line saying why there is none.
+pub(super) fn figure(plate: &Plate, attributes: &str, caption: &str) -> String {
+    match crate::plot::render_svg(plate) {
+        Ok(svg) => format!(
+            "<figure{attributes}>\n{}\n<figcaption>{}</figcaption>\n</figure>\n",
+            svg.trim(),
+            escape(caption)
+        ),
+        Err(e) => format!("<p>No plate: {}</p>\n", escape(&e.to_string())),
+    }
 }
 
 /// A row of a grid: its cells as HTML, and whether a verdict flags it (`Some` with the

@@ -2,27 +2,25 @@
 //! (advise's), in full, under the name of the CPU that made them. Nothing on it repeats
 //! between runs, so it sits in the git-ignored [`TIMINGS_FOLDER`] with their files.
 
-use super::tables::{experiment_tables, format_error, head};
-use crate::error::Result;
+use super::tables::{experiment_tables, figure, head};
 use crate::experiments::TIMINGS_FOLDER;
 use crate::pipeline::timing::machine;
 use crate::report::escape;
 use crate::suite::result_name;
 use crate::suite::summary::Run;
-use std::fmt::Write as _;
 
 /// The page of the runs with timings, or none when no run has any.
-pub fn timings_page(runs: &[Run]) -> Result<Option<String>> {
+pub fn timings_page(runs: &[Run]) -> Option<String> {
     let timed: Vec<&Run> = runs
         .iter()
         .filter(|run| run.outcome.repeatable.is_some())
         .collect();
     if timed.is_empty() {
-        return Ok(None);
+        return None;
     }
     let title = format!("bloomlab timings on {}", machine());
     let mut out = head(&title);
-    writeln!(out, "<header>\n<h1>{}</h1>", escape(&title)).map_err(format_error)?;
+    out.push_str(&format!("<header>\n<h1>{}</h1>\n", escape(&title)));
     out.push_str(
         "<p class=\"identity\">This machine's timings and what is made of them, written by \
          <code>bloomlab reproduce</code>; no other run repeats them, so git ignores this \
@@ -31,21 +29,15 @@ pub fn timings_page(runs: &[Run]) -> Result<Option<String>> {
     );
     for run in timed {
         let name = &run.definition.name;
-        writeln!(out, "<section id=\"{0}\">\n<h2>{0}</h2>", escape(name)).map_err(format_error)?;
-        match crate::plot::render_svg(&run.outcome.plate) {
-            Ok(svg) => writeln!(
-                out,
-                "<figure>\n{}\n<figcaption>{TIMINGS_FOLDER}/{}</figcaption>\n</figure>",
-                svg.trim(),
-                escape(&result_name(run.definition, "svg"))
-            )
-            .map_err(format_error)?,
-            Err(e) => writeln!(out, "<p>No plate: {}</p>", escape(&e.to_string()))
-                .map_err(format_error)?,
-        }
+        out.push_str(&format!(
+            "<section id=\"{0}\">\n<h2>{0}</h2>\n",
+            escape(name)
+        ));
+        let caption = format!("{TIMINGS_FOLDER}/{}", result_name(run.definition, "svg"));
+        out.push_str(&figure(&run.outcome.plate, "", &caption));
         out.push_str(&experiment_tables(&run.outcome.table, name));
         out.push_str("</section>\n");
     }
     out.push_str("</body>\n</html>\n");
-    Ok(Some(out))
+    Some(out)
 }

@@ -8,8 +8,6 @@ use crate::report;
 use crate::suite::claims::Band;
 use crate::suite::summary::Run;
 
-/// "The scalable variant exists for exactly this": at 8 times its first sub-filter's keys its
-/// rate over its bound `P0/(1 - r)` (Almeida et al. 2007), which must be at most 1.
 /// The overfill row of factor s at k = 7: its index, its measurement and its record's
 /// `ratio_to_design` with interval. Read from the record's fields rather than as a typed
 /// row: a structure's row carries NaN (no uniformity diagnostic), which JSON keeps as null.
@@ -37,6 +35,8 @@ fn row_at(runs: &[Run], name: &str, s: f64) -> Result<(usize, Measurement, [f64;
         .ok_or_else(|| format!("{name}: no row at s = {s}, k = 7"))
 }
 
+/// "The scalable variant exists for exactly this": at 8 times its first sub-filter's keys its
+/// rate over its bound `P0/(1 - r)` (Almeida et al. 2007), which must be at most 1.
 pub(super) fn scalable_promise(runs: &[Run]) -> ClaimRow {
     let name = "overfill-scalable";
     let measured = row_at(runs, name, 8.0).map(|(i, m, _)| {
