@@ -33,16 +33,16 @@ pub fn lines(
     t_w: f64,
 ) -> Vec<String> {
     let none = priced.len() - 1;
-    let Some(baseline) = checked
+    let Some((baseline, rounds)) = checked
         .iter()
         .find(|(i, _)| *i == none)
-        .map(|(_, c)| c.workload.median)
+        .map(|(_, c)| (c.workload.median, c.rounds))
     else {
         return Vec::new();
     };
     let mut lines = vec![format!(
         "end to end ({} rounds, σ = {} exactly, shuffled{}): no filter measured {baseline:.1} ns per query against t_w = {t_w:.1} ({:+.0}%)",
-        5,
+        rounds,
         plan.negative_share,
         if plan.batched { ", batched" } else { "" },
         off(baseline, t_w)

@@ -161,6 +161,8 @@ pub fn pass(
 pub struct Checked {
     pub workload: Passes,
     pub lookups: Option<Passes>,
+    /// Rounds the workload ran (each round one pass of it).
+    pub rounds: usize,
 }
 
 /// Runs each contender (a filter, or none) for `rounds` rounds, one pass each per round in
@@ -212,12 +214,16 @@ pub fn run(
         .map(|_| Checked {
             workload: Passes::of(Vec::new()),
             lookups: None,
+            rounds: 0,
         })
         .collect();
     for (&(c, lookups), ns) in subjects.iter().zip(ns) {
         match lookups {
             true => checked[c].lookups = Some(Passes::of(ns)),
-            false => checked[c].workload = Passes::of(ns),
+            false => {
+                checked[c].rounds = ns.len();
+                checked[c].workload = Passes::of(ns);
+            }
         }
     }
     Ok(checked)
