@@ -13,37 +13,39 @@ use common::{bloomlab, text};
 /// 3 blocks of queries per row, so that shards cut rows too.
 const QUERIES: &str = "2500000";
 
-/// Runs `command` whole, then in `shards` parts merged; asserts the same stdout (CSV) and
-/// exit status, and returns the merged output.
-fn merged_equals_single(command: &[&str], shards: u64, dir: &Path) -> Output {
+/// Runs `command` whole once, then in each count of `shards` parts merged; asserts the same
+/// stdout (CSV) and exit status for each, and returns the merged outputs.
+fn merged_equals_single(command: &[&str], shards: &[u64], dir: &Path) -> Vec<Output> {
     let single = bloomlab(&[command, &["-q", "--format", "csv"]].concat());
-    let folder = dir.join(format!("parts-{shards}"));
-    std::fs::create_dir_all(&folder).unwrap();
-    for i in 0..shards {
-        let shard = format!("{i}/{shards}");
-        let part = folder.join(format!("{i}.json"));
-        let args = [command, &["-q", "--format", "csv", "--shard", &shard]].concat();
-        let out = bloomlab(&[&args[..], &["--partial", part.to_str().unwrap()]].concat());
-        assert!(out.status.success(), "{shard}: {}", text(&out.stderr));
-        assert!(out.stdout.is_empty(), "a shard prints nothing");
-    }
-    let merged = bloomlab(&["merge", "-q", folder.to_str().unwrap()]);
-    assert_eq!(
-        text(&merged.stdout),
-        text(&single.stdout),
-        "{command:?} in {shards} shards: {}",
-        text(&merged.stderr)
-    );
-    assert_eq!(merged.status.code(), single.status.code());
     assert!(!single.stdout.is_empty());
-    merged
+    let merged_in = |shards: u64| {
+        let folder = dir.join(format!("parts-{shards}"));
+        std::fs::create_dir_all(&folder).unwrap();
+        for i in 0..shards {
+            let shard = format!("{i}/{shards}");
+            let part = folder.join(format!("{i}.json"));
+            let args = [command, &["-q", "--format", "csv", "--shard", &shard]].concat();
+            let out = bloomlab(&[&args[..], &["--partial", part.to_str().unwrap()]].concat());
+            assert!(out.status.success(), "{shard}: {}", text(&out.stderr));
+            assert!(out.stdout.is_empty(), "a shard prints nothing");
+        }
+        let merged = bloomlab(&["merge", "-q", folder.to_str().unwrap()]);
+        assert_eq!(
+            text(&merged.stdout),
+            text(&single.stdout),
+            "{command:?} in {shards} shards: {}",
+            text(&merged.stderr)
+        );
+        assert_eq!(merged.status.code(), single.status.code());
+        merged
+    };
+    shards.iter().map(|&n| merged_in(n)).collect()
 }
 
+/// 1, 3 and 7 shards, and more shards than the run has rows (some shards hold nothing).
 fn each_shard_count(command: &[&str], rows: u64) {
     let dir = tempfile::tempdir().unwrap();
-    for shards in [1, 3, 7, rows + 5] {
-        merged_equals_single(command, shards, dir.path());
-    }
+    merged_equals_single(command, &[1, 3, 7, rows + 5], dir.path());
 }
 
 /// 2 blocks of queries per row: the smallest run whose rows the shards cut.
@@ -73,10 +75,9 @@ fn size_measure_merged_is_the_single_run_in_every_format() {
     let estimate: serde_json::Value = serde_json::from_str(&estimate).unwrap();
     let rows = estimate["rows"].as_u64().unwrap();
     assert_eq!(estimate["units"].as_u64(), Some(2 * rows));
-    each_shard_count(&command, rows);
-    // The terminal's view: the sizing plan above the structures.
     let dir = tempfile::tempdir().unwrap();
-    merged_equals_single(&command, 3, dir.path());
+    merged_equals_single(&command, &[1, 3, 7, rows + 5], dir.path());
+    // The terminal's view: the sizing plan above the structures.
     let merged = bloomlab(
         &["merge", "-q", "--format", "table"]
             .iter()
@@ -112,9 +113,7 @@ fn audit_of_a_filter_that_fills_up_merged_is_the_single_run() {
     ];
     let command = [&command[..], &["--queries", TWO_BLOCKS]].concat();
     let dir = tempfile::tempdir().unwrap();
-    for shards in [1, 3, 7] {
-        merged_equals_single(&command, shards, dir.path());
-    }
+    merged_equals_single(&command, &[1, 3, 7], dir.path());
     let folder = dir.path().join("parts-7");
     let merged = bloomlab(&["merge", "-q", "--format", "table", folder.to_str().unwrap()]);
     let said = text(&merged.stdout);
@@ -134,8 +133,7 @@ fn audit_of_an_exec_program_merged_is_the_single_run_and_fails_as_it() {
     ];
     let command = [&command[..], &["--no-memory", "--queries", TWO_BLOCKS]].concat();
     let dir = tempfile::tempdir().unwrap();
-    for shards in [1, 3, 7] {
-        let merged = merged_equals_single(&command, shards, dir.path());
+    for merged in merged_equals_single(&command, &[1, 3, 7], dir.path()) {
         assert_eq!(merged.status.code(), Some(1));
         let stderr = text(&merged.stderr);
         assert!(
@@ -185,9 +183,7 @@ fn seed_check_merged_is_the_single_run_and_exits_as_it() {
         "200000",
     ];
     let dir = tempfile::tempdir().unwrap();
-    for shards in [1, 3, 7, 40] {
-        merged_equals_single(&command, shards, dir.path());
-    }
+    merged_equals_single(&command, &[1, 3, 7, 40], dir.path());
 }
 
 /// The parts of `sweep-size` in 3 shards, with `extra` flags, in `dir`.
