@@ -226,7 +226,6 @@ fn count(counted: &AtomicU64, progress: &ProgressBar, keys: u64) {
 struct AtLoad {
     load: f64,
     inserted: u64,
-    overlap: u64,
     units: Vec<Unit>,
     asked: Option<Asked>,
     ns_query: Option<f64>,
@@ -249,7 +248,7 @@ fn audit_entry(
     let Some(last) = (0..job.loads.len()).rev().find(with_work) else {
         return Ok(None);
     };
-    let mut keys = AuditKeys::new(&plan.keys, seeds.seed(), plan.top(), queries)?;
+    let keys = AuditKeys::new(&plan.keys, seeds.seed(), plan.top(), queries)?;
     // The absent keys timed, the same for every filter and load.
     let timed_keys: Vec<u64> = match plan.timed && !shard {
         true => (KeySource::new(seeds.seed()))
@@ -258,12 +257,12 @@ fn audit_entry(
         false => Vec::new(),
     };
     let mut built = job.entry.build(plan.n, job.fpr, seeds.hash_seed())?;
-    let (mut inserted, mut overlap) = (0, 0);
+    let mut inserted = 0;
     for (i, &load) in job.loads.iter().enumerate().take(last + 1) {
         let target = ((plan.n as f64 * load).round() as u64).max(inserted);
         let on_keys = |sent| count(&audited.counted_keys, progress, sent);
         let filter = &mut *built.filter;
-        overlap += keys.fill(filter, inserted..target, &on_keys)?;
+        keys.fill(filter, inserted..target, &on_keys)?;
         inserted = target;
         if let Some(failed) = filter.failed_inserts().filter(|&failed| failed > 0) {
             return Ok(Some(format!(
@@ -298,7 +297,6 @@ fn audit_entry(
         let at = AtLoad {
             load,
             inserted,
-            overlap,
             units,
             asked,
             ns_query,
@@ -359,10 +357,11 @@ fn audit_row(
     };
     let duplicates = plan.keys.keys().duplicates("keys", at.inserted)?;
     let distinct = at.inserted - duplicates.unwrap_or(0);
-    let false_positives = present.present.saturating_sub(at.overlap);
+    let overlap = keys.overlap(at.inserted, queries, filter.hashes_bytes())?;
+    let false_positives = present.present.saturating_sub(overlap);
     let mut trial = Trial::of(filter, distinct, false_positives);
     trial.duplicate_keys = duplicates;
-    trial.query_overlap = at.overlap;
+    trial.query_overlap = overlap;
     if keys.strings() && !filter.hashes_bytes() {
         trial.hash = AppliedHash::PreHashed(Box::new(trial.hash));
     }
