@@ -41,6 +41,11 @@ impl Keying {
         }
     }
 
+    /// True when both sources give integer keys.
+    pub fn ints(&self, seed: u64) -> bool {
+        self.keys.ints(seed).is_some() && self.query_keys().ints(seed).is_some()
+    }
+
     /// True when no query key can equal an inserted one: one injective source, inserted
     /// keys from counters `0..n` and queries from `n..n+q`.
     pub fn disjoint(&self, n: u64, queries: u64) -> bool {

@@ -117,6 +117,19 @@ fn run_int_trial(
     finish_trial(setup, &mut *filter, blocks, &present)
 }
 
+/// What a filter holding the n keys of `setup` reports of itself ([`Trial::of`], for the
+/// distinct ones among them), `reported` of its queries answered present; the hash is named
+/// with its pre-hash when byte keys reach a structure that does not take bytes.
+pub fn read_trial(setup: &Setup, filter: &dyn Filter, reported: u64) -> Result<Trial> {
+    let duplicates = setup.keying.keys.duplicates("keys", setup.n)?;
+    let mut trial = Trial::of(filter, setup.n - duplicates.unwrap_or(0), reported);
+    trial.duplicate_keys = duplicates;
+    if !setup.keying.ints(setup.seed) && !trial.hashes_bytes {
+        trial.hash = AppliedHash::PreHashed(Box::new(trial.hash));
+    }
+    Ok(trial)
+}
+
 /// The trial of a filled filter whose blocks `blocks` got `present` reports, for the
 /// distinct keys among the n inserted; a structure with a view of its bits also gets its
 /// uniformity diagnostic. Ends the filter's use ([`Filter::finish`]).
@@ -126,11 +139,8 @@ fn finish_trial(
     blocks: std::ops::Range<u64>,
     present: &[u64],
 ) -> Result<Trial> {
-    let duplicates = setup.keying.keys.duplicates("keys", setup.n)?;
-    let distinct = setup.n - duplicates.unwrap_or(0);
-    let mut trial = Trial::of(&*filter, distinct, present.iter().sum());
+    let mut trial = read_trial(setup, &*filter, present.iter().sum())?;
     trial.units = units(setup, blocks, present);
-    trial.duplicate_keys = duplicates;
     // A shard's share makes no row: no statistic is computed there.
     if let Some(bits) = filter.bit_view().filter(|_| !setup.work.is_share()) {
         let mut sample = ProbePairs::new(!setup.keying.keys.injective_below(setup.n));
@@ -170,8 +180,7 @@ fn keyed_trial(setup: &Setup, threads: Threads, on_keys: &OnKeys<'_>) -> Result<
     Ok(trial)
 }
 
-/// Inserts and queries a batch at a time ([`fill_keys`], [`count_keys`]), on one thread; the
-/// hash is named with its pre-hash when the structure does not take bytes.
+/// Inserts and queries a batch at a time ([`fill_keys`], [`count_keys`]), on one thread.
 fn byte_trial(setup: &Setup, on_keys: &OnKeys<'_>) -> Result<Trial> {
     let mut filter = setup.spec.build(setup.n)?;
     let (keying, seed) = (&setup.keying, setup.seed);
@@ -190,9 +199,5 @@ fn byte_trial(setup: &Setup, on_keys: &OnKeys<'_>) -> Result<Trial> {
             count_keys(&*filter, (&queried, seed), counters, false, on_keys)
         })
         .collect::<Result<Vec<_>>>()?;
-    let mut trial = finish_trial(setup, &mut *filter, blocks, &present)?;
-    if !trial.hashes_bytes {
-        trial.hash = AppliedHash::PreHashed(Box::new(trial.hash));
-    }
-    Ok(trial)
+    finish_trial(setup, &mut *filter, blocks, &present)
 }

@@ -50,10 +50,7 @@ impl AuditKeys {
             ));
         }
         sources.query_lines_for(queries)?;
-        let keying = Keying {
-            keys: inserted,
-            query_keys: sources.query_keys.clone(),
-        };
+        let keying = sources.keying();
         let query_first = keying.query_start(super::ABSENT_FROM);
         Ok(AuditKeys {
             keying,
@@ -82,13 +79,6 @@ impl AuditKeys {
             ),
             "key sources whose queries are not all inserted (another --query-keys, a step that does not wrap onto the inserted keys)",
         ))
-    }
-
-    /// Whether the inserted keys are strings (the row's hash then names a pre-hash when the
-    /// structure does not take bytes).
-    pub fn strings(&self) -> bool {
-        let ints = |spec: &crate::keys::KeySpec| spec.ints(self.seed).is_some();
-        !ints(&self.keying.keys) || !ints(&self.keying.query_keys())
     }
 
     /// The counters of `queries` absent keys.

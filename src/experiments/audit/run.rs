@@ -17,13 +17,13 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::experiments::{Counted, Experiment, Units};
-use crate::hash::{AppliedHash, HashScheme};
+use crate::hash::HashScheme;
 use crate::keys::KeySource;
 use crate::params::preflight::Cost;
-use crate::pipeline::keying::Keying;
-use crate::pipeline::measurement::{Measurement, Setup, Trial, Unit, Work, filter_digest};
+use crate::pipeline::measurement::{Measurement, Setup, Unit, Work, filter_digest};
 use crate::pipeline::run::Counts;
 use crate::pipeline::timing::{best_ns, round_ns};
+use crate::pipeline::trial::read_trial;
 use crate::structures::{Spec, count_present};
 
 /// What an audit measured: its rows, and the filters whose library refused, at which load
@@ -102,13 +102,6 @@ impl AuditPlan {
     fn work(&self, row: usize) -> Work {
         self.work.get(row).cloned().unwrap_or_default()
     }
-
-    fn keying(&self) -> Keying {
-        Keying {
-            keys: self.keys.keys(),
-            query_keys: self.keys.query_keys.clone(),
-        }
-    }
 }
 
 /// Every row of the audit, a filter at a rate and load, is cut into the blocks of its
@@ -122,7 +115,7 @@ impl Units for AuditPlan {
             for (i, &load) in job.loads.iter().enumerate() {
                 let inserted = (self.n as f64 * load).round() as u64;
                 rows.push(Setup {
-                    keying: self.keying(),
+                    keying: self.keys.keying(),
                     work: self.work(job.first + i),
                     ..Setup::new(spec.clone(), inserted, queries, self.seeds.seed())
                 });
@@ -352,19 +345,13 @@ fn audit_row(
     let spec = Spec::shape(job.entry.kind.clone(), m, filter.hashes())
         .hashed(HashScheme::MultiplyShift, seeds.hash_seed());
     let setup = Setup {
-        keying: plan.keying(),
+        keying: plan.keys.keying(),
         ..Setup::new(spec, at.inserted, queries, seeds.seed())
     };
-    let duplicates = plan.keys.keys().duplicates("keys", at.inserted)?;
-    let distinct = at.inserted - duplicates.unwrap_or(0);
     let overlap = keys.overlap(at.inserted, queries, filter.hashes_bytes())?;
     let false_positives = present.present.saturating_sub(overlap);
-    let mut trial = Trial::of(filter, distinct, false_positives);
-    trial.duplicate_keys = duplicates;
+    let mut trial = read_trial(&setup, filter, false_positives)?;
     trial.query_overlap = overlap;
-    if keys.strings() && !filter.hashes_bytes() {
-        trial.hash = AppliedHash::PreHashed(Box::new(trial.hash));
-    }
     let measurement = Measurement::new("audit", &setup, trial);
     let (entry, load) = (job.entry, at.load);
     let mut row = row(plan, entry, job.fpr, built, load, at.ns_query, measurement);
