@@ -36,11 +36,18 @@ impl Source for KeyFile {
     fn for_each_bytes(
         &self,
         name: &'static str,
-        _first: u64,
+        first: u64,
         count: u64,
         each: &mut dyn FnMut(&[u8]) -> Result<()>,
     ) -> Result<()> {
-        self.for_each(name, count, each)
+        let mut line = 0;
+        self.for_each(name, first.saturating_add(count), |key| {
+            line += 1;
+            match line > first {
+                true => each(key),
+                false => Ok(()),
+            }
+        })
     }
 
     /// Its lines may repeat one another.

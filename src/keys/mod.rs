@@ -75,8 +75,8 @@ pub trait Source: fmt::Debug + Send + Sync {
         None
     }
 
-    /// Calls `each` on `count` byte keys from counter `first` on (only called on a source
-    /// whose [`Source::ints`] is None).
+    /// Calls `each` on `count` byte keys from counter `first` on (a file: from line `first`;
+    /// only called on a source whose [`Source::ints`] is None).
     fn for_each_bytes(
         &self,
         _name: &'static str,

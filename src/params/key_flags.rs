@@ -79,6 +79,14 @@ fn source_help(first: &str) -> String {
 }
 
 impl KeySources {
+    /// The sources as a measurement takes them.
+    pub fn keying(&self) -> Keying {
+        Keying {
+            keys: self.keys(),
+            query_keys: self.query_keys.clone(),
+        }
+    }
+
     /// The inserted source.
     pub fn keys(&self) -> KeySpec {
         self.keys.clone().unwrap_or_default()
@@ -127,9 +135,7 @@ impl KeySources {
     /// The query source: `--query-keys`, else the inserted one's default
     /// ([`KeySpec::default_queries`]).
     pub fn query_keys(&self) -> KeySpec {
-        self.query_keys
-            .clone()
-            .unwrap_or_else(|| self.keys().default_queries())
+        self.keying().query_keys()
     }
 
     /// Refuses, before work, string keys that a program behind `exec:` cannot read as text
@@ -183,7 +189,6 @@ impl KeyParams {
         (n, queries): (u64, u64),
     ) -> Result<(Keying, Option<u64>)> {
         self.n_or(Some(n), n)?;
-        let query_keys = self.query_keys.clone();
         self.query_lines_for(queries)?;
         let filter = spec.filter.clone();
         self.check_for(filter.clone(), filter.program().key_form)?;
@@ -215,12 +220,6 @@ impl KeyParams {
             spec.sizing = Sizing::Shape { m: table, k };
             m_requested = (table != m).then_some(m);
         }
-        Ok((
-            Keying {
-                keys: self.keys(),
-                query_keys,
-            },
-            m_requested,
-        ))
+        Ok((self.sources.keying(), m_requested))
     }
 }

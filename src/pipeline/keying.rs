@@ -1,5 +1,7 @@
-//! The keys of a measurement ([`Keying`]), and the query keys that repeat inserted ones ([`overlap`]: counted in `query_overlap`, never as
-//! false positives).
+//! The keys of a measurement ([`Keying`]), the loop of any key source ([`fill_keys`],
+//! [`count_keys`]: integer keys through [`crate::pipeline::run`], byte keys in batches), and
+//! the query keys that repeat inserted ones ([`overlap`]: counted in `query_overlap`, never
+//! as false positives).
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -7,6 +9,8 @@ use std::ops::Range;
 use crate::error::{Error, Result};
 use crate::hash::prehash;
 use crate::keys::{Key, KeySpec};
+use crate::pipeline::run::{OnKeys, count, count_parallel, fill};
+use crate::structures::{BATCH, Filter};
 
 /// Largest set of keys the overlap check holds: `min(n, queries)` keys.
 pub const MAX_OVERLAP_KEYS: u64 = 50_000_000;
@@ -28,10 +32,105 @@ impl Keying {
             .unwrap_or_else(|| self.keys.default_queries())
     }
 
+    /// The counter of the first query key of a run of n inserted keys: n, or 0 for a query
+    /// file (its lines from the first).
+    pub fn query_start(&self, n: u64) -> u64 {
+        match self.query_keys().exhausted_by_inserts() {
+            true => 0,
+            false => n,
+        }
+    }
+
+    /// True when both sources give integer keys.
+    pub fn ints(&self, seed: u64) -> bool {
+        self.keys.ints(seed).is_some() && self.query_keys().ints(seed).is_some()
+    }
+
     /// True when no query key can equal an inserted one: one injective source, inserted
     /// keys from counters `0..n` and queries from `n..n+q`.
     pub fn disjoint(&self, n: u64, queries: u64) -> bool {
         self.keys == self.query_keys() && self.keys.injective_below(n.saturating_add(queries))
+    }
+}
+
+/// Inserts the keys of `counters` of `source`: integer keys through [`fill`] (on all cores
+/// when `parallel` and the structure can), byte keys [`BATCH`] at a time. Returns whether
+/// they went in on all cores.
+pub fn fill_keys<F: Filter + ?Sized>(
+    filter: &mut F,
+    (source, seed): (&KeySpec, u64),
+    counters: Range<u64>,
+    parallel: bool,
+    on_keys: &OnKeys<'_>,
+) -> Result<bool> {
+    if let Some(ints) = source.ints(seed) {
+        return fill(filter, counters, |c| ints.key(c), parallel, on_keys);
+    }
+    byte_batches(source, "keys", counters, |keys| {
+        on_keys(keys.len() as u64);
+        filter.insert_bytes_many(keys)
+    })?;
+    Ok(false)
+}
+
+/// How many of the query keys of `counters` of `source` the filter reports present:
+/// integer keys through [`count`] ([`count_parallel`] when `parallel`), byte keys [`BATCH`]
+/// at a time.
+pub fn count_keys<F: Filter + Sync + ?Sized>(
+    filter: &F,
+    (source, seed): (&KeySpec, u64),
+    counters: Range<u64>,
+    parallel: bool,
+    on_keys: &OnKeys<'_>,
+) -> Result<u64> {
+    match source.ints(seed) {
+        Some(ints) if parallel => count_parallel(filter, counters, |c| ints.key(c), on_keys),
+        Some(ints) => count(filter, counters, |c| ints.key(c), on_keys),
+        None => {
+            let mut present = 0;
+            let mut answers = vec![false; BATCH];
+            byte_batches(source, "query_keys", counters, |keys| {
+                on_keys(keys.len() as u64);
+                let answers = &mut answers[..keys.len()];
+                filter.contains_bytes_many(keys, answers)?;
+                present += answers.iter().filter(|&&a| a).count() as u64;
+                Ok(())
+            })?;
+            Ok(present)
+        }
+    }
+}
+
+/// Calls `each` on the byte keys of `counters` of `source`, [`BATCH`] at a time.
+fn byte_batches(
+    source: &KeySpec,
+    name: &'static str,
+    counters: Range<u64>,
+    mut each: impl FnMut(&[&[u8]]) -> Result<()>,
+) -> Result<()> {
+    let (mut bytes, mut ends) = (Vec::new(), Vec::with_capacity(BATCH));
+    let mut flush = |bytes: &mut Vec<u8>, ends: &mut Vec<usize>| {
+        let starts = std::iter::once(0).chain(ends.iter().copied());
+        let keys: Vec<&[u8]> = starts.zip(&*ends).map(|(a, &b)| &bytes[a..b]).collect();
+        let done = each(&keys);
+        bytes.clear();
+        ends.clear();
+        done
+    };
+    let count = counters.end - counters.start;
+    source.for_each(name, 0, counters.start, count, |key| {
+        if let Key::Bytes(key) = key {
+            bytes.extend_from_slice(key);
+            ends.push(bytes.len());
+        }
+        match ends.len() {
+            BATCH => flush(&mut bytes, &mut ends),
+            _ => Ok(()),
+        }
+    })?;
+    match ends.len() {
+        0 => Ok(()),
+        _ => flush(&mut bytes, &mut ends),
     }
 }
 

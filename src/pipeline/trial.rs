@@ -1,15 +1,15 @@
 //! One trial of a plan ([`Setup`]): the filter built from its descriptor, the keys inserted
 //! and the absent ones counted through the loop ([`crate::pipeline::run`]), integer keys in
-//! batches, byte keys in batches too; then set beside the predictions ([`measure`]).
+//! batches, byte keys in batches too ([`crate::pipeline::keying`]); then set beside the predictions ([`measure`]).
 
 use crate::error::{Error, Result};
 use crate::hash::AppliedHash;
-use crate::keys::{Key, KeySource, KeySpec};
-use crate::pipeline::keying::overlap;
+use crate::keys::KeySource;
+use crate::pipeline::keying::{count_keys, fill_keys, overlap};
 use crate::pipeline::measurement::{Measurement, Setup, Trial};
 use crate::pipeline::run::{Counts, OnKeys, Threads, Unit, block_counters, insert_and_count};
 use crate::pipeline::uniformity::{ProbePairs, SAMPLE_KEYS};
-use crate::structures::{BATCH, Filter};
+use crate::structures::Filter;
 
 /// Runs one setup and reports it.
 pub fn measure(experiment: &str, setup: &Setup) -> Result<Measurement> {
@@ -117,6 +117,19 @@ fn run_int_trial(
     finish_trial(setup, &mut *filter, blocks, &present)
 }
 
+/// What a filter holding the n keys of `setup` reports of itself ([`Trial::of`], for the
+/// distinct ones among them), `reported` of its queries answered present; the hash is named
+/// with its pre-hash when byte keys reach a structure that does not take bytes.
+pub fn read_trial(setup: &Setup, filter: &dyn Filter, reported: u64) -> Result<Trial> {
+    let duplicates = setup.keying.keys.duplicates("keys", setup.n)?;
+    let mut trial = Trial::of(filter, setup.n - duplicates.unwrap_or(0), reported);
+    trial.duplicate_keys = duplicates;
+    if !setup.keying.ints(setup.seed) && !trial.hashes_bytes {
+        trial.hash = AppliedHash::PreHashed(Box::new(trial.hash));
+    }
+    Ok(trial)
+}
+
 /// The trial of a filled filter whose blocks `blocks` got `present` reports, for the
 /// distinct keys among the n inserted; a structure with a view of its bits also gets its
 /// uniformity diagnostic. Ends the filter's use ([`Filter::finish`]).
@@ -126,11 +139,8 @@ fn finish_trial(
     blocks: std::ops::Range<u64>,
     present: &[u64],
 ) -> Result<Trial> {
-    let duplicates = setup.keying.keys.duplicates("keys", setup.n)?;
-    let distinct = setup.n - duplicates.unwrap_or(0);
-    let mut trial = Trial::of(&*filter, distinct, present.iter().sum());
+    let mut trial = read_trial(setup, &*filter, present.iter().sum())?;
     trial.units = units(setup, blocks, present);
-    trial.duplicate_keys = duplicates;
     // A shard's share makes no row: no statistic is computed there.
     if let Some(bits) = filter.bit_view().filter(|_| !setup.work.is_share()) {
         let mut sample = ProbePairs::new(!setup.keying.keys.injective_below(setup.n));
@@ -147,8 +157,8 @@ fn finish_trial(
 }
 
 /// A trial whose keys are not both the default random ones: integer keys through the
-/// default loops, byte keys in batches ([`each_batch`]); then the overlap of each block is
-/// counted, for [`settle`] to take out of the count.
+/// default loops, other keys through the loop of any source ([`byte_trial`]); then the
+/// overlap of each block is counted, for [`settle`] to take out of the count.
 fn keyed_trial(setup: &Setup, threads: Threads, on_keys: &OnKeys<'_>) -> Result<Trial> {
     let keying = &setup.keying;
     let queried = keying.query_keys();
@@ -162,118 +172,32 @@ fn keyed_trial(setup: &Setup, threads: Threads, on_keys: &OnKeys<'_>) -> Result<
         )?,
         _ => byte_trial(setup, on_keys)?,
     };
+    let first = keying.query_start(setup.n);
     for unit in &mut trial.units {
-        let counters = block_counters(setup.n, setup.queries, unit.block);
+        let counters = block_counters(first, setup.queries, unit.block);
         unit.counts.overlap = overlap(keying, setup.n, counters, setup.seed, trial.hashes_bytes)?;
     }
     Ok(trial)
 }
 
-/// Keys of one source gathered into a batch of at most [`BATCH`]: integer keys as u64, byte
-/// keys as their bytes (a source gives one kind only).
-#[derive(Default)]
-struct KeyBatch {
-    ints: Vec<u64>,
-    bytes: Vec<u8>,
-    ends: Vec<usize>,
-}
-
-impl KeyBatch {
-    fn push(&mut self, key: Key<'_>) {
-        match key {
-            Key::Int(x) => self.ints.push(x),
-            Key::Bytes(bytes) => {
-                self.bytes.extend_from_slice(bytes);
-                self.ends.push(self.bytes.len());
-            }
-        }
-    }
-
-    fn len(&self) -> usize {
-        self.ints.len() + self.ends.len()
-    }
-
-    fn byte_keys(&self) -> Vec<&[u8]> {
-        let starts = std::iter::once(0).chain(self.ends.iter().copied());
-        starts
-            .zip(&self.ends)
-            .map(|(a, &b)| &self.bytes[a..b])
-            .collect()
-    }
-
-    fn insert<F: Filter + ?Sized>(&self, filter: &mut F) -> Result<()> {
-        filter.insert_many(&self.ints)?;
-        filter.insert_bytes_many(&self.byte_keys())
-    }
-
-    fn count<F: Filter + ?Sized>(&self, filter: &F) -> Result<u64> {
-        let mut answers = vec![false; self.ints.len()];
-        filter.contains_many(&self.ints, &mut answers)?;
-        let keys = self.byte_keys();
-        let mut byte_answers = vec![false; keys.len()];
-        filter.contains_bytes_many(&keys, &mut byte_answers)?;
-        Ok(answers.iter().chain(&byte_answers).filter(|&&a| a).count() as u64)
-    }
-
-    fn clear(&mut self) {
-        self.ints.clear();
-        self.bytes.clear();
-        self.ends.clear();
-    }
-}
-
-/// Calls `each` on `count` keys of `source` from counter `first` on, [`BATCH`] at a time.
-fn each_batch(
-    source: KeySpec,
-    name: &'static str,
-    (seed, first, count): (u64, u64, u64),
-    mut each: impl FnMut(&KeyBatch) -> Result<()>,
-) -> Result<()> {
-    let mut batch = KeyBatch::default();
-    source.for_each(name, seed, first, count, |key| {
-        batch.push(key);
-        if batch.len() == BATCH {
-            each(&batch)?;
-            batch.clear();
-        }
-        Ok(())
-    })?;
-    match batch.len() {
-        0 => Ok(()),
-        _ => each(&batch),
-    }
-}
-
-/// Inserts and queries in batches; the hash is named with its pre-hash when the structure
-/// does not take bytes.
+/// Inserts and queries a batch at a time ([`fill_keys`], [`count_keys`]), on one thread.
 fn byte_trial(setup: &Setup, on_keys: &OnKeys<'_>) -> Result<Trial> {
     let mut filter = setup.spec.build(setup.n)?;
-    let keying = &setup.keying;
-    each_batch(
-        keying.keys.clone(),
-        "keys",
-        (setup.seed, 0, setup.n),
-        |batch| {
-            on_keys(batch.len() as u64);
-            batch.insert(&mut *filter)
-        },
+    let (keying, seed) = (&setup.keying, setup.seed);
+    fill_keys(
+        &mut *filter,
+        (&keying.keys, seed),
+        0..setup.n,
+        false,
+        on_keys,
     )?;
+    let (queried, first) = (keying.query_keys(), keying.query_start(setup.n));
     let blocks = setup.work.blocks(setup.queries);
-    let mut present = Vec::new();
-    for block in blocks.clone() {
-        let counters = block_counters(setup.n, setup.queries, block);
-        let queried = (setup.seed, counters.start, counters.end - counters.start);
-        let mut positives = 0u64;
-        each_batch(keying.query_keys(), "query_keys", queried, |batch| {
-            on_keys(batch.len() as u64);
-            positives += batch.count(&*filter)?;
-            Ok(())
-        })?;
-        present.push(positives);
-    }
-    let mut trial = finish_trial(setup, &mut *filter, blocks, &present)?;
-    if !trial.hashes_bytes {
-        trial.hash = AppliedHash::PreHashed(Box::new(trial.hash));
-    }
-    Ok(trial)
+    let present = (blocks.clone())
+        .map(|block| {
+            let counters = block_counters(first, setup.queries, block);
+            count_keys(&*filter, (&queried, seed), counters, false, on_keys)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    finish_trial(setup, &mut *filter, blocks, &present)
 }

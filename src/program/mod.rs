@@ -23,7 +23,7 @@ pub use probe::{
     sizes_itself,
 };
 pub use running::{Memory, Program, Size};
-pub use session::{exec_timeout, kill_group, wait_until};
+pub use session::{exec_timeout, run_within};
 
 /// Most keys in one `insert` or `query` request (the protocol's bound).
 const EXEC_BATCH: usize = 65_536;

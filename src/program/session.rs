@@ -5,7 +5,7 @@
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, ErrorKind, Read, Write};
 use std::os::fd::AsRawFd;
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Output, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -49,8 +49,62 @@ pub fn exec_timeout() -> Result<Duration> {
 /// Lines of the program's standard error kept for failure messages.
 const STDERR_TAIL: usize = 5;
 
+/// Starts `command` in a process group of its own, which the signals that end bloomlab kill
+/// ([`crate::signals`]), its output piped.
+fn spawn_group(command: &mut Command, stdin: Stdio) -> std::io::Result<Child> {
+    use std::os::unix::process::CommandExt;
+    let child = (command.process_group(0).stdin(stdin))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    crate::signals::register(child.id() as i32);
+    Ok(child)
+}
+
+/// Runs `command` to its end (its input closed) in a process group of its own
+/// ([`spawn_group`]), its output read as it comes; the inner error is one of starting it,
+/// the outer a run past `timeout`, after which its group is killed and reaped.
+pub fn run_within(
+    command: &mut Command,
+    timeout: Duration,
+) -> std::result::Result<std::io::Result<Output>, String> {
+    let mut child = match spawn_group(command, Stdio::null()) {
+        Ok(child) => child,
+        Err(e) => return Ok(Err(e)),
+    };
+    let read_all = |pipe: Option<Box<dyn Read + Send>>| {
+        thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.map(|mut pipe| pipe.read_to_end(&mut bytes));
+            bytes
+        })
+    };
+    let stdout = read_all(child.stdout.take().map(|p| Box::new(p) as _));
+    let stderr = read_all(child.stderr.take().map(|p| Box::new(p) as _));
+    let status = wait_until(&mut child, Instant::now() + timeout);
+    kill_group(&child);
+    crate::signals::unregister(child.id() as i32);
+    let Some(status) = status else {
+        let _ = child.wait();
+        let args = command.get_args().map(|a| a.to_string_lossy());
+        let shown = std::iter::once(command.get_program().to_string_lossy()).chain(args);
+        return Err(format!(
+            "{} did not finish within {} s (BLOOMLAB_EXEC_TIMEOUT): it was killed",
+            shown.collect::<Vec<_>>().join(" "),
+            timeout.as_secs_f64()
+        ));
+    };
+    let (stdout, stderr) = (stdout.join(), stderr.join());
+    let (stdout, stderr) = (stdout.unwrap_or_default(), stderr.unwrap_or_default());
+    Ok(Ok(Output {
+        status,
+        stdout,
+        stderr,
+    }))
+}
+
 /// Kills a child's process group (the program, its shell and anything they started).
-pub fn kill_group(child: &Child) {
+fn kill_group(child: &Child) {
     if let Ok(pid) = i32::try_from(child.id()) {
         // SAFETY: kill(2) takes no pointers; a group already gone is ESRCH, ignored.
         unsafe {
@@ -77,16 +131,8 @@ pub(super) struct Session {
 
 impl Session {
     pub(super) fn spawn(command: &str, timeout: Duration) -> std::result::Result<Self, String> {
-        use std::os::unix::process::CommandExt;
-        let mut child = Command::new("sh")
-            .args(["-c", command])
-            .process_group(0)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
+        let mut child = spawn_group(Command::new("sh").args(["-c", command]), Stdio::piped())
             .map_err(|e| format!("cannot start sh -c: {e}"))?;
-        crate::signals::register(child.id() as i32);
         if let Some(input) = &child.stdin {
             non_blocking(input);
         }
@@ -380,7 +426,7 @@ impl Drop for Session {
 }
 
 /// The child's exit status, or none when it is still running at `deadline`.
-pub fn wait_until(child: &mut Child, deadline: Instant) -> Option<ExitStatus> {
+fn wait_until(child: &mut Child, deadline: Instant) -> Option<ExitStatus> {
     loop {
         match child.try_wait() {
             Ok(Some(status)) => return Some(status),

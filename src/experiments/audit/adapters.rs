@@ -5,14 +5,12 @@
 //! the audit was given it (default `adapters`, relative to the working directory), so that the
 //! `filter` column of its rows is the same on every machine.
 
-use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 use crate::error::{Error, Result};
 use crate::experiments::Skipped;
-use crate::program::{exec_timeout, kill_group, shell_word, wait_until};
+use crate::program::{exec_timeout, run_within, shell_word};
 use crate::structures::FilterKind;
 
 /// An adapter that `adapters/install` checked and recorded as ready.
@@ -41,7 +39,8 @@ pub struct Found {
 /// The adapters of `folder`, as its `list --manifest` reports them. A folder without a
 /// `list` is one skipped entry covering every filter under it; a `list` that fails is the
 /// same, with its message. A `list` that runs past the exec timeout ([`exec_timeout`]; it is
-/// killed with its process group), or prints no adapter line, is an error naming the folder.
+/// killed with its process group: [`run_within`]), or prints no adapter line, is an error
+/// naming the folder.
 pub fn find(folder: &Path) -> Result<Found> {
     let shown = folder.display().to_string();
     let prefix = format!("exec:{}/", shell_word(&shown));
@@ -70,7 +69,8 @@ pub fn find(folder: &Path) -> Result<Found> {
             "a folder whose `list --manifest` prints one line per adapter: NAME, STATUS, COMMAND and DETAIL, tab-separated",
         )
     };
-    let output = match run_list(&list, exec_timeout()?).map_err(refused)? {
+    let run = run_within(Command::new(&list).arg("--manifest"), exec_timeout()?);
+    let output = match run.map_err(refused)? {
         Ok(output) if output.status.success() => output,
         Ok(output) => {
             let stderr = String::from_utf8_lossy(&output.stderr);
@@ -90,62 +90,6 @@ pub fn find(folder: &Path) -> Result<Found> {
         )));
     }
     Ok(found)
-}
-
-/// Runs `list --manifest` in a process group of its own (killed by the signals that end
-/// bloomlab), its output read as it comes; the inner error is one of starting it, the
-/// outer a run past the exec timeout, after which its group is killed and reaped.
-fn run_list(
-    list: &Path,
-    timeout: Duration,
-) -> std::result::Result<std::io::Result<Output>, String> {
-    use std::os::unix::process::CommandExt;
-    let child = Command::new(list)
-        .arg("--manifest")
-        .process_group(0)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn();
-    let mut child = match child {
-        Ok(child) => child,
-        Err(e) => return Ok(Err(e)),
-    };
-    let pid = child.id() as i32;
-    crate::signals::register(pid);
-    let stdout = read_all(child.stdout.take());
-    let stderr = read_all(child.stderr.take());
-    let status = wait_until(&mut child, Instant::now() + timeout);
-    kill_group(&child);
-    crate::signals::unregister(pid);
-    let Some(status) = status else {
-        let _ = child.wait();
-        return Err(format!(
-            "{} --manifest did not finish within {} s (BLOOMLAB_EXEC_TIMEOUT): it was killed",
-            list.display(),
-            timeout.as_secs_f64()
-        ));
-    };
-    let (stdout, stderr) = (
-        stdout.join().unwrap_or_default(),
-        stderr.join().unwrap_or_default(),
-    );
-    Ok(Ok(Output {
-        status,
-        stdout,
-        stderr,
-    }))
-}
-
-/// Everything `pipe` gives until it closes, read on a thread of its own.
-fn read_all<R: Read + Send + 'static>(pipe: Option<R>) -> std::thread::JoinHandle<Vec<u8>> {
-    std::thread::spawn(move || {
-        let mut bytes = Vec::new();
-        if let Some(mut pipe) = pipe {
-            let _ = pipe.read_to_end(&mut bytes);
-        }
-        bytes
-    })
 }
 
 /// The adapters of a `list --manifest` output: one line per adapter, NAME, STATUS, COMMAND

@@ -72,10 +72,10 @@ pub fn ask_inserted(
         keys.ask_inserted(filter, batch, answers)?;
         for (i, _) in answers.iter().enumerate().filter(|(_, present)| !**present) {
             found.lost += 1;
-            let number = counter(start + i as u64) + 1;
-            found
-                .first_lost
-                .get_or_insert_with(|| (keys.shown(batch[i]), number));
+            if found.first_lost.is_none() {
+                let number = counter(start + i as u64) + 1;
+                found.first_lost = Some((keys.shown(batch[i])?, number));
+            }
         }
         start += batch.len() as u64;
         Ok(())

@@ -17,13 +17,13 @@ use super::{
 };
 use crate::error::{Error, Result};
 use crate::experiments::{Counted, Experiment, Units};
-use crate::hash::{AppliedHash, HashScheme};
+use crate::hash::HashScheme;
 use crate::keys::KeySource;
 use crate::params::preflight::Cost;
-use crate::pipeline::keying::Keying;
-use crate::pipeline::measurement::{Measurement, Setup, Trial, Unit, Work, filter_digest};
+use crate::pipeline::measurement::{Measurement, Setup, Unit, Work, filter_digest};
 use crate::pipeline::run::Counts;
 use crate::pipeline::timing::{best_ns, round_ns};
+use crate::pipeline::trial::read_trial;
 use crate::structures::{Spec, count_present};
 
 /// What an audit measured: its rows, and the filters whose library refused, at which load
@@ -102,13 +102,6 @@ impl AuditPlan {
     fn work(&self, row: usize) -> Work {
         self.work.get(row).cloned().unwrap_or_default()
     }
-
-    fn keying(&self) -> Keying {
-        Keying {
-            keys: self.keys.keys(),
-            query_keys: self.keys.query_keys.clone(),
-        }
-    }
 }
 
 /// Every row of the audit, a filter at a rate and load, is cut into the blocks of its
@@ -122,7 +115,7 @@ impl Units for AuditPlan {
             for (i, &load) in job.loads.iter().enumerate() {
                 let inserted = (self.n as f64 * load).round() as u64;
                 rows.push(Setup {
-                    keying: self.keying(),
+                    keying: self.keys.keying(),
                     work: self.work(job.first + i),
                     ..Setup::new(spec.clone(), inserted, queries, self.seeds.seed())
                 });
@@ -226,7 +219,6 @@ fn count(counted: &AtomicU64, progress: &ProgressBar, keys: u64) {
 struct AtLoad {
     load: f64,
     inserted: u64,
-    overlap: u64,
     units: Vec<Unit>,
     asked: Option<Asked>,
     ns_query: Option<f64>,
@@ -249,7 +241,7 @@ fn audit_entry(
     let Some(last) = (0..job.loads.len()).rev().find(with_work) else {
         return Ok(None);
     };
-    let mut keys = AuditKeys::new(&plan.keys, seeds.seed(), plan.top(), queries)?;
+    let keys = AuditKeys::new(&plan.keys, seeds.seed(), plan.top(), queries)?;
     // The absent keys timed, the same for every filter and load.
     let timed_keys: Vec<u64> = match plan.timed && !shard {
         true => (KeySource::new(seeds.seed()))
@@ -258,12 +250,12 @@ fn audit_entry(
         false => Vec::new(),
     };
     let mut built = job.entry.build(plan.n, job.fpr, seeds.hash_seed())?;
-    let (mut inserted, mut overlap) = (0, 0);
+    let mut inserted = 0;
     for (i, &load) in job.loads.iter().enumerate().take(last + 1) {
         let target = ((plan.n as f64 * load).round() as u64).max(inserted);
         let on_keys = |sent| count(&audited.counted_keys, progress, sent);
         let filter = &mut *built.filter;
-        overlap += keys.fill(filter, inserted..target, &on_keys)?;
+        keys.fill(filter, inserted..target, &on_keys)?;
         inserted = target;
         if let Some(failed) = filter.failed_inserts().filter(|&failed| failed > 0) {
             return Ok(Some(format!(
@@ -298,7 +290,6 @@ fn audit_entry(
         let at = AtLoad {
             load,
             inserted,
-            overlap,
             units,
             asked,
             ns_query,
@@ -354,18 +345,13 @@ fn audit_row(
     let spec = Spec::shape(job.entry.kind.clone(), m, filter.hashes())
         .hashed(HashScheme::MultiplyShift, seeds.hash_seed());
     let setup = Setup {
-        keying: plan.keying(),
+        keying: plan.keys.keying(),
         ..Setup::new(spec, at.inserted, queries, seeds.seed())
     };
-    let duplicates = plan.keys.keys().duplicates("keys", at.inserted)?;
-    let distinct = at.inserted - duplicates.unwrap_or(0);
-    let false_positives = present.present.saturating_sub(at.overlap);
-    let mut trial = Trial::of(filter, distinct, false_positives);
-    trial.duplicate_keys = duplicates;
-    trial.query_overlap = at.overlap;
-    if keys.strings() && !filter.hashes_bytes() {
-        trial.hash = AppliedHash::PreHashed(Box::new(trial.hash));
-    }
+    let overlap = keys.overlap(at.inserted, queries, filter.hashes_bytes())?;
+    let false_positives = present.present.saturating_sub(overlap);
+    let mut trial = read_trial(&setup, filter, false_positives)?;
+    trial.query_overlap = overlap;
     let measurement = Measurement::new("audit", &setup, trial);
     let (entry, load) = (job.entry, at.load);
     let mut row = row(plan, entry, job.fpr, built, load, at.ns_query, measurement);
