@@ -8,8 +8,9 @@ use crate::hash::Simd;
 use crate::params::{ShapeParams, ValueList, check_count};
 use crate::report::Table;
 
-use super::machine::{Machine, Sharing, trust_notes};
+use super::machine::{Machine, trust_notes};
 use super::{BenchConfig, contenders, default_sizes, notes, run, time_versus_rate};
+use crate::pipeline::sharing::Sharing;
 
 /// The bench's flags as the user gives them.
 #[derive(Clone, Debug)]

@@ -11,6 +11,7 @@ pub mod keying;
 pub mod measurement;
 pub mod membership;
 pub mod run;
+pub mod sharing;
 pub mod timing;
 pub mod trial;
 pub mod uniformity;

@@ -111,7 +111,8 @@ fn workloads_find_every_present_key_and_measure_the_designs_rate() {
 
 /// The notes that flag a shared machine.
 mod trust {
-    use bloomlab::bench::machine::{Machine, Shared, trust_notes};
+    use bloomlab::bench::machine::{Machine, trust_notes};
+    use bloomlab::pipeline::sharing::Shared;
     use bloomlab::pipeline::timing::LineRate;
 
     /// A busy neighbour or a wide spread of line passes is flagged; a quiet run is not.

@@ -399,6 +399,7 @@ fn budget_line(plan: &AdvisePlan) -> String {
 /// Measures, prices and chooses, then runs the workload for the choice, the runner-up and
 /// no filter.
 pub fn run(plan: &AdvisePlan, progress: &ProgressBar) -> Result<Outcome> {
+    let sharing = crate::pipeline::sharing::Sharing::start();
     let steps = Steps::new(progress, plan.started);
     let budget = budget_line(plan);
     steps.show(format!("advise: {budget}"));
@@ -438,6 +439,8 @@ pub fn run(plan: &AdvisePlan, progress: &ProgressBar) -> Result<Outcome> {
     run.notes.push(format!(
         "every cost interval widened by the end-to-end run's worst miss of its prediction, x{miss:.3}"
     ));
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    run.notes.push(sharing.since().note(cpus, "they slow the lookups, the work and the end-to-end run unevenly, so that the costs, their intervals and the choice move with them: run again on a quiet machine"));
     report::outcome(
         plan,
         &run.resolved,
