@@ -73,6 +73,28 @@ impl Kernel {
         })
     }
 
+    /// One key's sectors and masks ([`super::Probe`]) in general registers from the lane
+    /// form: the indexes of the families' own index functions, as the vector paths compute
+    /// them, inline, where [`HashFamily::index`] is a call that matches its path at each of
+    /// the k + Z + 1 functions. For the key-by-key lookups and inserts, on every path.
+    #[inline(always)]
+    pub(super) fn probe(&self, key: u64) -> super::Probe {
+        let [a, b] = self.chooser;
+        let h = a.wrapping_mul(key).wrapping_add(b);
+        let block = ((h as u128 * self.blocks as u128) >> 64) as usize;
+        let base = block * self.words_per_block as usize;
+        let bits = self.bits.key(key);
+        let sector = self.sector.as_ref().map(|s| (s, s.key(key)));
+        let mut probe = super::Probe::default();
+        for g in 0..self.groups {
+            let at = sector.map_or(0, |(s, y)| s.index(g, y) as usize);
+            probe.words[g] = base + g * self.per_group as usize + at;
+            probe.masks[g] = (g * self.per..(g + 1) * self.per)
+                .fold(0, |mask, i| mask | 1u64 << self.bits.index(i, bits));
+        }
+        probe
+    }
+
     /// `answers[j] = contains(keys[j])` on AVX-512 (`wide`) or AVX2.
     ///
     /// # Safety
