@@ -79,6 +79,25 @@ impl Kernel {
     /// the k + Z + 1 functions. For the key-by-key lookups and inserts, on every path.
     #[inline(always)]
     pub(super) fn probe(&self, key: u64) -> super::Probe {
+        match self.per {
+            1 => self.probe_of::<1>(key),
+            2 => self.probe_of::<2>(key),
+            3 => self.probe_of::<3>(key),
+            4 => self.probe_of::<4>(key),
+            5 => self.probe_of::<5>(key),
+            6 => self.probe_of::<6>(key),
+            7 => self.probe_of::<7>(key),
+            8 => self.probe_of::<8>(key),
+            _ => self.probe_of::<0>(key),
+        }
+    }
+
+    /// [`Kernel::probe`] for `N` bits a group (any count if 0): a loop of a constant count
+    /// is unrolled and stays scalar, where LLVM vectorized the loop over a count known only
+    /// at run time two lanes at a time (SSE2, the 64-bit product emulated).
+    #[inline(always)]
+    fn probe_of<const N: usize>(&self, key: u64) -> super::Probe {
+        let per = if N == 0 { self.per } else { N };
         let [a, b] = self.chooser;
         let h = a.wrapping_mul(key).wrapping_add(b);
         let block = ((h as u128 * self.blocks as u128) >> 64) as usize;
@@ -89,8 +108,9 @@ impl Kernel {
         for g in 0..self.groups {
             let at = sector.map_or(0, |(s, y)| s.index(g, y) as usize);
             probe.words[g] = base + g * self.per_group as usize + at;
-            probe.masks[g] = (g * self.per..(g + 1) * self.per)
-                .fold(0, |mask, i| mask | 1u64 << self.bits.index(i, bits));
+            probe.masks[g] = (0..per).fold(0, |mask, j| {
+                mask | 1u64 << self.bits.index(g * per + j, bits)
+            });
         }
         probe
     }
