@@ -17,14 +17,16 @@ const BIT_SHIFT: u32 = 58;
 /// Invariant: `blocks · words_per_block` is the length of the filter's word array and
 /// `blocks >= 1`; `sector` is present when `per_group > 1`; `bits.shift` gives indexes below
 /// 64 ([`BIT_SHIFT`]) and `sector`'s below `per_group`; both families are of one hashing
-/// (`pairs`); `*_high` are the high halves of the families' multipliers.
+/// (`pairs`); `*_swapped` are the families' multipliers with their halves swapped; the
+/// sector functions' shift is at least 32 (they have fewer than 2^32 values).
 #[derive(Clone, Debug)]
 pub(super) struct Kernel {
     bits: Lanes,
     sector: Option<Lanes>,
-    /// `mul_i >> 32` of `bits` and `sector` (zeros without one), for the AVX2 products.
-    bits_high: [u64; MAX_K as usize],
-    sector_high: [u64; MAX_K as usize],
+    /// `mul_i` of `bits` and `sector` (zeros without one) with its 32-bit halves swapped,
+    /// for the AVX2 cross products.
+    bits_swapped: [u64; MAX_K as usize],
+    sector_swapped: [u64; MAX_K as usize],
     /// The block chooser's `[a_0, b_0]`: block `((a_0·x + b_0) · blocks) >> 64`.
     chooser: [u64; 2],
     blocks: u64,
@@ -52,16 +54,17 @@ impl Kernel {
         let bits = bits.lanes().filter(|b| b.shift == BIT_SHIFT)?;
         let sector = match per_group {
             1 => None,
-            _ => Some(sector.lanes().filter(|s| s.pairs() == bits.pairs())?),
+            _ => Some(sector.lanes().filter(|s| s.pairs() == bits.pairs() && s.shift >= 32)?),
         };
         let chooser = chooser.first_affine()?;
         let blocks = (words / words_per_block) as u64;
         // Below 2^32 blocks, the AVX2 path's 32-bit product gives the first word of each.
-        let high = |lanes: &Lanes| std::array::from_fn(|i| lanes.mul[i % lanes.mul.len()] >> 32);
+        let swapped =
+            |lanes: &Lanes| std::array::from_fn(|i| lanes.mul[i % lanes.mul.len()].rotate_left(32));
         (blocks >= 1 && blocks >> 32 == 0).then(|| Kernel {
             pairs: bits.pairs(),
-            bits_high: high(&bits),
-            sector_high: sector.as_ref().map_or([0; MAX_K as usize], high),
+            bits_swapped: swapped(&bits),
+            sector_swapped: sector.as_ref().map_or([0; MAX_K as usize], swapped),
             bits,
             sector,
             chooser,
@@ -378,22 +381,35 @@ mod avx2 {
         }
     }
 
-    /// `g_i` of [`Lanes`] in each lane, `high` the high halves of its multipliers.
+    /// `g_i` of [`Lanes`] in each lane, right in its high 32 bits only (the low 32 are not
+    /// g's): the indexes shift by at least 32. `ml·yl + add_i + c` is one `vpmuludq`, and
+    /// `mh·yl + ml·yh`, which adds to its high half, one `vpmulld` of the lanes `(yl, yh)`
+    /// against `swapped[i]`, `(mh, ml)`, summed with itself shifted: two products where the
+    /// whole g takes three.
     #[inline(always)]
-    unsafe fn value<const PAIR: bool>(
+    unsafe fn high<const PAIR: bool>(
         lanes: &Lanes,
-        high: &[u64],
+        swapped: &[u64],
         i: usize,
-        (y, y_high, c): (Two, Two, Two),
+        (y, _, c): (Two, Two, Two),
     ) -> Two {
         let i = i % lanes.mul.len();
         // SAFETY: as above.
         unsafe {
-            let g = affine(lanes.mul[i], high[i], lanes.add[i], y, y_high);
-            match PAIR {
-                true => two!(h => _mm256_add_epi64(g[h], c[h])),
-                false => g,
-            }
+            let (mul, add) = (
+                _mm256_set1_epi64x(lanes.mul[i] as i64),
+                _mm256_set1_epi64x(lanes.add[i] as i64),
+            );
+            let swapped = _mm256_set1_epi64x(swapped[i] as i64);
+            two!(h => {
+                let low = _mm256_add_epi64(_mm256_mul_epu32(mul, y[h]), add);
+                let low = match PAIR {
+                    true => _mm256_add_epi64(low, c[h]),
+                    false => low,
+                };
+                let cross = _mm256_mullo_epi32(y[h], swapped);
+                _mm256_add_epi32(_mm256_add_epi32(low, cross), _mm256_slli_epi64::<32>(cross))
+            })
         }
     }
 
@@ -454,7 +470,7 @@ mod avx2 {
                     let offset = _mm256_set1_epi64x((g as u64 * kernel.per_group) as i64);
                     let mut word = two!(h => _mm256_add_epi64(base[h], offset));
                     if let Some((lanes, key)) = sectors {
-                        let sector = value::<PAIR>(lanes, &kernel.sector_high, g, key);
+                        let sector = high::<PAIR>(lanes, &kernel.sector_swapped, g, key);
                         for h in 0..2 {
                             let sector = _mm256_srlv_epi64(sector[h], sector_shift);
                             word[h] = _mm256_add_epi64(word[h], sector);
@@ -462,7 +478,7 @@ mod avx2 {
                     }
                     let mut mask = [_mm256_setzero_si256(); 2];
                     for i in g * kernel.per..(g + 1) * kernel.per {
-                        let g = value::<PAIR>(&kernel.bits, &kernel.bits_high, i, bits);
+                        let g = high::<PAIR>(&kernel.bits, &kernel.bits_swapped, i, bits);
                         for h in 0..2 {
                             let bit = _mm256_srli_epi64::<{ BIT_SHIFT as i32 }>(g[h]);
                             mask[h] = _mm256_or_si256(mask[h], _mm256_sllv_epi64(one, bit));
