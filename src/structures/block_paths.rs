@@ -13,7 +13,7 @@ pub(super) fn on_path(kernel: Option<&Kernel>, simd: Simd) -> Result<Kernel> {
             "simd",
             simd,
             "no vector kernel for this hash or block",
-            "a 512-bit blocked or a split-block filter on multiply-shift or double-hashing",
+            "a blocked (512 or 1024 bits) or a split-block filter on multiply-shift or double-hashing",
         )
     })?;
     kernel.on(simd).ok_or_else(|| {

@@ -7,14 +7,18 @@
 //! A 512-bit block is one AVX-512 register: `vpermq` fetches the word of each probe and a
 //! masked test checks all eight probes at once. With AVX2 the block is two registers of
 //! eight 32-bit words, and `vpermd` with a blend does the same. A split block is eight
-//! 32-bit words, one probe each, as Parquet's AVX2 filter tests it: one `vptest`.
+//! 32-bit words, one probe each, as Parquet's AVX2 filter tests it: one `vptest`. A
+//! 1024-bit block (blocked-1024) is four AVX2 registers: four `vpermd` and three blends
+//! fetch each probe's word; its inserts set the probes one by one on every path.
 
 use super::blocks::Blocks;
 use crate::hash::{Lanes, Limbs, Simd};
 
 /// The shift of a 512-bit block's in-block indexes (nine bits), and of a split block's
-/// (five bits): each path shifts by the constant, so the kernels take no shift count.
+/// (five bits), and of a 1024-bit block's (ten bits): each path shifts by the constant,
+/// so the kernels take no shift count.
 const BLOCKED_SHIFT: u32 = 55;
+const BLOCKED1024_SHIFT: u32 = 54;
 const SPLIT_SHIFT: u32 = 59;
 
 /// Which block a kernel serves.
@@ -22,6 +26,8 @@ const SPLIT_SHIFT: u32 = 59;
 pub(super) enum Design {
     /// 512 bits, 8 u64 words, k probes anywhere in it.
     Blocked512,
+    /// 1024 bits, 16 u64 words, k probes anywhere in it.
+    Blocked1024,
     /// 256 bits, eight 32-bit words, probe j in word j.
     Split256,
 }
@@ -29,7 +35,8 @@ pub(super) enum Design {
 /// A filter's in-block probes on one path.
 ///
 /// Invariant: `simd` runs on this CPU ([`Simd::runs_here`]); `lanes.shift` is 55 for
-/// [`Design::Blocked512`] (indexes below 512) and 59 for [`Design::Split256`] (below 32);
+/// [`Design::Blocked512`] (indexes below 512), 54 for [`Design::Blocked1024`] (below 1024)
+/// and 59 for [`Design::Split256`] (below 32);
 /// the blocks hold at least one block ([`Blocks::new`]); `test_one` and `set_one` are
 /// [`one_key_entries`] of `simd`, `design`, `stepped`, `lanes.pairs()` and `k`.
 #[derive(Clone, Debug)]
@@ -90,17 +97,14 @@ impl Kernel {
     ) -> Option<Kernel> {
         let lanes = lanes?;
         let chooser = blocks.chooser().first_affine()?;
-        let shift = match design {
-            Design::Blocked512 => BLOCKED_SHIFT,
-            Design::Split256 => SPLIT_SHIFT,
+        let (shift, per_block) = match design {
+            Design::Blocked512 => (BLOCKED_SHIFT, 8),
+            Design::Blocked1024 => (BLOCKED1024_SHIFT, 16),
+            Design::Split256 => (SPLIT_SHIFT, 4),
         };
         let simd = Simd::best();
         let stepped = steps(simd, &lanes);
         let (test_one, set_one) = one_key_entries(simd, design, stepped, lanes.pairs(), k as usize);
-        let per_block = match design {
-            Design::Blocked512 => 8,
-            Design::Split256 => 4,
-        };
         // At least one block: the one-key picks ([`Kernel::block_one`]) hold only for n >= 1.
         let fits = blocks.words_per_block == per_block && !blocks.words.is_empty();
         (lanes.shift == shift && fits).then(|| Kernel {
@@ -243,6 +247,20 @@ macro_rules! entries {
 
         $(#[$attr])*
         #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
+        pub(super) fn test_one1024<const PAIR: bool>(kernel: &Kernel, blocks: &Blocks, key: u64) -> bool {
+            let block = kernel.block_one::<16>(&blocks.words, key);
+            unsafe { test1024_of(kernel, kernel.k, kernel.lanes.key_of::<PAIR>(key), block) }
+        }
+
+        /// A 1024-bit block's probes set one by one ([`super::set1024`]) on every path.
+        $(#[$attr])*
+        pub(super) fn set_one1024<const PAIR: bool>(kernel: &Kernel, blocks: &mut Blocks, key: u64) {
+            let block = kernel.block_one_mut::<16>(&mut blocks.words, key);
+            super::set1024(&kernel.lanes, kernel.k, kernel.lanes.key_of::<PAIR>(key), block)
+        }
+
+        $(#[$attr])*
+        #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
         pub(super) fn test_one256<const PAIR: bool>(kernel: &Kernel, blocks: &Blocks, key: u64) -> bool {
             let block = kernel.block_one::<4>(&blocks.words, key);
             unsafe { test256_of(kernel, kernel.lanes.key_of::<PAIR>(key), block) }
@@ -281,11 +299,16 @@ macro_rules! entries {
             match (kernel.design, in_cache, kernel.lanes.pairs()) {
                 (Design::Blocked512, true, true) => test_cached::<8, true>(kernel, words, keys, answers),
                 (Design::Blocked512, true, false) => test_cached::<8, false>(kernel, words, keys, answers),
+                (Design::Blocked1024, true, true) => test_cached::<16, true>(kernel, words, keys, answers),
+                (Design::Blocked1024, true, false) => test_cached::<16, false>(kernel, words, keys, answers),
                 (Design::Split256, true, true) => test_cached::<4, true>(kernel, words, keys, answers),
                 (Design::Split256, true, false) => test_cached::<4, false>(kernel, words, keys, answers),
                 (Design::Blocked512, false, _) => {
                     blocks.all_set_many_with(keys, answers, |x, b| unsafe { test512(kernel, k, x, b) })
                 }
+                (Design::Blocked1024, false, _) => blocks.all_set_many_with(keys, answers, |x, b| unsafe {
+                    test1024_of(kernel, k, kernel.lanes.key(x), b)
+                }),
                 (Design::Split256, false, _) => {
                     blocks.all_set_many_with(keys, answers, |x, b| unsafe { test256(kernel, x, b) })
                 }
@@ -305,6 +328,7 @@ macro_rules! entries {
                 let lanes = kernel.lanes.key_of::<PAIR>(key);
                 *answer = match W {
                     8 => unsafe { test512_of(kernel, k, lanes, block) },
+                    16 => unsafe { test1024_of(kernel, k, lanes, block) },
                     _ => unsafe { test256_of(kernel, lanes, block) },
                 };
             }
@@ -322,8 +346,9 @@ macro_rules! entries {
                 match (W, STEPPED) {
                     (8, true) => super::set512_stepped::<false>(lanes, k, key, block),
                     (8, false) => unsafe { set512(kernel, k, key, block) },
+                    (16, _) => super::set1024(lanes, k, lanes.key(key), block),
                     (4, _) => unsafe { set256(kernel, key, block) },
-                    _ => unreachable!("blocks are of 8 or 4 words"),
+                    _ => unreachable!("blocks are of 16, 8 or 4 words"),
                 }
             }
         }
@@ -339,12 +364,16 @@ macro_rules! entries {
                     set_cached::<8, true>(kernel, &mut blocks.words, keys)
                 }
                 (Design::Blocked512, true) => set_cached::<8, false>(kernel, &mut blocks.words, keys),
+                (Design::Blocked1024, true) => set_cached::<16, false>(kernel, &mut blocks.words, keys),
                 (Design::Split256, true) => set_cached::<4, false>(kernel, &mut blocks.words, keys),
                 (Design::Blocked512, false) if kernel.stepped => {
                     blocks.set_many_with(keys, |x, b| super::set512_stepped::<false>(lanes, k, x, b))
                 }
                 (Design::Blocked512, false) => {
                     blocks.set_many_with(keys, |x, b| unsafe { set512(kernel, k, x, b) })
+                }
+                (Design::Blocked1024, false) => {
+                    blocks.set_many_with(keys, |x, b| super::set1024(lanes, k, lanes.key(x), b))
                 }
                 (Design::Split256, false) => {
                     blocks.set_many_with(keys, |x, b| unsafe { set256(kernel, x, b) })
@@ -357,7 +386,7 @@ macro_rules! entries {
 /// The inserts every path shares, and the vector paths' `set512!`.
 #[macro_use]
 mod inserts;
-use inserts::set_octet;
+use inserts::{set_octet, set1024};
 
 /// The scalar path: every CPU.
 mod scalar {
@@ -367,11 +396,12 @@ mod scalar {
 
     entries!();
 
-    /// Probe i of the key whose [`Lanes::key`] is `key`: (word, mask) in a 512-bit block.
+    /// Probe i of the key whose [`Lanes::key`] is `key`: (word, mask) in a block of `W`
+    /// words (a power of two).
     #[inline(always)]
-    fn probe(lanes: &Lanes, key: (u64, u64), i: usize) -> (usize, u64) {
+    fn probe<const W: usize>(lanes: &Lanes, key: (u64, u64), i: usize) -> (usize, u64) {
         let bit = lanes.index(i, key);
-        ((bit >> 6) as usize & 7, 1 << (bit & 63))
+        ((bit >> 6) as usize & (W - 1), 1 << (bit & 63))
     }
 
     /// The probes of the key whose [`Lanes::key`] is `key` as a 256-bit mask: probe j in
@@ -396,7 +426,13 @@ mod scalar {
     /// Probe by probe, exiting after each group that fails ([`all_set_in`]).
     #[inline(always)]
     fn test512_of(kernel: &Kernel, k: usize, key: (u64, u64), block: &[u64]) -> bool {
-        all_set_in(block, 0, k, &|_, i| probe(&kernel.lanes, key, i))
+        all_set_in(block, 0, k, &|_, i| probe::<8>(&kernel.lanes, key, i))
+    }
+
+    /// Probe by probe, as [`test512_of`], in a 1024-bit block.
+    #[inline(always)]
+    fn test1024_of(kernel: &Kernel, k: usize, key: (u64, u64), block: &[u64]) -> bool {
+        all_set_in(block, 0, k, &|_, i| probe::<16>(&kernel.lanes, key, i))
     }
 
     /// Eight probes at a time ([`set_octet`]).

@@ -59,8 +59,8 @@ pub struct BlockedFilter {
     in_block: HashFamily,
     k: u32,
     kind: FilterKind,
-    /// All k probes at once, with word-wide masks ([`Kernel`]): 512-bit blocks on the
-    /// power-of-two multiply-shift and double-hashing paths; none elsewhere.
+    /// All k probes at once, with word-wide masks ([`Kernel`]): 512- and 1024-bit blocks on
+    /// the power-of-two multiply-shift and double-hashing paths; none elsewhere.
     kernel: Option<Kernel>,
 }
 
@@ -73,9 +73,12 @@ impl BlockedFilter {
         } = *shape;
         let in_block = HashFamily::new(hash, k, block_bits, hash_seed);
         let blocks = Blocks::new(m, block_bits, hash, hash_seed)?;
-        let kernel = (block_bits == BLOCK_BITS)
-            .then(|| Kernel::new(in_block.lanes(), k, Design::Blocked512, &blocks))
-            .flatten();
+        let design = match block_bits {
+            BLOCK_BITS => Some(Design::Blocked512),
+            1024 => Some(Design::Blocked1024),
+            _ => None,
+        };
+        let kernel = design.and_then(|d| Kernel::new(in_block.lanes(), k, d, &blocks));
         Ok(BlockedFilter {
             blocks,
             in_block,
@@ -205,28 +208,35 @@ mod tests {
 
     /// The kernel (on the widest path here) sets the bits the probe-by-probe code sets and
     /// answers as it does, one key at a time and batched: the kernel's block pick and
-    /// in-block indexes are the chooser's and the family's, for both hashings, k = 1..9, 16
-    /// and 17, one block and many.
+    /// in-block indexes are the chooser's and the family's, for 512- and 1024-bit blocks,
+    /// both hashings, k = 1..9, 16 and 17, one block and many.
     #[test]
     fn the_kernel_sets_the_bits_of_the_probes() {
-        for hash in [HashScheme::MultiplyShift, HashScheme::DoubleHashing] {
-            for k in (1..=9).chain([16, 17]) {
-                for m in [BLOCK_BITS, 79 * BLOCK_BITS] {
-                    let shape = Shape {
-                        kind: FilterKind::of(&STRUCTURE),
-                        n: 300,
-                        m,
-                        k,
-                        hash,
-                        math: None,
-                        hash_seed: 3,
-                    };
-                    let mut kernel = BlockedFilter::new(&shape, BLOCK_BITS).unwrap();
-                    assert!(kernel.kernel.is_some(), "{hash} k={k}: no kernel");
-                    let mut probes = BlockedFilter::new(&shape, BLOCK_BITS).unwrap();
-                    probes.kernel = None;
-                    let what = format!("{hash} k={k} m={m}");
-                    assert_kernel_sets_the_probes([&mut kernel, &mut probes], |f| &f.blocks, &what);
+        let wide = &crate::structures::blocked_1024::STRUCTURE;
+        for (bits, structure) in [(BLOCK_BITS, &STRUCTURE), (1024, wide)] {
+            for hash in [HashScheme::MultiplyShift, HashScheme::DoubleHashing] {
+                for k in (1..=9).chain([16, 17]) {
+                    for m in [bits, 79 * bits] {
+                        let shape = Shape {
+                            kind: FilterKind::of(structure),
+                            n: 300,
+                            m,
+                            k,
+                            hash,
+                            math: None,
+                            hash_seed: 3,
+                        };
+                        let mut kernel = BlockedFilter::new(&shape, bits).unwrap();
+                        assert!(kernel.kernel.is_some(), "{hash} k={k}: no kernel");
+                        let mut probes = BlockedFilter::new(&shape, bits).unwrap();
+                        probes.kernel = None;
+                        let what = format!("{bits}-bit {hash} k={k} m={m}");
+                        assert_kernel_sets_the_probes(
+                            [&mut kernel, &mut probes],
+                            |f| &f.blocks,
+                            &what,
+                        );
+                    }
                 }
             }
         }

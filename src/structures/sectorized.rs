@@ -287,9 +287,14 @@ impl SectorizedFilter {
         })
     }
 
+    /// The key's sectors and masks: from the lane form where the families have one
+    /// ([`simd::Kernel::probe`]), else through each family's index function.
     #[inline(always)]
     fn probe(&self, key: u64) -> Probe {
-        self.probe_with(HashFamily::index, key)
+        match &self.kernel {
+            Some(kernel) => kernel.probe(key),
+            None => self.probe_with(HashFamily::index, key),
+        }
     }
 
     /// [`Self::probe`] with `bits`' index function given ([`with_index`]), so that a batch

@@ -1,6 +1,6 @@
 //! Every vector path this CPU runs (AVX2 forced on an AVX-512 machine too) builds the same
 //! bits and gives the same answers as the scalar path, key by key and batched, for the
-//! classic filter on multiply-shift, the blocked (512-bit) and split-block filters and the
+//! classic filter on multiply-shift, the blocked (512- and 1024-bit) and split-block filters and the
 //! sectorized ones (batched), at every shape tried: k below, at and above a
 //! register's eight lanes, in-cache and prefetching sizes, one block, power-of-two and other block
 //! counts; and the lanes give the indexes of the family's own index function.
@@ -47,8 +47,18 @@ fn run<F: Membership>(
 }
 
 fn blocked(m: u64, k: u32, hash: HashScheme, simd: Simd) -> BlockedFilter {
+    blocked_of(512, m, k, hash, simd)
+}
+
+/// A blocked filter of `bits`-bit blocks (blocked or blocked-1024) on `simd`.
+fn blocked_of(bits: u64, m: u64, k: u32, hash: HashScheme, simd: Simd) -> BlockedFilter {
+    let name = if bits == 512 {
+        "blocked"
+    } else {
+        "blocked-1024"
+    };
     let shape = Shape {
-        kind: FilterKind::named("blocked").unwrap(),
+        kind: FilterKind::named(name).unwrap(),
         n: m / 10,
         m,
         k,
@@ -56,7 +66,7 @@ fn blocked(m: u64, k: u32, hash: HashScheme, simd: Simd) -> BlockedFilter {
         math: None,
         hash_seed: 9,
     };
-    BlockedFilter::new(&shape, 512).unwrap().on(simd).unwrap()
+    BlockedFilter::new(&shape, bits).unwrap().on(simd).unwrap()
 }
 
 #[test]
@@ -73,6 +83,35 @@ fn blocked_paths_set_the_same_bits_and_answer_alike() {
             let scalar = run(blocked(m, k, hash, Simd::Scalar), words, &keys, n);
             for simd in Simd::available() {
                 let on = run(blocked(m, k, hash, simd), words, &keys, n);
+                assert!(on.0 == scalar.0, "{simd} bits differ: m={m} k={k} {hash}");
+                assert!(
+                    on.1 == scalar.1,
+                    "{simd} answers differ: m={m} k={k} {hash}"
+                );
+            }
+        }
+    }
+}
+
+/// blocked-1024's kernel: its four-register test on AVX2 (and AVX-512) and its scalar twin
+/// against the scalar path, every k below, at and above a register's lanes, in cache and
+/// prefetching, one block and other block counts.
+#[test]
+fn blocked_1024_paths_set_the_same_bits_and_answer_alike() {
+    let keys = KeySource::new(25);
+    let shapes = [40_960, 1024, 1 << 24, (1 << 24) + 1024]
+        .into_iter()
+        .flat_map(|m| [1, 2, 3, 6, 7, 8, 9, 16, 17, 64].map(|k| (m, k)))
+        .filter(|&(m, k)| m <= 40_960 || [7, 64].contains(&k));
+    for (m, k) in shapes {
+        for hash in HASHES {
+            let n = m / (10 + u64::from(k) / 4);
+            let words = |f: &BlockedFilter| f.words().to_vec();
+            let scalar = run(blocked_of(1024, m, k, hash, Simd::Scalar), words, &keys, n);
+            for simd in Simd::available() {
+                let filter = blocked_of(1024, m, k, hash, simd);
+                assert_eq!(filter.simd(), Some(simd));
+                let on = run(filter, words, &keys, n);
                 assert!(on.0 == scalar.0, "{simd} bits differ: m={m} k={k} {hash}");
                 assert!(
                     on.1 == scalar.1,

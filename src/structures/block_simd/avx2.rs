@@ -8,7 +8,7 @@
 
 use std::arch::x86_64::*;
 
-use super::{BLOCKED_SHIFT, SPLIT_SHIFT};
+use super::{BLOCKED_SHIFT, BLOCKED1024_SHIFT, SPLIT_SHIFT};
 use crate::hash::vector::avx2::mul64;
 use crate::hash::{Lanes, Limbs};
 
@@ -66,6 +66,7 @@ unsafe fn sums(mul: &[u64; 4], add: &[u64; 4], y: __m256i, c: __m256i) -> __m256
 /// The shifts of the designs' indexes from `g >> 32`.
 const BLOCKED_HIGH: i32 = BLOCKED_SHIFT as i32 - 32;
 const SPLIT_HIGH: i32 = SPLIT_SHIFT as i32 - 32;
+const BLOCKED1024_HIGH: i32 = BLOCKED1024_SHIFT as i32 - 32;
 
 /// Sets the probes of lanes `8c..8c + 8` (those below k), from the 64-bit products
 /// ([`quad`]): their stores start from the first four lanes, where the limbs finish all
@@ -143,6 +144,85 @@ fn test512_beyond(kernel: &Kernel, k: usize, key: (u64, u64), block: &[u64]) -> 
     unsafe {
         let halves = [load(&block[..4]), load(&block[4..8])];
         (1..k.div_ceil(8)).all(|c| !misses(kernel, k, c, key, halves))
+    }
+}
+
+/// Whether a probe of lanes `8c..8c + 8` (those below k) is unset in the 1024-bit block held
+/// as thirty-two 32-bit words in four registers: each probe's word is the top five bits of
+/// `g >> 32`; `vpermd` fetches it from each register by the low three, bit 30 (moved to
+/// the sign) picks the odd register of each pair and bit 31, the sign, the pair.
+#[inline(always)]
+unsafe fn misses1024(
+    kernel: &Kernel,
+    k: usize,
+    c: usize,
+    key: (u64, u64),
+    block: [__m256i; 4],
+) -> bool {
+    // SAFETY: AVX2.
+    unsafe {
+        let g = high(&kernel.limbs, c, key);
+        let order = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        let live = _mm256_cmpgt_epi32(_mm256_set1_epi32((k - 8 * c) as i32), order);
+        let word = _mm256_srli_epi32::<27>(g);
+        let one_bit = _mm256_and_si256(
+            _mm256_srli_epi32::<BLOCKED1024_HIGH>(g),
+            _mm256_set1_epi32(31),
+        );
+        let mask = _mm256_sllv_epi32(_mm256_set1_epi32(1), one_bit);
+        let odd = _mm256_castsi256_ps(_mm256_slli_epi32::<1>(g));
+        let low = _mm256_blendv_ps(fetch(block[0], word), fetch(block[1], word), odd);
+        let high = _mm256_blendv_ps(fetch(block[2], word), fetch(block[3], word), odd);
+        let held = _mm256_castps_si256(_mm256_blendv_ps(low, high, _mm256_castsi256_ps(g)));
+        _mm256_testz_si256(_mm256_andnot_si256(held, mask), live) == 0
+    }
+}
+
+/// The words of `words` that `index` names, by their low three bits, as floats for a blend.
+#[inline(always)]
+unsafe fn fetch(words: __m256i, index: __m256i) -> __m256 {
+    // SAFETY: AVX2.
+    unsafe { _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(words, index)) }
+}
+
+/// A 1024-bit block as four registers of eight 32-bit words.
+#[inline(always)]
+unsafe fn load1024(block: &[u64]) -> [__m256i; 4] {
+    let block = &block[..16];
+    // SAFETY: AVX2; four u64, 32 bytes, each.
+    unsafe {
+        [
+            load(&block[..4]),
+            load(&block[4..8]),
+            load(&block[8..12]),
+            load(&block[12..]),
+        ]
+    }
+}
+
+/// Eight probes at a time ([`misses1024`]); the AVX-512 path takes it too.
+#[inline(always)]
+pub(super) unsafe fn test1024_of(
+    kernel: &Kernel,
+    k: usize,
+    key: (u64, u64),
+    block: &[u64],
+) -> bool {
+    // SAFETY: AVX2 (the callers are compiled with it).
+    unsafe {
+        let words = load1024(block);
+        !misses1024(kernel, k, 0, key, words) && (k <= 8 || test1024_beyond(kernel, k, key, block))
+    }
+}
+
+/// Lanes 8 and beyond of [`test1024_of`], out of line: most k are at most 8.
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+fn test1024_beyond(kernel: &Kernel, k: usize, key: (u64, u64), block: &[u64]) -> bool {
+    // SAFETY: compiled with AVX2.
+    unsafe {
+        let words = load1024(block);
+        (1..k.div_ceil(8)).all(|c| !misses1024(kernel, k, c, key, words))
     }
 }
 

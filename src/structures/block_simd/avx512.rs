@@ -1,8 +1,10 @@
 //! AVX-512: eight 64-bit lanes, `vpmullq`; a 512-bit block in one register. Each function
-//! requires AVX2 and AVX-512 F, DQ, BW and VL (its callers are compiled with them).
+//! requires AVX2 and AVX-512 F, DQ, BW and VL (its callers are compiled with them). A
+//! 1024-bit block is tested by the AVX2 path's code ([`test1024_of`]).
 
 use std::arch::x86_64::*;
 
+use super::avx2::test1024_of;
 use super::{BLOCKED_SHIFT, Halves, SPLIT_SHIFT};
 use crate::hash::Lanes;
 

@@ -1,5 +1,8 @@
 //! The inserts into a 512-bit block that every path shares: the probes set one word at a
-//! time ([`set_octet`]), and the vector paths' entry ([`set512!`]).
+//! time ([`set_octet`]), and the vector paths' entry ([`set512!`]); the inserts into a
+//! 1024-bit block ([`set1024`]).
+
+use crate::hash::Lanes;
 
 /// Sets bits `bits[..live]` (indexes below 512) of a 512-bit block, one word at a time.
 /// Every path inserts this way: faster than a mask assembled in vector registers and
@@ -11,6 +14,17 @@ pub(super) fn set_octet(block: &mut [u64], bits: &[u64; 8], live: usize) {
         if i < live {
             block[(bit >> 6) as usize & 7] |= 1 << (bit & 63);
         }
+    }
+}
+
+/// Sets probes `0..k` of the key whose [`Lanes::key`] is `key` in a 1024-bit block, one
+/// by one from the lanes' scalar index: every path inserts into a 1024-bit block this way.
+#[inline(always)]
+pub(super) fn set1024(lanes: &Lanes, k: usize, key: (u64, u64), block: &mut [u64]) {
+    let block = &mut block[..16];
+    for i in 0..k {
+        let bit = lanes.index(i, key);
+        block[(bit >> 6) as usize & 15] |= 1 << (bit & 63);
     }
 }
 

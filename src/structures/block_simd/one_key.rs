@@ -24,6 +24,8 @@ pub(super) fn one_key_entries(
     match design {
         Design::Blocked512 if pairs => blocked::<true>(simd, stepped, k),
         Design::Blocked512 => blocked::<false>(simd, stepped, k),
+        Design::Blocked1024 if pairs => blocked1024::<true>(simd),
+        Design::Blocked1024 => blocked1024::<false>(simd),
         Design::Split256 if pairs => split::<true>(simd),
         Design::Split256 => split::<false>(simd),
     }
@@ -65,6 +67,17 @@ fn set512<const PAIR: bool, const K: usize>(simd: Simd, stepped: bool) -> SetOne
         #[cfg(target_arch = "x86_64")]
         Simd::Avx2 => avx2::set_one512::<false, PAIR, K>,
         _ => scalar::set_one512::<false, PAIR, K>,
+    }
+}
+
+/// The 1024-bit entries on `simd` for lanes of double hashing (`PAIR`) or multiply-shift.
+fn blocked1024<const PAIR: bool>(simd: Simd) -> (TestOne, SetOne) {
+    match simd {
+        #[cfg(target_arch = "x86_64")]
+        Simd::Avx512 => (avx512::test_one1024::<PAIR>, avx512::set_one1024::<PAIR>),
+        #[cfg(target_arch = "x86_64")]
+        Simd::Avx2 => (avx2::test_one1024::<PAIR>, avx2::set_one1024::<PAIR>),
+        _ => (scalar::test_one1024::<PAIR>, scalar::set_one1024::<PAIR>),
     }
 }
 

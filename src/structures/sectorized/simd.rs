@@ -17,14 +17,16 @@ const BIT_SHIFT: u32 = 58;
 /// Invariant: `blocks · words_per_block` is the length of the filter's word array and
 /// `blocks >= 1`; `sector` is present when `per_group > 1`; `bits.shift` gives indexes below
 /// 64 ([`BIT_SHIFT`]) and `sector`'s below `per_group`; both families are of one hashing
-/// (`pairs`); `*_high` are the high halves of the families' multipliers.
+/// (`pairs`); `*_swapped` are the families' multipliers with their halves swapped; the
+/// sector functions' shift is at least 32 (they have fewer than 2^32 values).
 #[derive(Clone, Debug)]
 pub(super) struct Kernel {
     bits: Lanes,
     sector: Option<Lanes>,
-    /// `mul_i >> 32` of `bits` and `sector` (zeros without one), for the AVX2 products.
-    bits_high: [u64; MAX_K as usize],
-    sector_high: [u64; MAX_K as usize],
+    /// `mul_i` of `bits` and `sector` (zeros without one) with its 32-bit halves swapped,
+    /// for the AVX2 cross products.
+    bits_swapped: [u64; MAX_K as usize],
+    sector_swapped: [u64; MAX_K as usize],
     /// The block chooser's `[a_0, b_0]`: block `((a_0·x + b_0) · blocks) >> 64`.
     chooser: [u64; 2],
     blocks: u64,
@@ -52,16 +54,17 @@ impl Kernel {
         let bits = bits.lanes().filter(|b| b.shift == BIT_SHIFT)?;
         let sector = match per_group {
             1 => None,
-            _ => Some(sector.lanes().filter(|s| s.pairs() == bits.pairs())?),
+            _ => Some(sector.lanes().filter(|s| s.pairs() == bits.pairs() && s.shift >= 32)?),
         };
         let chooser = chooser.first_affine()?;
         let blocks = (words / words_per_block) as u64;
         // Below 2^32 blocks, the AVX2 path's 32-bit product gives the first word of each.
-        let high = |lanes: &Lanes| std::array::from_fn(|i| lanes.mul[i % lanes.mul.len()] >> 32);
+        let swapped =
+            |lanes: &Lanes| std::array::from_fn(|i| lanes.mul[i % lanes.mul.len()].rotate_left(32));
         (blocks >= 1 && blocks >> 32 == 0).then(|| Kernel {
             pairs: bits.pairs(),
-            bits_high: high(&bits),
-            sector_high: sector.as_ref().map_or([0; MAX_K as usize], high),
+            bits_swapped: swapped(&bits),
+            sector_swapped: sector.as_ref().map_or([0; MAX_K as usize], swapped),
             bits,
             sector,
             chooser,
@@ -71,6 +74,48 @@ impl Kernel {
             per: k as usize / groups,
             per_group,
         })
+    }
+
+    /// One key's sectors and masks ([`super::Probe`]) in general registers from the lane
+    /// form: the indexes of the families' own index functions, as the vector paths compute
+    /// them, inline, where [`HashFamily::index`] is a call that matches its path at each of
+    /// the k + Z + 1 functions. For the key-by-key lookups and inserts, on every path.
+    #[inline(always)]
+    pub(super) fn probe(&self, key: u64) -> super::Probe {
+        match self.per {
+            1 => self.probe_of::<1>(key),
+            2 => self.probe_of::<2>(key),
+            3 => self.probe_of::<3>(key),
+            4 => self.probe_of::<4>(key),
+            5 => self.probe_of::<5>(key),
+            6 => self.probe_of::<6>(key),
+            7 => self.probe_of::<7>(key),
+            8 => self.probe_of::<8>(key),
+            _ => self.probe_of::<0>(key),
+        }
+    }
+
+    /// [`Kernel::probe`] for `N` bits a group (any count if 0): a loop of a constant count
+    /// is unrolled and stays scalar, where LLVM vectorized the loop over a count known only
+    /// at run time two lanes at a time (SSE2, the 64-bit product emulated).
+    #[inline(always)]
+    fn probe_of<const N: usize>(&self, key: u64) -> super::Probe {
+        let per = if N == 0 { self.per } else { N };
+        let [a, b] = self.chooser;
+        let h = a.wrapping_mul(key).wrapping_add(b);
+        let block = ((h as u128 * self.blocks as u128) >> 64) as usize;
+        let base = block * self.words_per_block as usize;
+        let bits = self.bits.key(key);
+        let sector = self.sector.as_ref().map(|s| (s, s.key(key)));
+        let mut probe = super::Probe::default();
+        for g in 0..self.groups {
+            let at = sector.map_or(0, |(s, y)| s.index(g, y) as usize);
+            probe.words[g] = base + g * self.per_group as usize + at;
+            probe.masks[g] = (0..per).fold(0, |mask, j| {
+                mask | 1u64 << self.bits.index(g * per + j, bits)
+            });
+        }
+        probe
     }
 
     /// `answers[j] = contains(keys[j])` on AVX-512 (`wide`) or AVX2.
@@ -336,22 +381,35 @@ mod avx2 {
         }
     }
 
-    /// `g_i` of [`Lanes`] in each lane, `high` the high halves of its multipliers.
+    /// `g_i` of [`Lanes`] in each lane, right in its high 32 bits only (the low 32 are not
+    /// g's): the indexes shift by at least 32. `ml·yl + add_i + c` is one `vpmuludq`, and
+    /// `mh·yl + ml·yh`, which adds to its high half, one `vpmulld` of the lanes `(yl, yh)`
+    /// against `swapped[i]`, `(mh, ml)`, summed with itself shifted: two products where the
+    /// whole g takes three.
     #[inline(always)]
-    unsafe fn value<const PAIR: bool>(
+    unsafe fn high<const PAIR: bool>(
         lanes: &Lanes,
-        high: &[u64],
+        swapped: &[u64],
         i: usize,
-        (y, y_high, c): (Two, Two, Two),
+        (y, _, c): (Two, Two, Two),
     ) -> Two {
         let i = i % lanes.mul.len();
         // SAFETY: as above.
         unsafe {
-            let g = affine(lanes.mul[i], high[i], lanes.add[i], y, y_high);
-            match PAIR {
-                true => two!(h => _mm256_add_epi64(g[h], c[h])),
-                false => g,
-            }
+            let (mul, add) = (
+                _mm256_set1_epi64x(lanes.mul[i] as i64),
+                _mm256_set1_epi64x(lanes.add[i] as i64),
+            );
+            let swapped = _mm256_set1_epi64x(swapped[i] as i64);
+            two!(h => {
+                let low = _mm256_add_epi64(_mm256_mul_epu32(mul, y[h]), add);
+                let low = match PAIR {
+                    true => _mm256_add_epi64(low, c[h]),
+                    false => low,
+                };
+                let cross = _mm256_mullo_epi32(y[h], swapped);
+                _mm256_add_epi32(_mm256_add_epi32(low, cross), _mm256_slli_epi64::<32>(cross))
+            })
         }
     }
 
@@ -412,7 +470,7 @@ mod avx2 {
                     let offset = _mm256_set1_epi64x((g as u64 * kernel.per_group) as i64);
                     let mut word = two!(h => _mm256_add_epi64(base[h], offset));
                     if let Some((lanes, key)) = sectors {
-                        let sector = value::<PAIR>(lanes, &kernel.sector_high, g, key);
+                        let sector = high::<PAIR>(lanes, &kernel.sector_swapped, g, key);
                         for h in 0..2 {
                             let sector = _mm256_srlv_epi64(sector[h], sector_shift);
                             word[h] = _mm256_add_epi64(word[h], sector);
@@ -420,7 +478,7 @@ mod avx2 {
                     }
                     let mut mask = [_mm256_setzero_si256(); 2];
                     for i in g * kernel.per..(g + 1) * kernel.per {
-                        let g = value::<PAIR>(&kernel.bits, &kernel.bits_high, i, bits);
+                        let g = high::<PAIR>(&kernel.bits, &kernel.bits_swapped, i, bits);
                         for h in 0..2 {
                             let bit = _mm256_srli_epi64::<{ BIT_SHIFT as i32 }>(g[h]);
                             mask[h] = _mm256_or_si256(mask[h], _mm256_sllv_epi64(one, bit));
