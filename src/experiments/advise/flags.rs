@@ -276,3 +276,22 @@ impl AdvisePlan {
             / crate::params::preflight::SECONDS_PER_KEY_OPERATION
     }
 }
+
+/// How the run keeps to `--target-seconds`, said before any work (`validation_share` of
+/// it kept for the end-to-end run).
+pub fn budget_line(plan: &AdvisePlan, validation_share: f64) -> String {
+    let contenders = match plan.measure_all {
+        true => {
+            "every configuration measured (--measure-all: not bounded by the target)".to_string()
+        }
+        false => format!(
+            "references of at most {} keys for the time model, then the contenders in order of priority while each one's predicted time fits",
+            plan.n.min(super::model::REFERENCE_KEYS_MAX),
+        ),
+    };
+    format!(
+        "time: --target-seconds {}: {contenders}; the end-to-end run, its filters' builds counted, in the {:.0} s kept for it",
+        plan.target_seconds,
+        plan.target_seconds as f64 * validation_share
+    )
+}

@@ -378,30 +378,12 @@ fn price(plan: &AdvisePlan, contender: &Contender, t_work: Bounded, drift: f64) 
     })
 }
 
-/// How the run keeps to `--target-seconds`, said before any work.
-fn budget_line(plan: &AdvisePlan) -> String {
-    let contenders = match plan.measure_all {
-        true => {
-            "every configuration measured (--measure-all: not bounded by the target)".to_string()
-        }
-        false => format!(
-            "references of at most {} keys for the time model, then the contenders in order of priority while each one's predicted time fits",
-            plan.n.min(model::REFERENCE_KEYS_MAX),
-        ),
-    };
-    format!(
-        "time: --target-seconds {}: {contenders}; the end-to-end run, its filters' builds counted, in the {:.0} s kept for it",
-        plan.target_seconds,
-        plan.target_seconds as f64 * VALIDATION_SHARE
-    )
-}
-
 /// Measures, prices and chooses, then runs the workload for the choice, the runner-up and
 /// no filter.
 pub fn run(plan: &AdvisePlan, progress: &ProgressBar) -> Result<Outcome> {
     let sharing = crate::pipeline::sharing::Sharing::start();
     let steps = Steps::new(progress, plan.started);
-    let budget = budget_line(plan);
+    let budget = super::flags::budget_line(plan, VALIDATION_SHARE);
     steps.show(format!("advise: {budget}"));
     steps.show("advise: the cost of the work".into());
     let resolved = resolve_work(plan)?;
