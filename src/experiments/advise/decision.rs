@@ -24,9 +24,11 @@ pub enum EndToEnd {
 }
 
 /// Fewest rounds of each in which the end-to-end run can tell the choice from the
-/// runner-up: with one or two, a round slowed by the machine's other load is the whole
-/// spread (a filter at σ = 0.02 and t_w = 20 ns, which cannot save more than σ·t_w = 0.4 ns a
-/// query, once "beat" no filter by more than 1 ns in a test run beside other tests).
+/// runner-up. Where the two cost the same and the rounds' noise is exchangeable, every round
+/// of one lies above every round of the other by chance alone with probability
+/// `1 / C(2r, r)` for r rounds each: 1/2 at one, 1/6 at two, 1/20 at three, 1/252 at five
+/// (a filter at σ = 0.02 and t_w = 20 ns, which cannot save more than σ·t_w = 0.4 ns a
+/// query, once "beat" no filter by more than 1 ns from one or two rounds beside other tests).
 const MIN_ROUNDS_TO_DECIDE: usize = 3;
 
 /// The recommendation after the end-to-end run: the choice (the least memory among the
@@ -297,5 +299,47 @@ mod tests {
         assert!(matches!(decided(3), (1, EndToEnd::Loses { .. })));
         assert!(matches!(decided(2), (0, EndToEnd::Tied { .. })));
         assert!(matches!(decided(1), (0, EndToEnd::Tied { .. })));
+    }
+
+    /// Equal costs, noise exchangeable (log-uniform, ±2.5%) and a tolerance of 0: over
+    /// 20,000 simulated runs the runner-up "wins" in a share near `1/C(2r, r)` (its binomial
+    /// standard error at most 0.0016: within 4 of them), and never from fewer than
+    /// [`MIN_ROUNDS_TO_DECIDE`] rounds.
+    #[test]
+    fn a_chance_win_is_as_rare_as_the_rounds_say() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(45);
+        let choice = Choice {
+            best: 0,
+            tied: vec![0],
+            chosen: 0,
+            width: 0.0,
+            noise: vec![],
+        };
+        let runs = 20_000;
+        for (rounds, chance) in [(1, 0.0), (2, 0.0), (3, 1.0 / 20.0), (5, 1.0 / 252.0)] {
+            let mut passes = || {
+                let ns: Vec<f64> = (0..rounds)
+                    .map(|_| 5000.0 * (0.05 * (rng.random::<f64>() - 0.5_f64)).exp())
+                    .collect();
+                Checked {
+                    workload: Passes::of(ns),
+                    lookups: None,
+                    rounds,
+                }
+            };
+            let wins = (0..runs)
+                .filter(|_| {
+                    let checked = [(0, passes()), (1, passes())];
+                    matches!(decide(&choice, Some(1), &checked), (1, _))
+                })
+                .count() as f64
+                / runs as f64;
+            let se = (chance * (1.0 - chance) / runs as f64).sqrt();
+            assert!(
+                (wins - chance).abs() <= 4.0 * se + 1e-12,
+                "{rounds} rounds: {wins}"
+            );
+        }
     }
 }
