@@ -117,7 +117,7 @@ impl Priced {
         self.cost_at_work(sigma, t_w) - self.lookup_ns(sigma) + lookup_ns
     }
 
-    /// ns per query of lookups alone: `σ·t_a + (1 - σ)·t_p`.
+    /// ns per query of the lookups: `σ·t_a + (1 - σ)·t_p`.
     pub fn lookup_ns(&self, sigma: f64) -> f64 {
         match (self.absent, self.present) {
             (Some(a), Some(p)) => sigma * a.value + (1.0 - sigma) * p.value,

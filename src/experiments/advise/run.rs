@@ -339,9 +339,12 @@ impl Run<'_> {
         let lookups = validate::in_workload_shape(
             &*filter,
             &s,
-            separate,
-            plan.negative_share,
-            plan.batched,
+            (separate, plan.negative_share),
+            (
+                plan.batched,
+                &mut self.resolved.work,
+                self.resolved.t_work.value,
+            ),
             (workload, TIMED_PASSES),
         )?;
         let rate = match measure::rate_of(&*filter, &s, plan.queries)? {
@@ -570,7 +573,7 @@ impl Run<'_> {
             runs,
             (queries, model),
             plan.batched,
-            &mut self.resolved.work,
+            (&mut self.resolved.work, self.resolved.t_work.value),
             (VALIDATION_ROUNDS, &another),
         )?;
         let rounds = rounds.get();

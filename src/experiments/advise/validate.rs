@@ -27,8 +27,7 @@ pub enum Work {
     Spin { iterations: u64, last: u64 },
     /// One dependent read in `buffer`, from the line the last one named.
     Miss { buffer: LineBuffer, line: u64 },
-    /// No work: the workload's filter part alone (its lookups and the branch on each
-    /// answer), which the cost model's lookup times are measured in.
+    /// No work: the workload's lookups and the branch on each answer, alone.
     Nothing,
 }
 
@@ -155,9 +154,8 @@ pub fn pass(
     })
 }
 
-/// One contender run end to end: ns per query of the workload, and for a filter ns per
-/// query of its lookups alone in the workload's shape ([`pass`] without the work, on the
-/// model's keys), timed in the same rounds.
+/// One contender run end to end: ns per query of the workload, and for a filter its part
+/// of the workload on the model's keys ([`FilterPart`]), timed in the same rounds.
 pub struct Checked {
     pub workload: Passes,
     pub lookups: Option<Passes>,
@@ -168,8 +166,8 @@ pub struct Checked {
 /// Runs each contender (a filter, or none) for `rounds` rounds, one pass each per round in
 /// turn so that the machine's other load slows them alike, while `another(ns)`, told the
 /// wall ns of the round just run, says another fits: ns per query, median and spread.
-/// Each filter's workload pass follows two passes of its lookups alone on `model` keys: the
-/// first warms the filter, the second times them beside the workload. A workload runs one
+/// Each filter's workload pass follows two measurements of its part of the workload on
+/// `model` keys: the first warms the filter, the second times it beside the workload. A workload runs one
 /// filter throughout, and a pass that started with its filter evicted by the contender
 /// before it would price the switch (sbbf, 1.4 MB, at n = 10^6: 7.95 ns per query cold
 /// against 7.03 warm over 10^6 queries, the refill about 0.9 ms a pass).
@@ -177,7 +175,7 @@ pub fn run(
     contenders: &[Option<&dyn Filter>],
     (queries, model): (&[u64], &[u64]),
     batched: bool,
-    work: &mut Work,
+    (work, t_w): (&mut Work, f64),
     (rounds, another): (u32, &dyn Fn(f64) -> bool),
 ) -> Result<Vec<Checked>> {
     pass(
@@ -186,7 +184,7 @@ pub fn run(
         batched,
         work,
     )?;
-    // Each contender's subjects in turn: its lookups alone (a filter's), then its workload.
+    // Each contender's subjects in turn: its part of the workload (a filter's), then the workload.
     let subjects: Vec<(usize, bool)> = (contenders.iter().enumerate())
         .flat_map(|(c, filter)| {
             [(c, true), (c, false)]
@@ -194,14 +192,22 @@ pub fn run(
                 .skip(usize::from(filter.is_none()))
         })
         .collect();
+    let parts = (contenders.iter())
+        .map(|f| f.map(|f| FilterPart::new(f, model, batched, t_w)))
+        .map(|part| part.transpose().map(Option::flatten))
+        .collect::<Result<Vec<_>>>()?;
+    let part = |c: usize, work: &mut Work| match &parts[c] {
+        Some(part) => part.ns(contenders[c].expect("a part is a filter's"), batched, work),
+        None => pass(contenders[c], model, batched, &mut Work::Nothing),
+    };
     let mut ns = vec![Vec::new(); subjects.len()];
     for _ in 0..rounds {
         let started = std::time::Instant::now();
         for (&subject, ns) in subjects.iter().zip(&mut ns) {
             ns.push(match subject {
                 (c, true) => {
-                    pass(contenders[c], model, batched, &mut Work::Nothing)?;
-                    pass(contenders[c], model, batched, &mut Work::Nothing)?
+                    part(c, work)?;
+                    part(c, work)?
                 }
                 (c, false) => pass(contenders[c], queries, batched, work)?,
             });
@@ -210,7 +216,13 @@ pub fn run(
             break;
         }
     }
-    let mut checked: Vec<Checked> = (contenders.iter())
+    Ok(checked(contenders.len(), &subjects, ns))
+}
+
+/// Each of `contenders` contenders' passes, from the passes `ns` of each of `subjects` (a
+/// contender, and whether the passes time its part of the workload or the workload).
+fn checked(contenders: usize, subjects: &[(usize, bool)], ns: Vec<Vec<f64>>) -> Vec<Checked> {
+    let mut checked: Vec<Checked> = (0..contenders)
         .map(|_| Checked {
             workload: Passes::of(Vec::new()),
             lookups: None,
@@ -226,7 +238,7 @@ pub fn run(
             }
         }
     }
-    Ok(checked)
+    checked
 }
 
 /// Queries per validation pass: about `budget_ns` of work without a filter, within 500 and
@@ -235,19 +247,81 @@ pub fn query_count(work_ns: f64, budget_ns: f64) -> u64 {
     (budget_ns / work_ns.max(1.0)).clamp(500.0, 1e6) as u64
 }
 
-/// The lookups in the workload's own shape: ns per query of the validation's pass
-/// ([`pass`]: σ absent keys shuffled among present ones, a branch on each
-/// answer) without the work, over `passes` passes of `count` queries; then `t_a` and `t_p`
-/// scaled alike so that `σ·t_a + (1 - σ)·t_p` is that time, its interval the median's
-/// ([`median_interval`]). Separate passes of absent and
-/// of present keys let independent misses overlap and predict every branch; the workload
-/// does neither, and the cost model prices the workload.
+/// The queries `filter` passes, in their order, asked as [`pass`] asks them.
+fn passing(filter: &dyn Filter, queries: &[u64], batched: bool) -> Result<Vec<u64>> {
+    let mut answers = vec![false; queries.len()];
+    match batched {
+        true => (queries.chunks(BATCH).zip(answers.chunks_mut(BATCH)))
+            .try_for_each(|(batch, answers)| filter.contains_many(batch, answers))?,
+        false => (queries.iter().zip(&mut answers)).for_each(|(&key, a)| *a = filter.contains(key)),
+    }
+    Ok((queries.iter().zip(answers))
+        .filter_map(|(&key, a)| a.then_some(key))
+        .collect())
+}
+
+/// ns of work at most in one pass of a [`FilterPart`].
+const PART_WORK_NS: f64 = 2e6;
+
+/// Fewest queries a [`FilterPart`] times: where fewer fit [`PART_WORK_NS`], the work of one
+/// query is so long that what the processor runs during it (a few hundred instructions of
+/// the queries after it) is a negligible share of it, and the lookups are timed alone.
+const PART_MIN_QUERIES: usize = 1000;
+
+/// A filter's part of the workload, on the first of `queries` whose work fits
+/// [`PART_WORK_NS`]: a pass of the workload less a pass of its work alone (the work of the
+/// queries the filter passes, in their order), the two in turn. The processor runs the
+/// lookups after a query during its work, so that the filter costs the workload less than
+/// its lookups alone where the work is short: its part is what it adds to the work.
+pub struct FilterPart<'q> {
+    queries: &'q [u64],
+    /// The queries the filter passes: those that do the work.
+    passing: Vec<u64>,
+}
+
+impl<'q> FilterPart<'q> {
+    /// `None` where fewer than [`PART_MIN_QUERIES`] queries' work, at `t_w` ns a query,
+    /// fits: then the lookups alone are the filter's part.
+    pub fn new(
+        filter: &dyn Filter,
+        queries: &'q [u64],
+        batched: bool,
+        t_w: f64,
+    ) -> Result<Option<FilterPart<'q>>> {
+        let share = passing(filter, queries, batched)?.len() as f64 / queries.len() as f64;
+        let count = ((PART_WORK_NS / (t_w * share)) as usize).min(queries.len());
+        if count < PART_MIN_QUERIES.min(queries.len()) {
+            return Ok(None);
+        }
+        let queries = &queries[..count];
+        let passing = passing(filter, queries, batched)?;
+        Ok(Some(FilterPart { queries, passing }))
+    }
+
+    /// ns per query of one measurement: the workload's pass less its work's.
+    pub fn ns(&self, filter: &dyn Filter, batched: bool, work: &mut Work) -> Result<f64> {
+        let workload = pass(Some(filter), self.queries, batched, work)?;
+        let alone = match self.passing.is_empty() {
+            true => 0.0,
+            false => pass(None, &self.passing, false, work)?,
+        };
+        Ok(workload - alone * self.passing.len() as f64 / self.queries.len() as f64)
+    }
+}
+
+/// The lookups in the workload's own shape: ns per query of the filter's part of the
+/// validation's pass ([`FilterPart`], or where the work is too long for one, [`pass`]
+/// without the work: σ absent keys shuffled among present ones, a branch on each answer),
+/// over `passes` measurements of at most `count` queries; then `t_a` and `t_p` scaled alike
+/// so that `σ·t_a + (1 - σ)·t_p` is that time, its interval the median's
+/// ([`median_interval`]). Separate passes of absent and of present keys let independent
+/// misses overlap and predict every branch; the workload does neither, and the cost model
+/// prices the workload.
 pub fn in_workload_shape(
     filter: &dyn Filter,
     keyed: &Keyed,
-    lookups: Lookups,
-    negative_share: f64,
-    batched: bool,
+    (lookups, negative_share): (Lookups, f64),
+    (batched, work, t_w): (bool, &mut Work, f64),
     (count, passes): (u64, u32),
 ) -> Result<Lookups> {
     let queries = queries(
@@ -257,11 +331,13 @@ pub fn in_workload_shape(
         keyed.seed ^ 0x5EED,
         MODEL_FIRST,
     );
-    let mut nothing = Work::Nothing;
-    pass(Some(filter), &queries, batched, &mut nothing)?;
-    let mut ns = interleave(passes, 1, |_| {
-        pass(Some(filter), &queries, batched, &mut nothing)
-    })?;
+    let part = FilterPart::new(filter, &queries, batched, t_w)?;
+    let measure = |work: &mut Work| match &part {
+        Some(part) => part.ns(filter, batched, work),
+        None => pass(Some(filter), &queries, batched, &mut Work::Nothing),
+    };
+    measure(work)?;
+    let mut ns = interleave(passes, 1, |_| measure(work))?;
     let mixed = median_interval(ns.pop().unwrap_or_default(), INPUT_CONFIDENCE);
     let separate =
         negative_share * lookups.absent.value + (1.0 - negative_share) * lookups.present.value;
@@ -309,6 +385,47 @@ impl Probes {
         match self.ns.len() {
             0..3 => calibrated,
             _ => Bounded::exact(Passes::of(self.ns.clone()).median).widened(drift(&self.ns)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::structures::{FilterKind, Spec};
+
+    /// The filter's part times the queries whose work fits [`PART_WORK_NS`], and does the
+    /// work for exactly those the filter passes; where 1000 queries' work does not fit, the
+    /// lookups are timed alone.
+    #[test]
+    fn the_filter_part_works_where_the_filter_passes_and_within_its_budget() {
+        let mut filter = Spec::shape(FilterKind::named("classic").unwrap(), 4096, 2)
+            .build(500)
+            .unwrap();
+        (0..500u64).for_each(|key| filter.insert(key));
+        let queries: Vec<u64> = (250..4250).collect();
+        for batched in [false, true] {
+            let part = FilterPart::new(&*filter, &queries, batched, 20.0)
+                .unwrap()
+                .unwrap();
+            assert_eq!(part.queries.len(), queries.len());
+            let expected = queries.iter().copied().filter(|&k| filter.contains(k));
+            assert_eq!(part.passing, expected.collect::<Vec<_>>());
+            assert!(part.passing.len() >= 250 && part.passing.len() < 1000);
+            // Passing share ~0.1: 2 ms of work fits 20,000 queries of 1 µs, 2,000 of 10 µs.
+            let part = FilterPart::new(&*filter, &queries, batched, 1e4)
+                .unwrap()
+                .unwrap();
+            assert!(
+                (1000..4000).contains(&part.queries.len()),
+                "{}",
+                part.queries.len()
+            );
+            assert!(
+                FilterPart::new(&*filter, &queries, batched, 1e6)
+                    .unwrap()
+                    .is_none()
+            );
         }
     }
 }
