@@ -114,7 +114,8 @@ pub fn z_averaged(count: u64, queries: u64, mean_rate: f64, var_between: f64) ->
     (measured - mean_rate) / averaged_rate_variance(mean_rate, var_between, queries).sqrt()
 }
 
-/// The two-sided normal tail `2·(1 - Φ(|z|))`.
+/// Two-sided normal p-value of a z-score: `P(|Z| ≥ |z|) = erfc(|z| / √2)`, which keeps its
+/// precision far in the tail, where `2(1 - Φ(|z|))` rounds to 0. NaN stays NaN.
 pub fn normal_two_sided_p(z: f64) -> f64 {
     statrs::function::erf::erfc(z.abs() / std::f64::consts::SQRT_2)
 }

@@ -1,6 +1,6 @@
-//! What the static structures (Ribbon, binary fuse and xor, the perfect-hash table) share
-//! behind the one-key-at-a-time interface: inserts collect the keys, and the first query
-//! after an insert builds the table from all of them. The key list is the construction's
+//! What the static structures (Ribbon, binary fuse and xor, the perfect-hash table, the
+//! ribbon-filter crate) share behind the one-key-at-a-time interface: inserts collect the
+//! keys, and the first query after an insert builds the table from all of them. The key list is the construction's
 //! input, not part of the filter a user would keep, so no memory figure counts it.
 
 use std::sync::OnceLock;

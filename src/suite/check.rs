@@ -18,14 +18,14 @@ use super::check_files::{
     CsvText, SHAPE_COLUMNS, compare_files, differences, read_regular, regular,
 };
 use super::definition::{Definition, Expectation};
-use super::family::{Comparison, Comparisons, bits_check_p_value, normal_two_sided_p};
+use super::family::{Comparison, Comparisons, bits_check_p_value};
 use super::summary::{Found, Run};
 use super::{RESULT_EXTENSIONS, result_name};
 use crate::error::Result;
 use crate::experiments::{Outcome, is_timing};
 use crate::pipeline::measurement::Measurement;
 use crate::report::{Column, Record};
-use crate::stats::two_sample_z;
+use crate::stats::{normal_two_sided_p, two_sample_z};
 use crate::theory::fill_variance;
 
 /// A re-seeded check: the seed its key and hash seeds are drawn from, and the family-wise

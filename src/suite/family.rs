@@ -10,7 +10,6 @@
 //! Bonferroni's `min p ≤ α / N` does, and Holm only adds members to the list of failures.
 
 use std::collections::HashSet;
-use std::f64::consts::SQRT_2;
 
 use crate::pipeline::measurement::Measurement;
 
@@ -103,12 +102,6 @@ pub fn holm_rejections(p_values: &[f64], alpha: f64) -> Vec<bool> {
         rejected[i] = true;
     }
     rejected
-}
-
-/// Two-sided normal p-value of a z-score: `P(|Z| ≥ |z|) = erfc(|z| / √2)`, which keeps its
-/// precision far in the tail, where `2(1 - Φ(|z|))` rounds to 0. NaN stays NaN.
-pub fn normal_two_sided_p(z: f64) -> f64 {
-    statrs::function::erf::erfc(z.abs() / SQRT_2)
 }
 
 /// p-value of a row's bits check: whether its count of false positives is binomial over its

@@ -13,13 +13,13 @@ mod summary;
 
 use std::path::{Path, PathBuf};
 
+pub use crate::stats::normal_two_sided_p;
 pub use check::{CheckReport, CheckRow, Reseed, check, reseed_seeds};
 pub use claims::{ClaimRow, Claims, ledger};
 pub use definition::{Definition, Expectation, load_definitions};
 pub use embedded::{EMBEDDED, EMBEDDED_FOLDER, embedded_definitions, load_suite};
 pub use family::{
     Comparison, Comparisons, DEFAULT_FAMILY_ALPHA, bits_check_p_value, holm_rejections,
-    normal_two_sided_p,
 };
 pub use html::{HtmlReport, command_line};
 pub use reproduce::{SUMMARIES, Staged, reproduce, stage};

@@ -64,13 +64,13 @@ pub use adapter::RibbonPeer;
 mod adapter {
     use std::collections::hash_map::DefaultHasher;
     use std::hash::BuildHasherDefault;
-    use std::sync::OnceLock;
 
     use ribbon_filter::{Mode, Params, RibbonBuilder, RibbonFilter};
 
     use super::{BAND_WIDTH, ROW_BITS, ROWS_PER_KEY};
     use crate::error::{Error, Result};
     use crate::structures::interface::{Filter, FilterKind, Membership, Rate, Shape};
+    use crate::structures::static_keys::StaticKeys;
 
     type Hasher = BuildHasherDefault<DefaultHasher>;
 
@@ -99,8 +99,7 @@ mod adapter {
     /// query after an insert (the construction's error, if it failed).
     pub struct RibbonPeer {
         builder: RibbonBuilder<Hasher>,
-        keys: Vec<u64>,
-        built: OnceLock<std::result::Result<RibbonFilter<Hasher>, String>>,
+        keys: StaticKeys<std::result::Result<RibbonFilter<Hasher>, String>>,
     }
 
     impl RibbonPeer {
@@ -118,19 +117,13 @@ mod adapter {
                 .map_err(|e| refused("m", rows * ROW_BITS, e))?;
             Ok(RibbonPeer {
                 builder,
-                keys: Vec::new(),
-                built: OnceLock::new(),
+                keys: StaticKeys::default(),
             })
         }
 
         /// The filter of the keys so far, distinct (the construction's input is a set).
         fn table(&self) -> &std::result::Result<RibbonFilter<Hasher>, String> {
-            self.built.get_or_init(|| {
-                let mut keys = self.keys.clone();
-                keys.sort_unstable();
-                keys.dedup();
-                self.builder.build(&keys).map_err(|e| e.to_string())
-            })
+            (self.keys).built_distinct(|keys| self.builder.build(keys).map_err(|e| e.to_string()))
         }
 
         fn params(&self) -> Params {
@@ -143,12 +136,10 @@ mod adapter {
 
     impl Membership for RibbonPeer {
         fn insert(&mut self, key: u64) {
-            self.keys.push(key);
-            self.built = OnceLock::new();
+            self.keys.insert(key);
         }
         fn insert_many(&mut self, keys: &[u64]) -> Result<()> {
-            self.keys.extend_from_slice(keys);
-            self.built = OnceLock::new();
+            self.keys.insert_many(keys);
             Ok(())
         }
         /// Present for every key when the construction failed: no false negative, and
