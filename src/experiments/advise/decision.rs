@@ -109,8 +109,11 @@ fn recommendation(plan: &AdvisePlan, p: &Priced, t_w: f64) -> [String; 2] {
         Some(_) => (s * eps * t_w, (1.0 - s) * t_w),
         None => (s * t_w, (1.0 - s) * t_w),
     };
+    let alone = p
+        .alone_ns
+        .map_or(String::new(), |a| format!(" ({a:.1} alone)"));
     let made_of = format!(
-        "its cost per query: lookups {:.1} ns + false positives' work {fp:.1} ns (σ·ε·t_w; for no filter every absent key's) + present keys' work {present:.1} ns ((1 - σ)·t_w)",
+        "its cost per query: lookups beside the work {:.1} ns{alone} + false positives' work {fp:.1} ns (σ·ε·t_w; for no filter every absent key's) + present keys' work {present:.1} ns ((1 - σ)·t_w)",
         p.lookup_ns(s)
     );
     [head, made_of]

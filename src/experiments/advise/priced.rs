@@ -24,7 +24,10 @@ pub struct Resolved {
 pub struct Contender {
     pub config: Config,
     pub rate: Measurement,
+    /// `t_a` and `t_p` beside the work ([`super::validate::FilterPart`]).
     pub lookups: Lookups,
+    /// ns per query of its lookups alone in the workload's shape, without the work.
+    pub alone_ns: f64,
     /// ns its filter took to build at n.
     pub build_ns: f64,
     /// Its filter, kept for the end-to-end run while the filters kept hold at most
@@ -43,6 +46,8 @@ pub struct Priced {
     pub rate: Option<Measurement>,
     pub absent: Option<Bounded>,
     pub present: Option<Bounded>,
+    /// ns per query of the lookups alone ([`Contender::alone_ns`]).
+    pub alone_ns: Option<f64>,
     pub cost: Bounded,
     pub on_skyline: bool,
     /// ns its filter took to build at n (0 for no filter).
@@ -56,6 +61,7 @@ impl Priced {
             rate: Some(c.rate.clone()),
             absent: Some(c.lookups.absent),
             present: Some(c.lookups.present),
+            alone_ns: Some(c.alone_ns),
             cost,
             on_skyline: false,
             build_ns: c.build_ns,
@@ -68,6 +74,7 @@ impl Priced {
             rate: None,
             absent: None,
             present: None,
+            alone_ns: None,
             cost: super::cost::cost_without_filter(t_work),
             on_skyline: false,
             build_ns: 0.0,
@@ -115,6 +122,15 @@ impl Priced {
     /// σ)·t_p` timed elsewhere) and the measured rate.
     pub fn cost_with_lookups(&self, sigma: f64, t_w: f64, lookup_ns: f64) -> f64 {
         self.cost_at_work(sigma, t_w) - self.lookup_ns(sigma) + lookup_ns
+    }
+
+    /// The cost per query at σ and another `t_w` than the run's: the lookups alone, their
+    /// overlap with the run's work not carried to another.
+    pub fn cost_at_other_work(&self, sigma: f64, t_w: f64) -> f64 {
+        match self.alone_ns {
+            Some(alone) => self.cost_with_lookups(sigma, t_w, alone),
+            None => self.cost_at_work(sigma, t_w),
+        }
     }
 
     /// ns per query of the lookups: `σ·t_a + (1 - σ)·t_p`.

@@ -213,7 +213,7 @@ fn plate(plan: &AdvisePlan, priced: &[Priced]) -> Plate {
             let best = |t_w: f64| {
                 members
                     .iter()
-                    .map(|p| p.cost_at_work(s, t_w))
+                    .map(|p| p.cost_at_other_work(s, t_w))
                     .fold(f64::INFINITY, f64::min)
             };
             Series::new(

@@ -214,8 +214,9 @@ impl Run<'_> {
         let (mut predicted, mut spent) = (0.0, 0.0);
         let (mut contenders, mut left_out, mut kept) = (Vec::new(), 0, 0);
         let lookups = lookups_measured(plan);
+        let part_ns = validate::part_work_ns(self.resolved.t_work.value, TIMED_PASSES);
         let guesses: Vec<Option<f64>> = (picked.iter())
-            .map(|c| model.map(|m| m.measuring_ns(c, plan.n, lookups)))
+            .map(|c| model.map(|m| m.measuring_ns(c, plan.n, lookups) + part_ns))
             .collect();
         let predicted_cost = |c: &Config| {
             model.map_or(0.0, |m| {
@@ -252,7 +253,8 @@ impl Run<'_> {
                 config.k
             ));
             let started = self.steps.elapsed_ns();
-            let lookups_ns = model.map_or(0.0, |m| m.lookup_ns(config) * lookups as f64 * ratio);
+            let lookups_ns =
+                model.map_or(0.0, |m| m.lookup_ns(config) * lookups as f64 * ratio) + part_ns;
             // A choice needs one measured: the first is never stopped.
             let until = match contenders.is_empty() {
                 true => f64::INFINITY,
@@ -306,7 +308,7 @@ impl Run<'_> {
         deadline: f64,
         lookups_ns: f64,
     ) -> Result<Option<Contender>> {
-        let (plan, bar) = (self.plan, self.steps.bar);
+        let (plan, bar, t_w) = (self.plan, self.steps.bar, self.resolved.t_work.value);
         let s = shape(plan, config);
         let again = f64::from(u8::from(!plan.keys.is_default()));
         let steps = &self.steps;
@@ -331,20 +333,13 @@ impl Run<'_> {
                 .push(format!("dropped {what}: {failed} keys refused"));
             return Ok(None);
         }
-        let (timed, workload) = (
-            timed_keys(plan.n),
-            workload_keys(self.resolved.t_work.value),
-        );
+        let (timed, workload) = (timed_keys(plan.n), workload_keys(t_w));
         let separate = measure::lookups(&mut *filter, &s, plan.batched, timed, TIMED_PASSES)?;
-        let lookups = validate::in_workload_shape(
+        let shaped = validate::in_workload_shape(
             &*filter,
             &s,
             (separate, plan.negative_share),
-            (
-                plan.batched,
-                &mut self.resolved.work,
-                self.resolved.t_work.value,
-            ),
+            (plan.batched, &mut self.resolved.work, t_w),
             (workload, TIMED_PASSES),
         )?;
         let rate = match measure::rate_of(&*filter, &s, plan.queries)? {
@@ -355,7 +350,8 @@ impl Run<'_> {
         Ok(Some(Contender {
             config: candidates::exact(config, plan.n),
             rate,
-            lookups,
+            lookups: shaped.lookups,
+            alone_ns: shaped.alone_ns,
             build_ns,
             filter: Some(filter),
         }))
@@ -551,8 +547,8 @@ impl Run<'_> {
         runs.push(None);
         indexes.push(none);
         let queries = validate::queries(&s, sigma, count, plan.seed, 0);
-        let model = validate::queries(&s, sigma, workload_keys(t_w), s.seed ^ 0x5EED, MODEL_FIRST);
-        let passes = self.rounds(&runs, (&queries, &model))?;
+        let model = |count| validate::queries(&s, sigma, count, s.seed ^ 0x5EED, MODEL_FIRST);
+        let passes = self.rounds(&runs, (&queries, (workload_keys(t_w), &model)))?;
         Ok(indexes.into_iter().zip(passes).collect())
     }
 
@@ -561,7 +557,7 @@ impl Run<'_> {
     fn rounds(
         &mut self,
         runs: &[Option<&dyn crate::structures::Filter>],
-        (queries, model): (&[u64], &[u64]),
+        (queries, model): (&[u64], validate::MakeQueries),
     ) -> Result<Vec<Checked>> {
         let (plan, target) = (self.plan, self.plan.target_seconds as f64 * 1e9);
         let (steps, rounds) = (&self.steps, std::cell::Cell::new(0));

@@ -4,8 +4,9 @@
 //! The work is a calibrated busy loop, or for `cache-miss` one dependent read in a buffer far
 //! larger than the cache, continuing one chase through it.
 //!
-//! What the cost model leaves out shows here: the filter and the work evicting each other
-//! from cache, and the branch on the filter's answer that the processor mispredicts.
+//! The contenders' lookups are timed in the same shape, beside the work ([`FilterPart`]);
+//! what that leaves out shows here: other keys, and the filters of the other contenders
+//! evicting each other's from cache between passes.
 
 use std::hint::black_box;
 
@@ -167,13 +168,13 @@ pub struct Checked {
 /// turn so that the machine's other load slows them alike, while `another(ns)`, told the
 /// wall ns of the round just run, says another fits: ns per query, median and spread.
 /// Each filter's workload pass follows two measurements of its part of the workload on
-/// `model` keys: the first warms the filter, the second times it beside the workload. A workload runs one
-/// filter throughout, and a pass that started with its filter evicted by the contender
+/// `model` keys (`make(count)`): the first warms the filter, the second times it beside the
+/// workload. A workload runs one filter throughout, and a pass that started with its filter evicted by the contender
 /// before it would price the switch (sbbf, 1.4 MB, at n = 10^6: 7.95 ns per query cold
 /// against 7.03 warm over 10^6 queries, the refill about 0.9 ms a pass).
 pub fn run(
     contenders: &[Option<&dyn Filter>],
-    (queries, model): (&[u64], &[u64]),
+    (queries, model): (&[u64], MakeQueries),
     batched: bool,
     (work, t_w): (&mut Work, f64),
     (rounds, another): (u32, &dyn Fn(f64) -> bool),
@@ -193,12 +194,14 @@ pub fn run(
         })
         .collect();
     let parts = (contenders.iter())
-        .map(|f| f.map(|f| FilterPart::new(f, model, batched, t_w)))
-        .map(|part| part.transpose().map(Option::flatten))
+        .map(|f| {
+            f.map(|f| FilterPart::new(f, batched, t_w, model))
+                .transpose()
+        })
         .collect::<Result<Vec<_>>>()?;
-    let part = |c: usize, work: &mut Work| match &parts[c] {
-        Some(part) => part.ns(contenders[c].expect("a part is a filter's"), batched, work),
-        None => pass(contenders[c], model, batched, &mut Work::Nothing),
+    let part = |c: usize, work: &mut Work| match (&parts[c], contenders[c]) {
+        (Some(part), Some(filter)) => part.ns(filter, batched, work),
+        _ => Ok(0.0),
     };
     let mut ns = vec![Vec::new(); subjects.len()];
     for _ in 0..rounds {
@@ -260,98 +263,153 @@ fn passing(filter: &dyn Filter, queries: &[u64], batched: bool) -> Result<Vec<u6
         .collect())
 }
 
+/// A count of queries, and what makes that many queries of the workload's shape.
+pub type MakeQueries<'a> = (u64, &'a dyn Fn(u64) -> Vec<u64>);
+
 /// ns of work at most in one pass of a [`FilterPart`].
 const PART_WORK_NS: f64 = 2e6;
 
-/// Fewest queries a [`FilterPart`] times: where fewer fit [`PART_WORK_NS`], the work of one
-/// query is so long that what the processor runs during it (a few hundred instructions of
-/// the queries after it) is a negligible share of it, and the lookups are timed alone.
-const PART_MIN_QUERIES: usize = 1000;
+/// Fewest queries a [`FilterPart`] beside the work times.
+const PART_MIN_QUERIES: u64 = 1000;
 
-/// A filter's part of the workload, on the first of `queries` whose work fits
-/// [`PART_WORK_NS`]: a pass of the workload less a pass of its work alone (the work of the
-/// queries the filter passes, in their order), the two in turn. The processor runs the
-/// lookups after a query during its work, so that the filter costs the workload less than
-/// its lookups alone where the work is short: its part is what it adds to the work.
-pub struct FilterPart<'q> {
-    queries: &'q [u64],
-    /// The queries the filter passes: those that do the work.
-    passing: Vec<u64>,
+/// Longest work a [`FilterPart`] is timed beside: the processor runs at most its reorder
+/// window (a few hundred instructions, tens of ns) of the queries after a work during it, a
+/// small share of a longer work, which two passes of it subtracted would drown in noise.
+pub const PART_LONGEST_WORK_NS: f64 = 1e3;
+
+/// ns of work the [`FilterPart`]s of one contender's timing do at most, over `passes`
+/// passes and a warming one: a pass of the workload and one of its work alone each.
+pub fn part_work_ns(t_w: f64, passes: u32) -> f64 {
+    match t_w <= PART_LONGEST_WORK_NS {
+        true => 2.0 * PART_WORK_NS * f64::from(passes + 1),
+        false => 0.0,
+    }
 }
 
-impl<'q> FilterPart<'q> {
-    /// `None` where fewer than [`PART_MIN_QUERIES`] queries' work, at `t_w` ns a query,
-    /// fits: then the lookups alone are the filter's part.
+/// A filter's part of the workload: a pass of the workload on queries of its shape less a
+/// pass of its work alone (the work of the queries the filter passes, in their order), the
+/// work first. The processor runs the lookups after a query during its work, so that where
+/// the work is short a filter adds less to it than its lookups alone take. Where the work
+/// is longer than [`PART_LONGEST_WORK_NS`], or fewer than [`PART_MIN_QUERIES`] queries'
+/// work fits [`PART_WORK_NS`], the part is the lookups alone (the overlap is negligible).
+pub struct FilterPart {
+    queries: Vec<u64>,
+    /// The queries the filter passes, which do the work; `None` for the lookups alone.
+    passing: Option<Vec<u64>>,
+}
+
+impl FilterPart {
+    /// The part on `make(count)`, or on `make(c)` for the most `c` whose work fits
+    /// [`PART_WORK_NS`] at `t_w` ns a query (`make` gives queries of the workload's shape:
+    /// σ of them absent, exactly).
     pub fn new(
         filter: &dyn Filter,
-        queries: &'q [u64],
         batched: bool,
         t_w: f64,
-    ) -> Result<Option<FilterPart<'q>>> {
-        let share = passing(filter, queries, batched)?.len() as f64 / queries.len() as f64;
-        let count = ((PART_WORK_NS / (t_w * share)) as usize).min(queries.len());
-        if count < PART_MIN_QUERIES.min(queries.len()) {
-            return Ok(None);
+        (count, make): MakeQueries,
+    ) -> Result<FilterPart> {
+        let queries = make(count);
+        let all = passing(filter, &queries, batched)?;
+        let share = all.len() as f64 / queries.len().max(1) as f64;
+        let fits = (PART_WORK_NS / (t_w * share)).min(count as f64) as u64;
+        if t_w > PART_LONGEST_WORK_NS || fits < PART_MIN_QUERIES.min(count) || queries.is_empty() {
+            return Ok(FilterPart {
+                queries,
+                passing: None,
+            });
         }
-        let queries = &queries[..count];
-        let passing = passing(filter, queries, batched)?;
-        Ok(Some(FilterPart { queries, passing }))
+        let (queries, passing) = match fits < count {
+            true => {
+                let queries = make(fits);
+                let passing = passing(filter, &queries, batched)?;
+                (queries, passing)
+            }
+            false => (queries, all),
+        };
+        Ok(FilterPart {
+            queries,
+            passing: Some(passing),
+        })
     }
 
-    /// ns per query of one measurement: the workload's pass less its work's.
+    /// ns per query of one measurement of the part.
     pub fn ns(&self, filter: &dyn Filter, batched: bool, work: &mut Work) -> Result<f64> {
-        let workload = pass(Some(filter), self.queries, batched, work)?;
-        let alone = match self.passing.is_empty() {
-            true => 0.0,
-            false => pass(None, &self.passing, false, work)?,
+        let Some(passing) = &self.passing else {
+            return self.alone(filter, batched);
         };
-        Ok(workload - alone * self.passing.len() as f64 / self.queries.len() as f64)
+        let alone = match passing.is_empty() {
+            true => 0.0,
+            false => pass(None, passing, false, work)? * passing.len() as f64,
+        };
+        let workload = pass(Some(filter), &self.queries, batched, work)?;
+        Ok(workload - alone / self.queries.len() as f64)
     }
+
+    /// ns per query of the lookups alone, on the same queries (no work).
+    pub fn alone(&self, filter: &dyn Filter, batched: bool) -> Result<f64> {
+        pass(Some(filter), &self.queries, batched, &mut Work::Nothing)
+    }
+
+    fn beside_work(&self) -> bool {
+        self.passing.is_some()
+    }
+}
+
+/// A contender's lookups as the workload asks them ([`in_workload_shape`]).
+pub struct Shaped {
+    /// `t_a` and `t_p` beside the work.
+    pub lookups: Lookups,
+    /// ns per query of the lookups alone, in the workload's shape without the work: what
+    /// they cost beside another work.
+    pub alone_ns: f64,
 }
 
 /// The lookups in the workload's own shape: ns per query of the filter's part of the
-/// validation's pass ([`FilterPart`], or where the work is too long for one, [`pass`]
-/// without the work: σ absent keys shuffled among present ones, a branch on each answer),
-/// over `passes` measurements of at most `count` queries; then `t_a` and `t_p` scaled alike
-/// so that `σ·t_a + (1 - σ)·t_p` is that time, its interval the median's
-/// ([`median_interval`]). Separate passes of absent and of present keys let independent
-/// misses overlap and predict every branch; the workload does neither, and the cost model
-/// prices the workload.
+/// workload ([`FilterPart`]: σ absent keys shuffled among present ones, a branch on each
+/// answer, beside the work), over `passes` measurements of at most `count` queries; then `t_a`
+/// and `t_p` scaled alike so that `σ·t_a + (1 - σ)·t_p` is that time (at least 0), its
+/// interval the median's ([`median_interval`]). Separate passes of absent and of present
+/// keys let independent misses overlap and predict every branch; the workload does
+/// neither, and the cost model prices the workload.
 pub fn in_workload_shape(
     filter: &dyn Filter,
     keyed: &Keyed,
     (lookups, negative_share): (Lookups, f64),
     (batched, work, t_w): (bool, &mut Work, f64),
     (count, passes): (u64, u32),
-) -> Result<Lookups> {
-    let queries = queries(
-        keyed,
-        negative_share,
-        count,
-        keyed.seed ^ 0x5EED,
-        MODEL_FIRST,
-    );
-    let part = FilterPart::new(filter, &queries, batched, t_w)?;
-    let measure = |work: &mut Work| match &part {
-        Some(part) => part.ns(filter, batched, work),
-        None => pass(Some(filter), &queries, batched, &mut Work::Nothing),
+) -> Result<Shaped> {
+    let make = |count| {
+        queries(
+            keyed,
+            negative_share,
+            count,
+            keyed.seed ^ 0x5EED,
+            MODEL_FIRST,
+        )
     };
-    measure(work)?;
-    let mut ns = interleave(passes, 1, |_| measure(work))?;
+    let part = FilterPart::new(filter, batched, t_w, (count, &make))?;
+    part.ns(filter, batched, work)?;
+    let subjects = 1 + usize::from(part.beside_work());
+    let mut ns = interleave(passes, subjects, |i| match i {
+        0 => part.ns(filter, batched, work),
+        _ => part.alone(filter, batched),
+    })?;
+    let alone_ns = Passes::of(ns.pop().unwrap_or_default()).median;
     let mixed = median_interval(ns.pop().unwrap_or_default(), INPUT_CONFIDENCE);
     let separate =
         negative_share * lookups.absent.value + (1.0 - negative_share) * lookups.present.value;
     // The value scaled by each end of the workload's interval, so that the weighted sum
     // of the two is the workload's time with its interval.
     let scaled = |b: Bounded| Bounded {
-        value: b.value * mixed.value / separate,
-        low: b.value * mixed.low / separate,
-        high: b.value * mixed.high / separate,
+        value: b.value * mixed.value.max(0.0) / separate,
+        low: b.value * mixed.low.max(0.0) / separate,
+        high: b.value * mixed.high.max(0.0) / separate,
     };
-    Ok(Lookups {
+    let lookups = Lookups {
         absent: scaled(lookups.absent),
         present: scaled(lookups.present),
-    })
+    };
+    Ok(Shaped { lookups, alone_ns })
 }
 
 /// ns of work in each pass that times the work again between contenders.
@@ -394,38 +452,32 @@ mod tests {
     use super::*;
     use crate::structures::{FilterKind, Spec};
 
-    /// The filter's part times the queries whose work fits [`PART_WORK_NS`], and does the
-    /// work for exactly those the filter passes; where 1000 queries' work does not fit, the
-    /// lookups are timed alone.
+    /// The filter's part times the most queries whose work fits [`PART_WORK_NS`], made
+    /// anew at that count, and does the work for exactly those the filter passes; where
+    /// 1000 queries' work does not fit, or one query's work is longer than
+    /// [`PART_LONGEST_WORK_NS`], it times the lookups alone.
     #[test]
     fn the_filter_part_works_where_the_filter_passes_and_within_its_budget() {
-        let mut filter = Spec::shape(FilterKind::named("classic").unwrap(), 4096, 2)
-            .build(500)
-            .unwrap();
+        let kind = FilterKind::named("classic").unwrap();
+        let mut filter = Spec::shape(kind, 4096, 2).build(500).unwrap();
         (0..500u64).for_each(|key| filter.insert(key));
-        let queries: Vec<u64> = (250..4250).collect();
+        let make = |count: u64| (250..250 + count).collect::<Vec<u64>>();
         for batched in [false, true] {
-            let part = FilterPart::new(&*filter, &queries, batched, 20.0)
-                .unwrap()
-                .unwrap();
-            assert_eq!(part.queries.len(), queries.len());
-            let expected = queries.iter().copied().filter(|&k| filter.contains(k));
-            assert_eq!(part.passing, expected.collect::<Vec<_>>());
-            assert!(part.passing.len() >= 250 && part.passing.len() < 1000);
-            // Passing share ~0.1: 2 ms of work fits 20,000 queries of 1 µs, 2,000 of 10 µs.
-            let part = FilterPart::new(&*filter, &queries, batched, 1e4)
-                .unwrap()
-                .unwrap();
-            assert!(
-                (1000..4000).contains(&part.queries.len()),
-                "{}",
-                part.queries.len()
-            );
-            assert!(
-                FilterPart::new(&*filter, &queries, batched, 1e6)
-                    .unwrap()
-                    .is_none()
-            );
+            let part = FilterPart::new(&*filter, batched, 20.0, (4000, &make)).unwrap();
+            assert_eq!(part.queries, make(4000));
+            let expected = part.queries.iter().copied().filter(|&k| filter.contains(k));
+            let passing = part.passing.as_ref().unwrap();
+            assert_eq!(*passing, expected.collect::<Vec<_>>());
+            assert!(passing.len() >= 250 && passing.len() < 1000);
+            // Passing share about 0.05: 2 ms of work fits about 40,000 queries of 1 µs ...
+            let part = FilterPart::new(&*filter, batched, 1e3, (100_000, &make)).unwrap();
+            assert!((10_000..100_000).contains(&part.queries.len()));
+            assert!(part.passing.is_some());
+            // ... and none longer than 1 µs, nor 1000 of 100 µs.
+            for t_w in [1.5e3, 1e5] {
+                let part = FilterPart::new(&*filter, batched, t_w, (4000, &make)).unwrap();
+                assert!(part.passing.is_none() && part.queries.len() == 4000);
+            }
         }
     }
 }
