@@ -296,20 +296,25 @@ macro_rules! entries {
             let k = kernel.k;
             let in_cache = !prefetch_pays(&blocks.words);
             let words = &blocks.words;
-            match (kernel.design, in_cache, kernel.lanes.pairs()) {
-                (Design::Blocked512, true, true) => test_cached::<8, true>(kernel, words, keys, answers),
-                (Design::Blocked512, true, false) => test_cached::<8, false>(kernel, words, keys, answers),
-                (Design::Blocked1024, true, true) => test_cached::<16, true>(kernel, words, keys, answers),
-                (Design::Blocked1024, true, false) => test_cached::<16, false>(kernel, words, keys, answers),
-                (Design::Split256, true, true) => test_cached::<4, true>(kernel, words, keys, answers),
-                (Design::Split256, true, false) => test_cached::<4, false>(kernel, words, keys, answers),
-                (Design::Blocked512, false, _) => {
+            let short = k <= 8;
+            match (kernel.design, in_cache, kernel.lanes.pairs(), short) {
+                (Design::Blocked512, true, true, true) => test_cached::<8, true, true>(kernel, words, keys, answers),
+                (Design::Blocked512, true, false, true) => test_cached::<8, false, true>(kernel, words, keys, answers),
+                (Design::Blocked512, true, true, false) => test_cached::<8, true, false>(kernel, words, keys, answers),
+                (Design::Blocked512, true, false, false) => test_cached::<8, false, false>(kernel, words, keys, answers),
+                (Design::Blocked1024, true, true, true) => test_cached::<16, true, true>(kernel, words, keys, answers),
+                (Design::Blocked1024, true, false, true) => test_cached::<16, false, true>(kernel, words, keys, answers),
+                (Design::Blocked1024, true, true, false) => test_cached::<16, true, false>(kernel, words, keys, answers),
+                (Design::Blocked1024, true, false, false) => test_cached::<16, false, false>(kernel, words, keys, answers),
+                (Design::Split256, true, true, _) => test_cached::<4, true, true>(kernel, words, keys, answers),
+                (Design::Split256, true, false, _) => test_cached::<4, false, true>(kernel, words, keys, answers),
+                (Design::Blocked512, false, _, _) => {
                     blocks.all_set_many_with(keys, answers, |x, b| unsafe { test512(kernel, k, x, b) })
                 }
-                (Design::Blocked1024, false, _) => blocks.all_set_many_with(keys, answers, |x, b| unsafe {
+                (Design::Blocked1024, false, _, _) => blocks.all_set_many_with(keys, answers, |x, b| unsafe {
                     test1024_of(kernel, k, kernel.lanes.key(x), b)
                 }),
-                (Design::Split256, false, _) => {
+                (Design::Split256, false, _, _) => {
                     blocks.all_set_many_with(keys, answers, |x, b| unsafe { test256(kernel, x, b) })
                 }
             }
@@ -317,14 +322,15 @@ macro_rules! entries {
 
         /// Key by key in one loop, for a block of `W` words and lanes of double hashing
         /// (`PAIR`) or multiply-shift ([`crate::hash::Lanes::key_of`]): a function of its
-        /// own, so that the loop's values stay in registers.
+        /// own, so that the loop's values stay in registers. `SHORT` when k is at most 8
+        /// (one register of lanes): the loop then holds no test of the lanes beyond.
         $(#[$attr])*
         #[inline(never)]
         #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
-        fn test_cached<const W: usize, const PAIR: bool>(kernel: &Kernel, words: &[u64], keys: &[u64], answers: &mut [bool]) {
-            let k = kernel.k;
+        fn test_cached<const W: usize, const PAIR: bool, const SHORT: bool>(kernel: &Kernel, words: &[u64], keys: &[u64], answers: &mut [bool]) {
+            let k = if SHORT { kernel.k.min(8) } else { kernel.k };
             for (answer, &key) in answers.iter_mut().zip(keys) {
-                let block = kernel.block::<W>(words, key);
+                let block = kernel.block_one::<W>(words, key);
                 let lanes = kernel.lanes.key_of::<PAIR>(key);
                 *answer = match W {
                     8 => unsafe { test512_of(kernel, k, lanes, block) },

@@ -101,7 +101,8 @@ unsafe fn quad(lanes: &Lanes, q: usize, (y, c): (u64, u64)) -> __m256i {
 /// Whether a probe of lanes `8c..8c + 8` (those below k) is unset in the block held as
 /// sixteen 32-bit words, `first` and `second`: `vpermd` fetches each probe's word (the top four
 /// bits of `g >> 32`) from both halves, and the top bit, the sign that `vblendvps` reads,
-/// picks one.
+/// picks one. A lane past k shifts 0 instead of 1, so its mask is empty and `vptest` alone
+/// answers.
 #[inline(always)]
 unsafe fn misses(
     kernel: &Kernel,
@@ -117,13 +118,13 @@ unsafe fn misses(
         let live = _mm256_cmpgt_epi32(_mm256_set1_epi32((k - 8 * c) as i32), order);
         let word = _mm256_srli_epi32::<28>(g);
         let one_bit = _mm256_and_si256(_mm256_srli_epi32::<BLOCKED_HIGH>(g), _mm256_set1_epi32(31));
-        let mask = _mm256_sllv_epi32(_mm256_set1_epi32(1), one_bit);
+        let mask = _mm256_sllv_epi32(_mm256_srli_epi32::<31>(live), one_bit);
         let held = _mm256_castps_si256(_mm256_blendv_ps(
             _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(first, word)),
             _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(second, word)),
             _mm256_castsi256_ps(g),
         ));
-        _mm256_testz_si256(_mm256_andnot_si256(held, mask), live) == 0
+        _mm256_testc_si256(held, mask) == 0
     }
 }
 
@@ -150,7 +151,8 @@ fn test512_beyond(kernel: &Kernel, k: usize, key: (u64, u64), block: &[u64]) -> 
 /// Whether a probe of lanes `8c..8c + 8` (those below k) is unset in the 1024-bit block held
 /// as thirty-two 32-bit words in four registers: each probe's word is the top five bits of
 /// `g >> 32`; `vpermd` fetches it from each register by the low three, bit 30 (moved to
-/// the sign) picks the odd register of each pair and bit 31, the sign, the pair.
+/// the sign) picks the odd register of each pair and bit 31, the sign, the pair; lanes past
+/// k have empty masks, as in [`misses`].
 #[inline(always)]
 unsafe fn misses1024(
     kernel: &Kernel,
@@ -169,12 +171,12 @@ unsafe fn misses1024(
             _mm256_srli_epi32::<BLOCKED1024_HIGH>(g),
             _mm256_set1_epi32(31),
         );
-        let mask = _mm256_sllv_epi32(_mm256_set1_epi32(1), one_bit);
+        let mask = _mm256_sllv_epi32(_mm256_srli_epi32::<31>(live), one_bit);
         let odd = _mm256_castsi256_ps(_mm256_slli_epi32::<1>(g));
         let low = _mm256_blendv_ps(fetch(block[0], word), fetch(block[1], word), odd);
         let high = _mm256_blendv_ps(fetch(block[2], word), fetch(block[3], word), odd);
         let held = _mm256_castps_si256(_mm256_blendv_ps(low, high, _mm256_castsi256_ps(g)));
-        _mm256_testz_si256(_mm256_andnot_si256(held, mask), live) == 0
+        _mm256_testc_si256(held, mask) == 0
     }
 }
 
