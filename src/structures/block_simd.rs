@@ -51,8 +51,10 @@ pub(super) struct Kernel {
     /// Whether inserts step through double hashing's probes in general registers
     /// ([`set512_stepped`]): on the vector paths, for lanes that step.
     stepped: bool,
-    /// Double hashing's lanes from half the key, for the AVX-512 path's batched queries.
+    /// Double hashing's lanes from half the key, for the batched queries in cache of the
+    /// AVX-512 path, and of the AVX2 path in limbs ([`Halves::limbs`]).
     halves: Option<Halves>,
+    halves_limbs: Option<Box<[Limbs; 2]>>,
     /// The lanes in 32-bit limbs, for the AVX2 path.
     limbs: Limbs,
     /// One key's entries for the path, design, hashing and k, chosen once: a call jumps straight to
@@ -107,8 +109,10 @@ impl Kernel {
         let (test_one, set_one) = one_key_entries(simd, design, stepped, lanes.pairs(), k as usize);
         // At least one block: the one-key picks ([`Kernel::block_one`]) hold only for n >= 1.
         let fits = blocks.words_per_block == per_block && !blocks.words.is_empty();
+        let halves = Halves::new(&lanes, k as usize);
         (lanes.shift == shift && fits).then(|| Kernel {
-            halves: Halves::new(&lanes, k as usize),
+            halves_limbs: halves.as_ref().map(Halves::limbs),
+            halves,
             limbs: Limbs::of(&lanes),
             lanes,
             k: k as usize,
@@ -180,14 +184,21 @@ impl Kernel {
     /// `answers[j] = test(keys[j])`, through [`Blocks::all_set_many_with`].
     pub(super) fn test_many(&self, blocks: &Blocks, keys: &[u64], answers: &mut [bool]) {
         #[cfg(target_arch = "x86_64")]
-        if let (Simd::Avx512, Design::Blocked512, Some(halves)) =
-            (self.simd, self.design, &self.halves)
-            && !crate::words::prefetch_pays(&blocks.words)
-        {
-            // SAFETY: the path runs on this CPU (the invariant).
-            return unsafe {
-                avx512::test_cached_halves(self, halves, &blocks.words, keys, answers)
-            };
+        if self.design == Design::Blocked512 && !crate::words::prefetch_pays(&blocks.words) {
+            let words = &blocks.words;
+            match (self.simd, &self.halves, &self.halves_limbs) {
+                // SAFETY: the path runs on this CPU (the invariant).
+                (Simd::Avx512, Some(halves), _) => {
+                    return unsafe {
+                        avx512::test_cached_halves(self, halves, words, keys, answers)
+                    };
+                }
+                // SAFETY: as above.
+                (Simd::Avx2, _, Some(limbs)) => {
+                    return unsafe { avx2::test_cached_halves(self, limbs, words, keys, answers) };
+                }
+                _ => {}
+            }
         }
         dispatch!(self.simd, path => path::test_many(self, blocks, keys, answers))
     }

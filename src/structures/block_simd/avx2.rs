@@ -105,7 +105,7 @@ unsafe fn quad(lanes: &Lanes, q: usize, (y, c): (u64, u64)) -> __m256i {
 /// answers.
 #[inline(always)]
 unsafe fn misses(
-    kernel: &Kernel,
+    limbs: &Limbs,
     k: usize,
     c: usize,
     key: (u64, u64),
@@ -113,7 +113,7 @@ unsafe fn misses(
 ) -> bool {
     // SAFETY: AVX2.
     unsafe {
-        let g = high(&kernel.limbs, c, key);
+        let g = high(limbs, c, key);
         let order = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
         let live = _mm256_cmpgt_epi32(_mm256_set1_epi32((k - 8 * c) as i32), order);
         let word = _mm256_srli_epi32::<28>(g);
@@ -133,7 +133,8 @@ unsafe fn test512_of(kernel: &Kernel, k: usize, key: (u64, u64), block: &[u64]) 
     // SAFETY: AVX2.
     unsafe {
         let halves = [load(&block[..4]), load(&block[4..8])];
-        !misses(kernel, k, 0, key, halves) && (k <= 8 || test512_beyond(kernel, k, key, block))
+        !misses(&kernel.limbs, k, 0, key, halves)
+            && (k <= 8 || test512_beyond(kernel, k, key, block))
     }
 }
 
@@ -144,7 +145,36 @@ fn test512_beyond(kernel: &Kernel, k: usize, key: (u64, u64), block: &[u64]) -> 
     // SAFETY: compiled with AVX2.
     unsafe {
         let halves = [load(&block[..4]), load(&block[4..8])];
-        (1..k.div_ceil(8)).all(|c| !misses(kernel, k, c, key, halves))
+        (1..k.div_ceil(8)).all(|c| !misses(&kernel.limbs, k, c, key, halves))
+    }
+}
+
+/// The batched queries in cache for double hashing's lanes from half the key, in limbs
+/// ([`super::Halves::limbs`]): lane i of key x is `g_i` of `(y, c) = (x, 0)` in the limbs of
+/// x's parity, so neither y nor c is computed (the lanes exist for k ≤ 8).
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+pub(super) fn test_cached_halves(
+    kernel: &Kernel,
+    limbs: &[Limbs; 2],
+    words: &[u64],
+    keys: &[u64],
+    answers: &mut [bool],
+) {
+    let k = kernel.k.min(8);
+    for (answer, &key) in answers.iter_mut().zip(keys) {
+        let block = kernel.block_one::<8>(words, key);
+        let limbs = &limbs[(key & 1) as usize];
+        // SAFETY: compiled with AVX2; the block holds eight u64.
+        *answer = unsafe {
+            !misses(
+                limbs,
+                k,
+                0,
+                (key, 0),
+                [load(&block[..4]), load(&block[4..8])],
+            )
+        };
     }
 }
 
