@@ -166,21 +166,27 @@ pub struct Limbs {
 impl Limbs {
     /// The limbs of `lanes`.
     pub fn of(lanes: &Lanes) -> Limbs {
+        Limbs::of_parts(&lanes.mul, &lanes.add)
+    }
+
+    /// The limbs of the lanes `g_i = mul_i·y + add_i + c` (slots past those given are zero).
+    pub fn of_parts(mul: &[u64], add: &[u64]) -> Limbs {
+        let padded = |of: &[u64]| -> [u64; SLOTS] {
+            std::array::from_fn(|i| of.get(i).copied().unwrap_or(0))
+        };
+        let (mul, add) = (padded(mul), padded(add));
         let chunks = |of: &dyn Fn(usize) -> u64| -> [[u64; 4]; SLOTS / LIMB_LANES] {
             std::array::from_fn(|c| std::array::from_fn(|j| of(LIMB_LANES * c + 2 * j)))
         };
         let words = |of: &dyn Fn(usize) -> u32| -> [[u32; LIMB_LANES]; SLOTS / LIMB_LANES] {
             std::array::from_fn(|c| std::array::from_fn(|j| of(LIMB_LANES * c + j)))
         };
-        let (low, high) = (
-            |i: usize| lanes.mul[i] as u32,
-            |i: usize| (lanes.mul[i] >> 32) as u32,
-        );
+        let (low, high) = (|i: usize| mul[i] as u32, |i: usize| (mul[i] >> 32) as u32);
         Limbs {
             even_mul: chunks(&|i| low(i).into()),
             odd_mul: chunks(&|i| low(i + 1).into()),
-            even_add: chunks(&|i| lanes.add[i]),
-            odd_add: chunks(&|i| lanes.add[i + 1]),
+            even_add: chunks(&|i| add[i]),
+            odd_add: chunks(&|i| add[i + 1]),
             by_y: words(&|i| if i % 2 == 0 { high(i) } else { low(i) }),
             by_swapped: words(&|i| if i % 2 == 0 { low(i) } else { high(i) }),
         }

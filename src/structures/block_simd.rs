@@ -51,8 +51,10 @@ pub(super) struct Kernel {
     /// Whether inserts step through double hashing's probes in general registers
     /// ([`set512_stepped`]): on the vector paths, for lanes that step.
     stepped: bool,
-    /// Double hashing's lanes from half the key, for the AVX-512 path's batched queries.
+    /// Double hashing's lanes from half the key, for the batched queries in cache of the
+    /// AVX-512 path, and of the AVX2 path in limbs ([`Halves::limbs`]).
     halves: Option<Halves>,
+    halves_limbs: Option<Box<[Limbs; 2]>>,
     /// The lanes in 32-bit limbs, for the AVX2 path.
     limbs: Limbs,
     /// One key's entries for the path, design, hashing and k, chosen once: a call jumps straight to
@@ -107,8 +109,10 @@ impl Kernel {
         let (test_one, set_one) = one_key_entries(simd, design, stepped, lanes.pairs(), k as usize);
         // At least one block: the one-key picks ([`Kernel::block_one`]) hold only for n >= 1.
         let fits = blocks.words_per_block == per_block && !blocks.words.is_empty();
+        let halves = Halves::new(&lanes, k as usize);
         (lanes.shift == shift && fits).then(|| Kernel {
-            halves: Halves::new(&lanes, k as usize),
+            halves_limbs: halves.as_ref().map(Halves::limbs),
+            halves,
             limbs: Limbs::of(&lanes),
             lanes,
             k: k as usize,
@@ -180,14 +184,21 @@ impl Kernel {
     /// `answers[j] = test(keys[j])`, through [`Blocks::all_set_many_with`].
     pub(super) fn test_many(&self, blocks: &Blocks, keys: &[u64], answers: &mut [bool]) {
         #[cfg(target_arch = "x86_64")]
-        if let (Simd::Avx512, Design::Blocked512, Some(halves)) =
-            (self.simd, self.design, &self.halves)
-            && !crate::words::prefetch_pays(&blocks.words)
-        {
-            // SAFETY: the path runs on this CPU (the invariant).
-            return unsafe {
-                avx512::test_cached_halves(self, halves, &blocks.words, keys, answers)
-            };
+        if self.design == Design::Blocked512 && !crate::words::prefetch_pays(&blocks.words) {
+            let words = &blocks.words;
+            match (self.simd, &self.halves, &self.halves_limbs) {
+                // SAFETY: the path runs on this CPU (the invariant).
+                (Simd::Avx512, Some(halves), _) => {
+                    return unsafe {
+                        avx512::test_cached_halves(self, halves, words, keys, answers)
+                    };
+                }
+                // SAFETY: as above.
+                (Simd::Avx2, _, Some(limbs)) => {
+                    return unsafe { avx2::test_cached_halves(self, limbs, words, keys, answers) };
+                }
+                _ => {}
+            }
         }
         dispatch!(self.simd, path => path::test_many(self, blocks, keys, answers))
     }
@@ -296,20 +307,25 @@ macro_rules! entries {
             let k = kernel.k;
             let in_cache = !prefetch_pays(&blocks.words);
             let words = &blocks.words;
-            match (kernel.design, in_cache, kernel.lanes.pairs()) {
-                (Design::Blocked512, true, true) => test_cached::<8, true>(kernel, words, keys, answers),
-                (Design::Blocked512, true, false) => test_cached::<8, false>(kernel, words, keys, answers),
-                (Design::Blocked1024, true, true) => test_cached::<16, true>(kernel, words, keys, answers),
-                (Design::Blocked1024, true, false) => test_cached::<16, false>(kernel, words, keys, answers),
-                (Design::Split256, true, true) => test_cached::<4, true>(kernel, words, keys, answers),
-                (Design::Split256, true, false) => test_cached::<4, false>(kernel, words, keys, answers),
-                (Design::Blocked512, false, _) => {
+            let short = k <= 8;
+            match (kernel.design, in_cache, kernel.lanes.pairs(), short) {
+                (Design::Blocked512, true, true, true) => test_cached::<8, true, true>(kernel, words, keys, answers),
+                (Design::Blocked512, true, false, true) => test_cached::<8, false, true>(kernel, words, keys, answers),
+                (Design::Blocked512, true, true, false) => test_cached::<8, true, false>(kernel, words, keys, answers),
+                (Design::Blocked512, true, false, false) => test_cached::<8, false, false>(kernel, words, keys, answers),
+                (Design::Blocked1024, true, true, true) => test_cached::<16, true, true>(kernel, words, keys, answers),
+                (Design::Blocked1024, true, false, true) => test_cached::<16, false, true>(kernel, words, keys, answers),
+                (Design::Blocked1024, true, true, false) => test_cached::<16, true, false>(kernel, words, keys, answers),
+                (Design::Blocked1024, true, false, false) => test_cached::<16, false, false>(kernel, words, keys, answers),
+                (Design::Split256, true, true, _) => test_cached::<4, true, true>(kernel, words, keys, answers),
+                (Design::Split256, true, false, _) => test_cached::<4, false, true>(kernel, words, keys, answers),
+                (Design::Blocked512, false, _, _) => {
                     blocks.all_set_many_with(keys, answers, |x, b| unsafe { test512(kernel, k, x, b) })
                 }
-                (Design::Blocked1024, false, _) => blocks.all_set_many_with(keys, answers, |x, b| unsafe {
+                (Design::Blocked1024, false, _, _) => blocks.all_set_many_with(keys, answers, |x, b| unsafe {
                     test1024_of(kernel, k, kernel.lanes.key(x), b)
                 }),
-                (Design::Split256, false, _) => {
+                (Design::Split256, false, _, _) => {
                     blocks.all_set_many_with(keys, answers, |x, b| unsafe { test256(kernel, x, b) })
                 }
             }
@@ -317,14 +333,15 @@ macro_rules! entries {
 
         /// Key by key in one loop, for a block of `W` words and lanes of double hashing
         /// (`PAIR`) or multiply-shift ([`crate::hash::Lanes::key_of`]): a function of its
-        /// own, so that the loop's values stay in registers.
+        /// own, so that the loop's values stay in registers. `SHORT` when k is at most 8
+        /// (one register of lanes): the loop then holds no test of the lanes beyond.
         $(#[$attr])*
         #[inline(never)]
         #[allow(unused_unsafe, reason = "the scalar kernels are safe; the vector ones need the features this entry is compiled with")]
-        fn test_cached<const W: usize, const PAIR: bool>(kernel: &Kernel, words: &[u64], keys: &[u64], answers: &mut [bool]) {
-            let k = kernel.k;
+        fn test_cached<const W: usize, const PAIR: bool, const SHORT: bool>(kernel: &Kernel, words: &[u64], keys: &[u64], answers: &mut [bool]) {
+            let k = if SHORT { kernel.k.min(8) } else { kernel.k };
             for (answer, &key) in answers.iter_mut().zip(keys) {
-                let block = kernel.block::<W>(words, key);
+                let block = kernel.block_one::<W>(words, key);
                 let lanes = kernel.lanes.key_of::<PAIR>(key);
                 *answer = match W {
                     8 => unsafe { test512_of(kernel, k, lanes, block) },

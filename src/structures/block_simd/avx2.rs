@@ -101,10 +101,11 @@ unsafe fn quad(lanes: &Lanes, q: usize, (y, c): (u64, u64)) -> __m256i {
 /// Whether a probe of lanes `8c..8c + 8` (those below k) is unset in the block held as
 /// sixteen 32-bit words, `first` and `second`: `vpermd` fetches each probe's word (the top four
 /// bits of `g >> 32`) from both halves, and the top bit, the sign that `vblendvps` reads,
-/// picks one.
+/// picks one. A lane past k shifts 0 instead of 1, so its mask is empty and `vptest` alone
+/// answers.
 #[inline(always)]
 unsafe fn misses(
-    kernel: &Kernel,
+    limbs: &Limbs,
     k: usize,
     c: usize,
     key: (u64, u64),
@@ -112,18 +113,18 @@ unsafe fn misses(
 ) -> bool {
     // SAFETY: AVX2.
     unsafe {
-        let g = high(&kernel.limbs, c, key);
+        let g = high(limbs, c, key);
         let order = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
         let live = _mm256_cmpgt_epi32(_mm256_set1_epi32((k - 8 * c) as i32), order);
         let word = _mm256_srli_epi32::<28>(g);
         let one_bit = _mm256_and_si256(_mm256_srli_epi32::<BLOCKED_HIGH>(g), _mm256_set1_epi32(31));
-        let mask = _mm256_sllv_epi32(_mm256_set1_epi32(1), one_bit);
+        let mask = _mm256_sllv_epi32(_mm256_srli_epi32::<31>(live), one_bit);
         let held = _mm256_castps_si256(_mm256_blendv_ps(
             _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(first, word)),
             _mm256_castsi256_ps(_mm256_permutevar8x32_epi32(second, word)),
             _mm256_castsi256_ps(g),
         ));
-        _mm256_testz_si256(_mm256_andnot_si256(held, mask), live) == 0
+        _mm256_testc_si256(held, mask) == 0
     }
 }
 
@@ -132,7 +133,8 @@ unsafe fn test512_of(kernel: &Kernel, k: usize, key: (u64, u64), block: &[u64]) 
     // SAFETY: AVX2.
     unsafe {
         let halves = [load(&block[..4]), load(&block[4..8])];
-        !misses(kernel, k, 0, key, halves) && (k <= 8 || test512_beyond(kernel, k, key, block))
+        !misses(&kernel.limbs, k, 0, key, halves)
+            && (k <= 8 || test512_beyond(kernel, k, key, block))
     }
 }
 
@@ -143,14 +145,44 @@ fn test512_beyond(kernel: &Kernel, k: usize, key: (u64, u64), block: &[u64]) -> 
     // SAFETY: compiled with AVX2.
     unsafe {
         let halves = [load(&block[..4]), load(&block[4..8])];
-        (1..k.div_ceil(8)).all(|c| !misses(kernel, k, c, key, halves))
+        (1..k.div_ceil(8)).all(|c| !misses(&kernel.limbs, k, c, key, halves))
+    }
+}
+
+/// The batched queries in cache for double hashing's lanes from half the key, in limbs
+/// ([`super::Halves::limbs`]): lane i of key x is `g_i` of `(y, c) = (x, 0)` in the limbs of
+/// x's parity, so neither y nor c is computed (the lanes exist for k ≤ 8).
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+pub(super) fn test_cached_halves(
+    kernel: &Kernel,
+    limbs: &[Limbs; 2],
+    words: &[u64],
+    keys: &[u64],
+    answers: &mut [bool],
+) {
+    let k = kernel.k.min(8);
+    for (answer, &key) in answers.iter_mut().zip(keys) {
+        let block = kernel.block_one::<8>(words, key);
+        let limbs = &limbs[(key & 1) as usize];
+        // SAFETY: compiled with AVX2; the block holds eight u64.
+        *answer = unsafe {
+            !misses(
+                limbs,
+                k,
+                0,
+                (key, 0),
+                [load(&block[..4]), load(&block[4..8])],
+            )
+        };
     }
 }
 
 /// Whether a probe of lanes `8c..8c + 8` (those below k) is unset in the 1024-bit block held
 /// as thirty-two 32-bit words in four registers: each probe's word is the top five bits of
 /// `g >> 32`; `vpermd` fetches it from each register by the low three, bit 30 (moved to
-/// the sign) picks the odd register of each pair and bit 31, the sign, the pair.
+/// the sign) picks the odd register of each pair and bit 31, the sign, the pair; lanes past
+/// k have empty masks, as in [`misses`].
 #[inline(always)]
 unsafe fn misses1024(
     kernel: &Kernel,
@@ -169,12 +201,12 @@ unsafe fn misses1024(
             _mm256_srli_epi32::<BLOCKED1024_HIGH>(g),
             _mm256_set1_epi32(31),
         );
-        let mask = _mm256_sllv_epi32(_mm256_set1_epi32(1), one_bit);
+        let mask = _mm256_sllv_epi32(_mm256_srli_epi32::<31>(live), one_bit);
         let odd = _mm256_castsi256_ps(_mm256_slli_epi32::<1>(g));
         let low = _mm256_blendv_ps(fetch(block[0], word), fetch(block[1], word), odd);
         let high = _mm256_blendv_ps(fetch(block[2], word), fetch(block[3], word), odd);
         let held = _mm256_castps_si256(_mm256_blendv_ps(low, high, _mm256_castsi256_ps(g)));
-        _mm256_testz_si256(_mm256_andnot_si256(held, mask), live) == 0
+        _mm256_testc_si256(held, mask) == 0
     }
 }
 

@@ -2,7 +2,7 @@
 //! batched queries of the AVX-512 path ([`super::avx512::test_cached_halves`]).
 
 use super::stepped::doubles;
-use crate::hash::Lanes;
+use crate::hash::{Lanes, Limbs};
 
 /// Lanes `g_i = c + i·y` (wrapping, i below k ≤ 8) of a key `x = 2m + p` as
 /// `g_i(x) = m·step_i + start[p]_i`. Double hashing's key is `y = (a_1·x + b_1) | 1`,
@@ -35,6 +35,15 @@ impl Halves {
         })
     }
 
+    /// The halves in 32-bit limbs for the AVX2 path, one set per parity of the key: lane i
+    /// of key x is the limbs' `g_i` of `(y, c) = (x, 0)` in `[x & 1]`.
+    pub(super) fn limbs(&self) -> Box<[Limbs; 2]> {
+        Box::new(
+            self.offset
+                .map(|offset| Limbs::of_parts(&self.half, &offset)),
+        )
+    }
+
     /// Lane i of key x, unshifted: [`Lanes::index`] before its shift.
     #[cfg(test)]
     fn lane(&self, i: usize, x: u64) -> u64 {
@@ -48,8 +57,8 @@ mod tests {
     use super::*;
     use crate::hash::{HashFamily, HashScheme};
 
-    /// The halves give the family's own indexes for even and odd keys, small and large,
-    /// for every k they serve; multiply-shift's lanes and k > 8 have none.
+    /// The halves, and their limbs, give the family's own indexes for even and odd keys,
+    /// small and large, for every k they serve; multiply-shift's lanes and k > 8 have none.
     #[test]
     fn halves_give_the_family_indexes() {
         let lanes = |hash, k| HashFamily::new(hash, k, 512, 5).lanes().unwrap();
@@ -62,10 +71,17 @@ mod tests {
             let family = HashFamily::new(HashScheme::DoubleHashing, k, 512, 5);
             let lanes = family.lanes().unwrap();
             let halves = Halves::new(&lanes, k as usize).unwrap();
+            let limbs = halves.limbs();
             for key in keys.clone() {
                 for i in 0..k as usize {
                     let bit = halves.lane(i, key) >> lanes.shift;
                     assert_eq!(bit, family.index(i, key), "k={k} i={i} key={key}");
+                    let high = limbs[(key & 1) as usize].high(i, (key, 0));
+                    assert_eq!(
+                        u64::from(high >> (lanes.shift - 32)),
+                        bit,
+                        "limbs k={k} i={i}"
+                    );
                 }
             }
         }

@@ -137,8 +137,8 @@ impl Kernel {
             match (wide, self.pairs) {
                 (true, true) => avx512::contains::<true>(self, array, keys, answers),
                 (true, false) => avx512::contains::<false>(self, array, keys, answers),
-                (false, true) => avx2::contains::<true>(self, array, keys, answers),
-                (false, false) => avx2::contains::<false>(self, array, keys, answers),
+                (false, true) => avx2::contains_of::<true>(self, array, keys, answers),
+                (false, false) => avx2::contains_of::<false>(self, array, keys, answers),
             }
         }
     }
@@ -429,19 +429,44 @@ mod avx2 {
         }
     }
 
+    /// [`contains`] for the kernel's bits a group: a constant count (the bench's and the
+    /// designs' usual 4, 7 and 8; any other at run time) unrolls the loop over a group's bit
+    /// functions.
+    ///
     /// # Safety
     /// AVX2; the kernel's invariant holds for `array`.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn contains<const PAIR: bool>(
+    pub(super) unsafe fn contains_of<const PAIR: bool>(
         kernel: &Kernel,
         array: &[u64],
         keys: &[u64],
         answers: &mut [bool],
     ) {
+        // SAFETY: the caller's.
+        unsafe {
+            match kernel.per {
+                4 => contains::<PAIR, 4>(kernel, array, keys, answers),
+                7 => contains::<PAIR, 7>(kernel, array, keys, answers),
+                8 => contains::<PAIR, 8>(kernel, array, keys, answers),
+                _ => contains::<PAIR, 0>(kernel, array, keys, answers),
+            }
+        }
+    }
+
+    /// # Safety
+    /// AVX2; the kernel's invariant holds for `array`.
+    #[target_feature(enable = "avx2")]
+    #[inline(never)]
+    unsafe fn contains<const PAIR: bool, const PER: usize>(
+        kernel: &Kernel,
+        array: &[u64],
+        keys: &[u64],
+        answers: &mut [bool],
+    ) {
+        let per = if PER == 0 { kernel.per } else { PER };
         let [a0, b0] = kernel.chooser;
         let one = _mm256_set1_epi64x(1);
-        let sector_shift = kernel.sector.as_ref().map_or(0, |s| i64::from(s.shift));
-        let sector_shift = _mm256_set1_epi64x(sector_shift);
+        let sector_shift = _mm256_set1_epi64x(kernel.sector.as_ref().map_or(0, |s| s.shift.into()));
         for (keys, answers) in keys.chunks(8).zip(answers.chunks_mut(8)) {
             let mut lane = [0u64; 8];
             let keys = padded(keys, &mut lane);
@@ -477,7 +502,8 @@ mod avx2 {
                         }
                     }
                     let mut mask = [_mm256_setzero_si256(); 2];
-                    for i in g * kernel.per..(g + 1) * kernel.per {
+                    for j in 0..per {
+                        let i = g * per + j;
                         let g = high::<PAIR>(&kernel.bits, &kernel.bits_swapped, i, bits);
                         for h in 0..2 {
                             let bit = _mm256_srli_epi64::<{ BIT_SHIFT as i32 }>(g[h]);
