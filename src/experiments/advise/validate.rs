@@ -394,8 +394,9 @@ pub fn in_workload_shape(
         0 => part.ns(filter, batched, work),
         _ => part.alone(filter, batched),
     })?;
-    let alone_ns = Passes::of(ns.pop().unwrap_or_default()).median;
-    let mixed = median_interval(ns.pop().unwrap_or_default(), INPUT_CONFIDENCE);
+    // The last subject's passes time the lookups alone (the only subject's, without work).
+    let alone_ns = Passes::of(ns.last().cloned().unwrap_or_default()).median;
+    let mixed = median_interval(ns.swap_remove(0), INPUT_CONFIDENCE);
     let separate =
         negative_share * lookups.absent.value + (1.0 - negative_share) * lookups.present.value;
     // The value scaled by each end of the workload's interval, so that the weighted sum
@@ -464,6 +465,7 @@ mod tests {
         let make = |count: u64| (250..250 + count).collect::<Vec<u64>>();
         for batched in [false, true] {
             let part = FilterPart::new(&*filter, batched, 20.0, (4000, &make)).unwrap();
+            assert!(part.beside_work());
             assert_eq!(part.queries, make(4000));
             let expected = part.queries.iter().copied().filter(|&k| filter.contains(k));
             let passing = part.passing.as_ref().unwrap();
@@ -478,6 +480,45 @@ mod tests {
                 let part = FilterPart::new(&*filter, batched, t_w, (4000, &make)).unwrap();
                 assert!(part.passing.is_none() && part.queries.len() == 4000);
             }
+        }
+    }
+
+    /// Beside a short work and alone behind a long one, the shaped lookups are those of a
+    /// filter that was timed: positive and finite, `t_a` and `t_p` in the proportion of the
+    /// separate passes.
+    #[test]
+    fn the_shaped_lookups_are_timed_beside_a_short_work_and_alone_behind_a_long_one() {
+        let keyed = Keyed {
+            spec: Spec::shape(FilterKind::named("classic").unwrap(), 20_000, 3),
+            n: 2000,
+            seed: 7,
+            keys: crate::keys::KeySpec::default(),
+        };
+        let mut filter = super::super::measure::filled(&keyed).unwrap();
+        let separate =
+            super::super::measure::lookups(&mut *filter, &keyed, false, 2000, 3).unwrap();
+        for t_w in [20.0, 1e5] {
+            let mut work = Work::Spin {
+                iterations: 2,
+                last: 0,
+            };
+            let shaped = in_workload_shape(
+                &*filter,
+                &keyed,
+                (separate, 0.9),
+                (false, &mut work, t_w),
+                (2000, 3),
+            )
+            .unwrap();
+            let (a, p) = (shaped.lookups.absent, shaped.lookups.present);
+            assert!(
+                a.value > 0.0 && a.value.is_finite() && shaped.alone_ns > 0.0,
+                "{t_w}"
+            );
+            assert!(a.low <= a.value && a.value <= a.high);
+            let ratio = |x: f64, y: f64| x / y;
+            let expected = ratio(separate.absent.value, separate.present.value);
+            assert!((ratio(a.value, p.value) - expected).abs() < 1e-9 * expected);
         }
     }
 }
