@@ -272,17 +272,22 @@ mod tests {
         assert!(tied(p(5139.4, 12.0), p(5088.2, 10.0)));
     }
 
+    /// The first configuration chosen, tied with none, within `width`.
+    fn lone_choice(width: f64) -> Choice {
+        Choice {
+            best: 0,
+            tied: vec![0],
+            chosen: 0,
+            width,
+            noise: vec![],
+        }
+    }
+
     /// The runner-up 100 ns faster with no spread overturns the choice in three rounds,
     /// not in two: one or two rounds cannot tell a difference from a disturbed round.
     #[test]
     fn the_end_to_end_run_decides_only_from_three_rounds() {
-        let choice = Choice {
-            best: 0,
-            tied: vec![0],
-            chosen: 0,
-            width: 50.0,
-            noise: vec![],
-        };
+        let choice = lone_choice(50.0);
         let run = |median: f64, rounds: usize| Checked {
             workload: Passes {
                 median,
@@ -312,13 +317,7 @@ mod tests {
     fn a_chance_win_is_as_rare_as_the_rounds_say() {
         use rand::{RngExt, SeedableRng};
         let mut rng = rand_pcg::Pcg64::seed_from_u64(45);
-        let choice = Choice {
-            best: 0,
-            tied: vec![0],
-            chosen: 0,
-            width: 0.0,
-            noise: vec![],
-        };
+        let choice = lone_choice(0.0);
         let runs = 20_000;
         for (rounds, chance) in [(1, 0.0), (2, 0.0), (3, 1.0 / 20.0), (5, 1.0 / 252.0)] {
             let mut passes = || {

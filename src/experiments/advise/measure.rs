@@ -7,10 +7,11 @@ use super::cost::{Bounded, INPUT_CONFIDENCE, median_interval};
 use crate::error::Result;
 use crate::keys::{IntKeys, KeySpec};
 use crate::pipeline::keying::Keying;
-use crate::pipeline::measurement::{Measurement, Setup, Trial};
+use crate::pipeline::measurement::{Measurement, Setup};
 use crate::pipeline::timing::{
     LineBuffer, Operation, PassKeys, interleave, pass_times, time_operation, time_passes,
 };
+use crate::pipeline::trial::read_trial;
 use crate::pipeline::{count, fill, measure_counted};
 use crate::structures::{Filter, Spec};
 
@@ -99,7 +100,7 @@ pub fn rate_of(filter: &dyn Filter, keyed: &Keyed, queries: u64) -> Result<Optio
     let (keys, n) = (int_keys(keyed), keyed.n);
     let false_positives = count(filter, n..n + queries, |c| keys.key(c), &|_| {})?;
     let setup = Setup::new(keyed.spec.clone(), n, queries, keyed.seed);
-    let trial = Trial::of(filter, n, false_positives);
+    let trial = read_trial(&setup, filter, false_positives)?;
     Ok(Some(Measurement::new("advise", &setup, trial)))
 }
 
