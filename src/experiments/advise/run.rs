@@ -9,7 +9,7 @@ use std::time::Instant;
 use indicatif::ProgressBar;
 
 use super::candidates::{self, Config};
-use super::cost::{Bounded, CostInputs, INPUT_CONFIDENCE, TIMED_PASSES, cost, drift};
+use super::cost::{self, Bounded, CostInputs, INPUT_CONFIDENCE, TIMED_PASSES};
 use super::flags::{AdvisePlan, WorkCost};
 use super::measure::{self, Keyed};
 use super::model::{self, Reference, TimeModel};
@@ -168,21 +168,32 @@ impl Run<'_> {
     }
 
     /// `t_w` as the work's passes spread over the run measured it ([`Probes::t_work`]), and
-    /// their [`drift`], said in a note.
+    /// the lookups' drift ([`Probes::lookup_drift`]), said in notes.
     fn t_work(&mut self) -> (Bounded, f64) {
         let (t_w, drift) = (
             self.probes.t_work(self.resolved.t_work),
-            drift(&self.probes.ns),
+            self.probes.lookup_drift(),
         );
         self.resolved.t_work = t_w;
         self.notes.push(format!(
-            "{}; timed again in {} passes spread over the run: {:.1} ns [{:.1}, {:.1}], every time's interval widened by their drift, x{drift:.3}",
+            "{}; timed again in {} passes spread over the run: {:.1} ns [{:.1}, {:.1}], widened by their drift, x{:.3}",
             self.resolved.how,
             self.probes.ns.len(),
             t_w.value,
             t_w.low,
-            t_w.high
+            t_w.high,
+            cost::drift(&self.probes.ns)
         ));
+        let lines = &self.probes.line_ns;
+        if let (Some(low), Some(high)) = (
+            lines.iter().copied().reduce(f64::min),
+            lines.iter().copied().reduce(f64::max),
+        ) {
+            self.notes.push(format!(
+                "the memory timed in {} passes spread over the run: {low:.1}-{high:.1} ns a line read; every lookup's interval widened by the larger drift of the work's and the memory's, x{drift:.3}",
+                lines.len()
+            ));
+        }
         (t_w, drift)
     }
 
@@ -359,12 +370,12 @@ impl Run<'_> {
 }
 
 /// Each contender's cost with its interval: the rate's Clopper–Pearson interval and the
-/// times' order-statistic intervals, each at [`INPUT_CONFIDENCE`], the times widened by the
-/// work's `drift` over the run.
+/// times' order-statistic intervals, each at [`INPUT_CONFIDENCE`], the lookups widened by
+/// their `drift` over the run ([`Probes::lookup_drift`]).
 fn price(plan: &AdvisePlan, contender: &Contender, t_work: Bounded, drift: f64) -> Bounded {
     let r = &contender.rate;
     let (low, high) = clopper_pearson(r.false_positives, r.queries, INPUT_CONFIDENCE);
-    cost(&CostInputs {
+    cost::cost(&CostInputs {
         negative_share: plan.negative_share,
         fpr: Bounded {
             value: r.fpr_measured,
@@ -399,6 +410,8 @@ pub fn run(plan: &AdvisePlan, progress: &ProgressBar) -> Result<Outcome> {
         run.probes.take(&mut run.resolved.work)?;
     }
     let (picked, model) = pick(plan, &run.steps, run.resolved.t_work.value)?;
+    let largest = picked.iter().map(|c| c.memory_bytes).max().unwrap_or(0);
+    run.probes.watch_memory(largest)?;
     let contenders = run.measure_contenders(&picked, model.as_ref())?;
     let (t_w, drift) = run.t_work();
     let mut priced: Vec<Priced> = (contenders.iter())
@@ -420,6 +433,8 @@ pub fn run(plan: &AdvisePlan, progress: &ProgressBar) -> Result<Outcome> {
     run.notes.push(format!(
         "every cost interval widened by the end-to-end run's worst miss of its prediction, x{miss:.3}"
     ));
+    let widened: Vec<Point> = priced.iter().map(Priced::point).collect();
+    let choice = choice.within_intervals(&widened);
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     run.notes.push(sharing.since().note(cpus, "they slow the lookups, the work and the end-to-end run unevenly, so that the costs, their intervals and the choice move with them: run again on a quiet machine"));
     report::outcome(

@@ -97,17 +97,27 @@ pub fn choose(points: &[Point], tolerance: Tolerance) -> Option<Choice> {
         .filter(|&i| points[i].cost.value <= limit)
         .collect();
     let chosen = *tied.iter().min_by_key(|&&i| (points[i].memory_bytes, i))?;
-    let noise = (0..points.len())
-        .filter(|&i| points[i].memory_bytes <= points[chosen].memory_bytes)
-        .filter(|&i| points[i].cost.low <= limit && limit < points[i].cost.high)
-        .collect();
-    Some(Choice {
+    let choice = Choice {
         best,
         tied,
         chosen,
         width,
-        noise,
-    })
+        noise: Vec::new(),
+    };
+    Some(choice.within_intervals(points))
+}
+
+impl Choice {
+    /// The choice with its [`Choice::noise`] taken from the intervals of `points` (the same
+    /// central costs, their intervals widened since the choice was made).
+    pub fn within_intervals(self, points: &[Point]) -> Choice {
+        let limit = points[self.best].cost.value + self.width;
+        let noise = (0..points.len())
+            .filter(|&i| points[i].memory_bytes <= points[self.chosen].memory_bytes)
+            .filter(|&i| points[i].cost.low <= limit && limit < points[i].cost.high)
+            .collect();
+        Choice { noise, ..self }
+    }
 }
 
 /// The plateau of one structure's points `(bits per key, tied)`: the fewest bits per key
@@ -184,6 +194,18 @@ mod tests {
         assert_eq!(choose(&[], two), None);
         // 1% of a 5000 ns cost is 50 ns.
         assert_eq!(Tolerance::default().width(5000.0), 50.0);
+    }
+
+    /// The end-to-end run widens every interval after the choice: the noise is then read
+    /// from the widened intervals, the choice itself (central costs) unchanged.
+    #[test]
+    fn the_noise_is_read_from_the_intervals_as_widened() {
+        let points = [point(40, 10.0, 0.5), point(20, 13.0, 0.5)];
+        let choice = choose(&points, Tolerance::default()).unwrap();
+        assert_eq!((choice.chosen, choice.noise.clone()), (0, vec![]));
+        let widened = [point(40, 10.0, 0.5), point(20, 13.0, 2.5)];
+        let choice = choice.within_intervals(&widened);
+        assert_eq!((choice.chosen, choice.noise), (0, vec![1]));
     }
 
     #[test]

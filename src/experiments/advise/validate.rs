@@ -17,7 +17,9 @@ use rand_pcg::Pcg64;
 use super::cost::{Bounded, INPUT_CONFIDENCE, drift, median_interval};
 use super::measure::{Keyed, Lookups, int_keys};
 use crate::error::Result;
-use crate::pipeline::timing::{LineBuffer, Passes, interleave, time_passes, try_time_pass};
+use crate::pipeline::timing::{
+    LineBuffer, Passes, interleave, time_pass, time_passes, try_time_pass,
+};
 use crate::structures::{BATCH, Filter};
 
 /// The work a query that passes the filter does.
@@ -416,10 +418,21 @@ pub fn in_workload_shape(
 /// ns of work in each pass that times the work again between contenders.
 const PROBE_NS: f64 = 5e6;
 
-/// The work timed in short passes spread over the run: ns per query of each.
+/// Line reads in each pass that times the memory again between contenders.
+const PROBE_READS: u64 = 100_000;
+
+/// Largest buffer the memory passes read: past every cache, as the largest tables are.
+const PROBE_MOST_BYTES: u64 = 64 << 20;
+
+/// The work, and the memory of the contenders' size, timed in short passes spread over the
+/// run: ns per query, and ns per line read, of each. A lookup past the caches waits on a
+/// memory that other tenants of the host share, which the work (a busy loop) does not
+/// show: the memory's passes show how its speed moves over the run.
 pub struct Probes {
     keys: Vec<u64>,
     pub ns: Vec<f64>,
+    lines: Option<LineBuffer>,
+    pub line_ns: Vec<f64>,
 }
 
 impl Probes {
@@ -428,6 +441,27 @@ impl Probes {
         Probes {
             keys: (0..(PROBE_NS / t_w).min(1e5) as u64).collect(),
             ns: Vec::new(),
+            lines: None,
+            line_ns: Vec::new(),
+        }
+    }
+
+    /// From now on each pass also reads [`PROBE_READS`] lines of a buffer of `bytes` (the
+    /// largest contender's table, at most [`PROBE_MOST_BYTES`]); two such passes now.
+    pub fn watch_memory(&mut self, bytes: u64) -> Result<()> {
+        let buffer = LineBuffer::new(bytes.min(PROBE_MOST_BYTES), 11)?;
+        buffer.read_independent(0, PROBE_READS);
+        self.lines = Some(buffer);
+        (0..2).for_each(|_| self.take_memory());
+        Ok(())
+    }
+
+    fn take_memory(&mut self) {
+        if let Some(buffer) = &self.lines {
+            let first = self.line_ns.len() as u64 * PROBE_READS;
+            self.line_ns.push(time_pass(PROBE_READS, || {
+                buffer.read_independent(first, PROBE_READS)
+            }));
         }
     }
 
@@ -435,7 +469,14 @@ impl Probes {
         if !self.keys.is_empty() {
             self.ns.push(pass(None, &self.keys, false, work)?);
         }
+        self.take_memory();
         Ok(())
+    }
+
+    /// The factor by which a lookup timed at one moment of the run may differ at another:
+    /// the larger of the work's [`drift`] and the memory's.
+    pub fn lookup_drift(&self) -> f64 {
+        drift(&self.ns).max(drift(&self.line_ns))
     }
 
     /// `t_w` as the passes measured it, their median within their [`drift`]; `calibrated`
