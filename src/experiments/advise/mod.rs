@@ -16,8 +16,10 @@ mod report;
 mod report_checks;
 mod run;
 pub mod skyline;
+mod spread;
 mod steps;
 pub mod validate;
+mod work;
 
 use clap::Args;
 use indicatif::ProgressBar;

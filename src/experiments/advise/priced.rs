@@ -5,6 +5,7 @@ use super::candidates::Config;
 use super::cost::{Bounded, cost_at};
 use super::measure::Lookups;
 use super::skyline::{Choice, Point};
+use super::spread::Shaped;
 use super::validate::Work;
 use crate::pipeline::measurement::Measurement;
 use crate::structures::Filter;
@@ -24,7 +25,8 @@ pub struct Resolved {
 pub struct Contender {
     pub config: Config,
     pub rate: Measurement,
-    /// `t_a` and `t_p` beside the work ([`super::validate::FilterPart`]).
+    /// `t_a` and `t_p` beside the work ([`super::validate::FilterPart`]); the separate
+    /// lookups' until [`Contender::timed`].
     pub lookups: Lookups,
     /// ns per query of its lookups alone in the workload's shape, without the work.
     pub alone_ns: f64,
@@ -33,6 +35,14 @@ pub struct Contender {
     /// Its filter, kept for the end-to-end run while the filters kept hold at most
     /// [`KEPT_BYTES`] (the run then rebuilds it, priced by `build_ns`).
     pub filter: Option<Box<dyn Filter>>,
+}
+
+impl Contender {
+    /// Its lookups as the workload's shape timed them ([`super::spread::WorkloadShape`]).
+    pub fn timed(&mut self, shaped: Shaped) {
+        self.lookups = shaped.lookups;
+        self.alone_ns = shaped.alone_ns;
+    }
 }
 
 /// Most bytes of contenders' filters kept for the end-to-end run.

@@ -10,23 +10,22 @@ use indicatif::ProgressBar;
 
 use super::candidates::{self, Config};
 use super::cost::{self, Bounded, CostInputs, INPUT_CONFIDENCE, TIMED_PASSES};
-use super::flags::{AdvisePlan, WorkCost};
+use super::flags::AdvisePlan;
 use super::measure::{self, Keyed};
 use super::model::{self, Reference, TimeModel};
 use super::priced::{self, Contender, KEPT_BYTES, PLOT_WORK_NS, Priced, Resolved};
 use super::report;
 use super::skyline::{self, Point};
+use super::spread;
+use super::spread::WorkloadShape;
 use super::steps::Steps;
-use super::validate::{self, Checked, MODEL_FIRST, Probes, Work};
+use super::validate::{self, Checked, MODEL_FIRST, Probes};
+use super::work::{MISS_BYTES, resolve_work};
 use crate::error::Result;
 use crate::experiments::Outcome;
 use crate::hash::HashScheme;
 use crate::stats::clopper_pearson;
 use crate::structures::Spec;
-
-/// Bytes of the buffer a cache miss reads in: four times the 32 MiB last-level cache here.
-/// The time model prices a larger table's line reads as this buffer's (all miss the cache).
-pub const MISS_BYTES: u64 = 1 << 27;
 
 /// Keys per timing pass of a contender: n/2, within 10^4 and 4·10^4.
 fn timed_keys(n: u64) -> u64 {
@@ -46,38 +45,6 @@ const VALIDATION_ROUNDS: u32 = 5;
 /// rounds): the contenders are measured while each one's predicted time fits in what is
 /// left of the target less this share.
 const VALIDATION_SHARE: f64 = 0.25;
-
-/// Measures a cache miss, or calibrates a busy loop to the nominal cost.
-fn resolve_work(plan: &AdvisePlan) -> Result<Resolved> {
-    let ns = match plan.work {
-        WorkCost::CacheMiss => {
-            let buffer = crate::pipeline::timing::LineBuffer::new(MISS_BYTES, 11)?;
-            let p = measure::dependent_read_ns(&buffer, 200_000, TIMED_PASSES);
-            return Ok(Resolved {
-                t_work: p,
-                how: format!(
-                    "t_w = cache-miss: a dependent random read in 128 MiB, measured {:.1} ns [{:.1}, {:.1}]",
-                    p.value, p.low, p.high
-                ),
-                work: Work::Miss { buffer, line: 0 },
-            });
-        }
-        WorkCost::Nanos(ns) | WorkCost::Preset(_, ns) => ns,
-    };
-    let iterations = validate::spin_steps(ns);
-    let named = match plan.work {
-        WorkCost::Preset(name, _) => format!("{name} preset, "),
-        _ => String::new(),
-    };
-    Ok(Resolved {
-        t_work: Bounded::exact(ns),
-        work: Work::Spin {
-            iterations,
-            last: 0,
-        },
-        how: format!("t_w = {ns} ns ({named}a busy loop of {iterations} steps, calibrated)"),
-    })
-}
 
 /// The configuration's filter at the plan's n, holding the plan's keys.
 fn shape(plan: &AdvisePlan, c: &Config) -> Keyed {
@@ -224,8 +191,18 @@ impl Run<'_> {
         };
         let (mut predicted, mut spent) = (0.0, 0.0);
         let (mut contenders, mut left_out, mut kept) = (Vec::new(), 0, 0);
+        // ns reserved for the deferred contenders' rounds ([`spread::Pending`]).
+        let (mut pending, mut deferred) = (spread::Pending::default(), 0.0);
         let lookups = lookups_measured(plan);
-        let part_ns = validate::part_work_ns(self.resolved.t_work.value, TIMED_PASSES);
+        let t_w = self.resolved.t_work.value;
+        let part_ns = validate::part_work_ns(t_w, TIMED_PASSES + spread::ROUNDS - 1);
+        // The lookups of a contender's passes in the workload's shape, as the model prices them.
+        let shape_lookups = |c: &Config| {
+            let passes = u64::from(TIMED_PASSES + spread::ROUNDS);
+            model.map_or(0.0, |m| {
+                m.lookup_ns(c) * (2 * workload_keys(t_w) * passes) as f64
+            })
+        };
         let guesses: Vec<Option<f64>> = (picked.iter())
             .map(|c| model.map(|m| m.measuring_ns(c, plan.n, lookups) + part_ns))
             .collect();
@@ -252,7 +229,7 @@ impl Run<'_> {
                 false => self.slowdown(),
             };
             let first = contenders.is_empty() && cheapest == Some(i);
-            let left = deadline - self.steps.elapsed_ns();
+            let left = deadline - deferred - self.steps.elapsed_ns();
             if guess.is_some_and(|g| !first && g * ratio > left) {
                 left_out += 1;
                 continue;
@@ -269,12 +246,23 @@ impl Run<'_> {
             // A choice needs one measured: the first is never stopped.
             let until = match contenders.is_empty() {
                 true => f64::INFINITY,
-                false => deadline,
+                false => deadline - deferred,
             };
-            if let Some(mut measured) = self.measure_one(config, until, lookups_ns)? {
+            if let Some((mut measured, mut shape)) = self.measure_one(config, until, lookups_ns)? {
                 match kept + measured.config.memory_bytes <= KEPT_BYTES {
-                    true => kept += measured.config.memory_bytes,
-                    false => measured.filter = None,
+                    true => {
+                        kept += measured.config.memory_bytes;
+                        pending.defer(contenders.len(), shape);
+                        let deferral = part_ns + shape_lookups(config);
+                        deferred += deferral * ratio;
+                        predicted -= deferral;
+                    }
+                    false => {
+                        let filter = measured.filter.take().expect("a contender is filled");
+                        let work = &mut self.resolved.work;
+                        shape.time(&*filter, plan.batched, work, TIMED_PASSES)?;
+                        measured.timed(shape.shaped());
+                    }
                 }
                 contenders.push(measured);
             }
@@ -282,6 +270,15 @@ impl Run<'_> {
             predicted += guess.unwrap_or(0.0);
             self.probes.take(&mut self.resolved.work)?;
         }
+        let (work, probes) = (&mut self.resolved.work, &mut self.probes);
+        let filter = |i: usize| {
+            contenders[i]
+                .filter
+                .as_deref()
+                .expect("a deferred filter is kept")
+        };
+        let shaped = pending.time(filter, (plan.batched, work), (probes, &self.steps))?;
+        shaped.into_iter().for_each(|(i, s)| contenders[i].timed(s));
         if left_out > 0 {
             self.notes.push(format!(
                 "not measured: {left_out} of {count} contenders, their predicted measurements (the time model's, scaled by what the measured ones took) beyond what --target-seconds {} left them less a quarter for the end-to-end run: raise --target-seconds, or lower --contenders",
@@ -311,14 +308,14 @@ impl Run<'_> {
     /// One contender: its filter built at n in pieces, stopped (with a note) where the rest
     /// of the build, the rate's own build where the keys need one ([`measure::rate_of`]),
     /// and `lookups_ns` of lookups would end past `deadline` (ns since the run began); its
-    /// lookups timed; then its rate. `None`, with a note, where it was stopped or its
-    /// filter refused keys.
+    /// lookups timed apart; then its rate; and its lookups in the workload's shape, to be
+    /// timed. `None`, with a note, where it was stopped or its filter refused keys.
     fn measure_one(
         &mut self,
         config: &Config,
         deadline: f64,
         lookups_ns: f64,
-    ) -> Result<Option<Contender>> {
+    ) -> Result<Option<(Contender, WorkloadShape)>> {
         let (plan, bar, t_w) = (self.plan, self.steps.bar, self.resolved.t_work.value);
         let s = shape(plan, config);
         let again = f64::from(u8::from(!plan.keys.is_default()));
@@ -346,26 +343,27 @@ impl Run<'_> {
         }
         let (timed, workload) = (timed_keys(plan.n), workload_keys(t_w));
         let separate = measure::lookups(&mut *filter, &s, plan.batched, timed, TIMED_PASSES)?;
-        let shaped = validate::in_workload_shape(
+        let shape = WorkloadShape::new(
             &*filter,
             &s,
             (separate, plan.negative_share),
-            (plan.batched, &mut self.resolved.work, t_w),
-            (workload, TIMED_PASSES),
+            (plan.batched, t_w),
+            workload,
         )?;
         let rate = match measure::rate_of(&*filter, &s, plan.queries)? {
             Some(rate) => rate,
             None => measure::rate(&s, plan.queries, &|_| {})?,
         };
         bar.inc(2 * plan.n + (2 * timed + workload) * u64::from(TIMED_PASSES));
-        Ok(Some(Contender {
+        let contender = Contender {
             config: candidates::exact(config, plan.n),
             rate,
-            lookups: shaped.lookups,
-            alone_ns: shaped.alone_ns,
+            lookups: separate,
+            alone_ns: 0.0,
             build_ns,
             filter: Some(filter),
-        }))
+        };
+        Ok(Some((contender, shape)))
     }
 }
 

@@ -14,12 +14,10 @@ use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_pcg::Pcg64;
 
-use super::cost::{Bounded, INPUT_CONFIDENCE, drift, median_interval};
-use super::measure::{Keyed, Lookups, int_keys};
+use super::cost::{Bounded, drift};
+use super::measure::{Keyed, int_keys};
 use crate::error::Result;
-use crate::pipeline::timing::{
-    LineBuffer, Passes, interleave, time_pass, time_passes, try_time_pass,
-};
+use crate::pipeline::timing::{LineBuffer, Passes, time_pass, time_passes, try_time_pass};
 use crate::structures::{BATCH, Filter};
 
 /// The work a query that passes the filter does.
@@ -104,7 +102,7 @@ impl Work {
 }
 
 /// Where the queries that time a filter's lookups for the model start
-/// ([`in_workload_shape`], and beside the workload in [`run`]), so that they ask other keys
+/// ([`super::spread::WorkloadShape`], and beside the workload in [`run`]), so that they ask other keys
 /// than the validation's, which start at 0.
 pub const MODEL_FIRST: u64 = 1 << 32;
 
@@ -352,67 +350,9 @@ impl FilterPart {
         pass(Some(filter), &self.queries, batched, &mut Work::Nothing)
     }
 
-    fn beside_work(&self) -> bool {
+    pub fn beside_work(&self) -> bool {
         self.passing.is_some()
     }
-}
-
-/// A contender's lookups as the workload asks them ([`in_workload_shape`]).
-pub struct Shaped {
-    /// `t_a` and `t_p` beside the work.
-    pub lookups: Lookups,
-    /// ns per query of the lookups alone, in the workload's shape without the work: what
-    /// they cost beside another work.
-    pub alone_ns: f64,
-}
-
-/// The lookups in the workload's own shape: ns per query of the filter's part of the
-/// workload ([`FilterPart`]: σ absent keys shuffled among present ones, a branch on each
-/// answer, beside the work), over `passes` measurements of at most `count` queries; then `t_a`
-/// and `t_p` scaled alike so that `σ·t_a + (1 - σ)·t_p` is that time (at least 0), its
-/// interval the median's ([`median_interval`]). Separate passes of absent and of present
-/// keys let independent misses overlap and predict every branch; the workload does
-/// neither, and the cost model prices the workload.
-pub fn in_workload_shape(
-    filter: &dyn Filter,
-    keyed: &Keyed,
-    (lookups, negative_share): (Lookups, f64),
-    (batched, work, t_w): (bool, &mut Work, f64),
-    (count, passes): (u64, u32),
-) -> Result<Shaped> {
-    let make = |count| {
-        queries(
-            keyed,
-            negative_share,
-            count,
-            keyed.seed ^ 0x5EED,
-            MODEL_FIRST,
-        )
-    };
-    let part = FilterPart::new(filter, batched, t_w, (count, &make))?;
-    part.ns(filter, batched, work)?;
-    let subjects = 1 + usize::from(part.beside_work());
-    let mut ns = interleave(passes, subjects, |i| match i {
-        0 => part.ns(filter, batched, work),
-        _ => part.alone(filter, batched),
-    })?;
-    // The last subject's passes time the lookups alone (the only subject's, without work).
-    let alone_ns = Passes::of(ns.last().cloned().unwrap_or_default()).median;
-    let mixed = median_interval(ns.swap_remove(0), INPUT_CONFIDENCE);
-    let separate =
-        negative_share * lookups.absent.value + (1.0 - negative_share) * lookups.present.value;
-    // The value scaled by each end of the workload's interval, so that the weighted sum
-    // of the two is the workload's time with its interval.
-    let scaled = |b: Bounded| Bounded {
-        value: b.value * mixed.value.max(0.0) / separate,
-        low: b.value * mixed.low.max(0.0) / separate,
-        high: b.value * mixed.high.max(0.0) / separate,
-    };
-    let lookups = Lookups {
-        absent: scaled(lookups.absent),
-        present: scaled(lookups.present),
-    };
-    Ok(Shaped { lookups, alone_ns })
 }
 
 /// ns of work in each pass that times the work again between contenders.
@@ -521,45 +461,6 @@ mod tests {
                 let part = FilterPart::new(&*filter, batched, t_w, (4000, &make)).unwrap();
                 assert!(part.passing.is_none() && part.queries.len() == 4000);
             }
-        }
-    }
-
-    /// Beside a short work and alone behind a long one, the shaped lookups are those of a
-    /// filter that was timed: positive and finite, `t_a` and `t_p` in the proportion of the
-    /// separate passes.
-    #[test]
-    fn the_shaped_lookups_are_timed_beside_a_short_work_and_alone_behind_a_long_one() {
-        let keyed = Keyed {
-            spec: Spec::shape(FilterKind::named("classic").unwrap(), 20_000, 3),
-            n: 2000,
-            seed: 7,
-            keys: crate::keys::KeySpec::default(),
-        };
-        let mut filter = super::super::measure::filled(&keyed).unwrap();
-        let separate =
-            super::super::measure::lookups(&mut *filter, &keyed, false, 2000, 3).unwrap();
-        for t_w in [20.0, 1e5] {
-            let mut work = Work::Spin {
-                iterations: 2,
-                last: 0,
-            };
-            let shaped = in_workload_shape(
-                &*filter,
-                &keyed,
-                (separate, 0.9),
-                (false, &mut work, t_w),
-                (2000, 3),
-            )
-            .unwrap();
-            let (a, p) = (shaped.lookups.absent, shaped.lookups.present);
-            assert!(
-                a.value > 0.0 && a.value.is_finite() && shaped.alone_ns > 0.0,
-                "{t_w}"
-            );
-            assert!(a.low <= a.value && a.value <= a.high);
-            let ratio = |x: f64, y: f64| x / y;
-            let expected = ratio(separate.absent.value, separate.present.value);
-            assert!((ratio(a.value, p.value) - expected).abs() < 1e-9 * expected);
         }
     }
 }
