@@ -134,8 +134,9 @@ fn tied_line(plan: &AdvisePlan, priced: &[Priced], choice: &Choice) -> String {
     ) + &noise(plan, priced, choice)
 }
 
-/// Where the tolerance's limit falls within the cost interval of the choice or of a
-/// configuration with less memory ([`Choice::noise`]): the choice is within noise.
+/// Where the tolerance's limit falls within the cost interval (at this run's `t_w`) of the
+/// choice or of a configuration with less memory ([`Choice::noise`]): the choice is within
+/// noise.
 fn noise(plan: &AdvisePlan, priced: &[Priced], choice: &Choice) -> String {
     let mut named: Vec<String> = (choice.noise.iter())
         .map(|&i| {
@@ -150,7 +151,7 @@ fn noise(plan: &AdvisePlan, priced: &[Priced], choice: &Choice) -> String {
     match named.is_empty() {
         true => String::new(),
         false => format!(
-            "; within noise: the limit {:.1} ns lies within the cost interval of {} bits/key, so another run may tie otherwise; the least memory, then the fixed order of the space, decides",
+            "; within noise: the limit {:.1} ns lies within the cost interval (at this run's t_w) of {} bits/key, so another run may tie otherwise; the least memory, then the fixed order of the space, decides",
             priced[choice.best].cost.value + choice.width,
             named.join(", ")
         ),

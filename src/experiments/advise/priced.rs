@@ -2,12 +2,13 @@
 //! that measures and prices them and the report that prints them.
 
 use super::candidates::Config;
-use super::cost::{Bounded, cost_at};
+use super::cost::{Bounded, CostInputs, INPUT_CONFIDENCE, cost, cost_at};
 use super::measure::Lookups;
 use super::skyline::{Choice, Point};
 use super::spread::Shaped;
 use super::validate::Work;
 use crate::pipeline::measurement::Measurement;
+use crate::stats::clopper_pearson;
 use crate::structures::Filter;
 
 /// The ends of the plot's `t_w` axis, in ns.
@@ -38,6 +39,25 @@ pub struct Contender {
 }
 
 impl Contender {
+    /// Its cost with its interval: the rate's Clopper–Pearson interval and the times'
+    /// order-statistic intervals, each at [`INPUT_CONFIDENCE`], the lookups widened by their
+    /// `drift` over the run ([`super::validate::Probes::lookup_drift`]).
+    pub fn cost(&self, negative_share: f64, t_work: Bounded, drift: f64) -> Bounded {
+        let r = &self.rate;
+        let (low, high) = clopper_pearson(r.false_positives, r.queries, INPUT_CONFIDENCE);
+        cost(&CostInputs {
+            negative_share,
+            fpr: Bounded {
+                value: r.fpr_measured,
+                low,
+                high,
+            },
+            t_absent: self.lookups.absent.widened(drift),
+            t_present: self.lookups.present.widened(drift),
+            t_work,
+        })
+    }
+
     /// Its lookups as the workload's shape timed them ([`super::spread::WorkloadShape`]).
     pub fn timed(&mut self, shaped: Shaped) {
         self.lookups = shaped.lookups;

@@ -9,7 +9,7 @@ use std::time::Instant;
 use indicatif::ProgressBar;
 
 use super::candidates::{self, Config};
-use super::cost::{self, Bounded, CostInputs, INPUT_CONFIDENCE, TIMED_PASSES};
+use super::cost::{self, Bounded, TIMED_PASSES};
 use super::flags::AdvisePlan;
 use super::measure::{self, Keyed};
 use super::model::{self, Reference, TimeModel};
@@ -24,7 +24,6 @@ use super::work::{MISS_BYTES, resolve_work};
 use crate::error::Result;
 use crate::experiments::Outcome;
 use crate::hash::HashScheme;
-use crate::stats::clopper_pearson;
 use crate::structures::Spec;
 
 /// Keys per timing pass of a contender: n/2, within 10^4 and 4·10^4.
@@ -367,25 +366,6 @@ impl Run<'_> {
     }
 }
 
-/// Each contender's cost with its interval: the rate's Clopper–Pearson interval and the
-/// times' order-statistic intervals, each at [`INPUT_CONFIDENCE`], the lookups widened by
-/// their `drift` over the run ([`Probes::lookup_drift`]).
-fn price(plan: &AdvisePlan, contender: &Contender, t_work: Bounded, drift: f64) -> Bounded {
-    let r = &contender.rate;
-    let (low, high) = clopper_pearson(r.false_positives, r.queries, INPUT_CONFIDENCE);
-    cost::cost(&CostInputs {
-        negative_share: plan.negative_share,
-        fpr: Bounded {
-            value: r.fpr_measured,
-            low,
-            high,
-        },
-        t_absent: contender.lookups.absent.widened(drift),
-        t_present: contender.lookups.present.widened(drift),
-        t_work,
-    })
-}
-
 /// Measures, prices and chooses, then runs the workload for the choice, the runner-up and
 /// no filter.
 pub fn run(plan: &AdvisePlan, progress: &ProgressBar) -> Result<Outcome> {
@@ -413,7 +393,7 @@ pub fn run(plan: &AdvisePlan, progress: &ProgressBar) -> Result<Outcome> {
     let contenders = run.measure_contenders(&picked, model.as_ref())?;
     let (t_w, drift) = run.t_work();
     let mut priced: Vec<Priced> = (contenders.iter())
-        .map(|c| Priced::filter(c, price(plan, c, t_w, drift)))
+        .map(|c| Priced::filter(c, c.cost(plan.negative_share, t_w, drift)))
         .chain([Priced::none(t_w)])
         .collect();
     let points: Vec<Point> = priced.iter().map(Priced::point).collect();
@@ -431,8 +411,19 @@ pub fn run(plan: &AdvisePlan, progress: &ProgressBar) -> Result<Outcome> {
     run.notes.push(format!(
         "every cost interval widened by the end-to-end run's worst miss of its prediction, x{miss:.3}"
     ));
-    let widened: Vec<Point> = priced.iter().map(Priced::point).collect();
-    let choice = choice.within_intervals(&widened);
+    // Another run's t_w moves every filter's cost alike, the limit with them: the noise is
+    // read at this run's t_w, each filter's interval then its rate's and lookups' (no
+    // filter's, t_w's own).
+    let at_t_w = (contenders.iter())
+        .map(|c| c.cost(plan.negative_share, Bounded::exact(t_w.value), drift))
+        .chain([t_w]);
+    let noise_points: Vec<Point> = (priced.iter().zip(at_t_w))
+        .map(|(p, cost)| Point {
+            cost: cost.widened(miss),
+            ..p.point()
+        })
+        .collect();
+    let choice = choice.within_intervals(&noise_points);
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     run.notes.push(sharing.since().note(cpus, "they slow the lookups, the work and the end-to-end run unevenly, so that the costs, their intervals and the choice move with them: run again on a quiet machine"));
     report::outcome(
