@@ -3,7 +3,7 @@
 //! rows; the `--fail-above` checks; one panel per configured rate.
 
 use super::{AuditPlan, AuditRow, AuditRun, FLAG_Z, MIN_EXPECTED_FALSE_POSITIVES};
-use crate::experiments::{Verdict, distinct};
+use crate::experiments::{Verdict, distinct, grouped};
 use crate::pipeline::measurement::CONFIDENCE;
 use crate::plot::{Axis, Colour, Mark, Panel, Plate, Series, extent};
 use crate::report::{percent, times};
@@ -80,8 +80,7 @@ fn verdict(own: &[&AuditRow]) -> Option<String> {
 pub fn notes(plan: &AuditPlan, audit: &AuditRun) -> Vec<String> {
     let rows = &audit.rows;
     let mut notes = Vec::new();
-    for fpr in distinct(rows.iter().map(|r| r.fpr_configured)) {
-        let group: Vec<&AuditRow> = rows.iter().filter(|r| r.fpr_configured == fpr).collect();
+    for (fpr, group) in grouped(rows, |r| r.fpr_configured) {
         let first = group[0];
         notes.push(format!(
             "configured {} for n = {}: {} queries per row detect an excess of {} or more over it (exact one-sided binomial test at level {DETECTION_LEVEL}, power {DETECTION_POWER})",
@@ -90,8 +89,7 @@ pub fn notes(plan: &AuditPlan, audit: &AuditRun) -> Vec<String> {
             first.measurement.queries,
             percent(first.detectable_excess)
         ));
-        for name in distinct(group.iter().map(|r| label(r))) {
-            let own: Vec<&AuditRow> = group.iter().copied().filter(|r| label(r) == name).collect();
+        for (_, own) in grouped(group, |r| label(r)) {
             notes.extend(verdict(&own));
         }
     }
@@ -182,10 +180,9 @@ pub fn fail_above(rows: &[AuditRow], ratio: f64) -> Vec<Verdict> {
 /// One panel per configured rate: each filter's measured rate (with its interval) against
 /// the load, its own predicted rate dashed where known, and the promise in black.
 pub fn plate(rows: &[AuditRow]) -> Plate {
-    let panels = distinct(rows.iter().map(|r| r.fpr_configured))
+    let panels = grouped(rows, |r| r.fpr_configured)
         .into_iter()
-        .map(|fpr| {
-            let group: Vec<&AuditRow> = rows.iter().filter(|r| r.fpr_configured == fpr).collect();
+        .map(|(fpr, group)| {
             let span = extent(group.iter().map(|r| r.load));
             let mut series = vec![Series::level(
                 Some(format!("configured {}", percent(fpr))),
@@ -194,10 +191,9 @@ pub fn plate(rows: &[AuditRow]) -> Plate {
                 fpr,
                 span,
             )];
-            let names = distinct(group.iter().map(|r| label(r)));
-            for (i, name) in names.iter().enumerate() {
+            let names = grouped(&group, |r| label(r));
+            for (i, (name, own)) in names.iter().enumerate() {
                 let c = Colour::Palette(i);
-                let own: Vec<&&AuditRow> = group.iter().filter(|r| &label(r) == name).collect();
                 // Filters configured alike sit on the same points: spread them a little in x.
                 let offset =
                     (i as f64 - (names.len() as f64 - 1.0) / 2.0) * (span.1 - span.0) * 0.008;
