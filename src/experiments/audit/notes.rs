@@ -3,11 +3,10 @@
 //! rows; the `--fail-above` checks; one panel per configured rate.
 
 use super::{AuditPlan, AuditRow, AuditRun, FLAG_Z, MIN_EXPECTED_FALSE_POSITIVES};
-use crate::experiments::{Verdict, distinct, grouped};
-use crate::pipeline::measurement::CONFIDENCE;
+use crate::experiments::{distinct, grouped};
 use crate::plot::{Axis, Colour, Mark, Panel, Plate, Series, extent};
 use crate::report::{percent, times};
-use crate::stats::{DETECTION_LEVEL, DETECTION_POWER, binomial_upper_tail};
+use crate::stats::{DETECTION_LEVEL, DETECTION_POWER};
 
 /// How notes and the plate name a row's filter: the library, with a program's key form.
 pub fn label(row: &AuditRow) -> String {
@@ -145,36 +144,6 @@ fn small_counts(rows: &[AuditRow]) -> Vec<String> {
         ));
     }
     notes
-}
-
-/// `--fail-above R`: one check per row at a load of at most 1, failing when the row's 95%
-/// Clopper–Pearson lower bound exceeds `R·ε`. The lower bound L solves
-/// `P(X ≥ c | L) = (1 - 0.95)/2`, so `L > R·ε` exactly when `P(X ≥ c | R·ε)` is below that
-/// level: the check's p-value is that tail, its α the level.
-pub fn fail_above(rows: &[AuditRow], ratio: f64) -> Vec<Verdict> {
-    let alpha = (1.0 - CONFIDENCE) / 2.0;
-    rows.iter()
-        .filter(|r| r.load <= 1.0)
-        .map(|r| {
-            let m = &r.measurement;
-            let bound = (ratio * r.fpr_configured).min(1.0);
-            let p_value = binomial_upper_tail(m.false_positives, m.queries, bound);
-            let relation = if p_value < alpha { "above" } else { "not above" };
-            Verdict {
-                check: format!(
-                    "--fail-above {ratio}: {} at {:.2}n, configured {}: 95% lower bound {} is {relation} {ratio} x {} = {}",
-                    label(r),
-                    r.load,
-                    percent(r.fpr_configured),
-                    percent(m.ci_low),
-                    percent(r.fpr_configured),
-                    percent(bound)
-                ),
-                p_value,
-                alpha,
-            }
-        })
-        .collect()
 }
 
 /// One panel per configured rate: each filter's measured rate (with its interval) against
