@@ -66,18 +66,15 @@ pub fn ask_inserted(
         ..Asked::default()
     };
     let mut answers = vec![false; BATCH];
-    let mut start = 0;
     for_each_batch(0..asked, counter, |batch| {
         let answers = &mut answers[..batch.len()];
         keys.ask_inserted(filter, batch, answers)?;
         for (i, _) in answers.iter().enumerate().filter(|(_, present)| !**present) {
             found.lost += 1;
             if found.first_lost.is_none() {
-                let number = counter(start + i as u64) + 1;
-                found.first_lost = Some((keys.shown(batch[i])?, number));
+                found.first_lost = Some((keys.shown(batch[i])?, batch[i] + 1));
             }
         }
-        start += batch.len() as u64;
         Ok(())
     })?;
     Ok(found)
