@@ -81,21 +81,25 @@ pub fn occupancy_moment(throws: u64, m: u64, power: u32) -> f64 {
     // P(D = j) for j distinct bins among r uniform probes.
     let mut distinct = vec![0.0f64; r + 1];
     distinct[0] = 1.0;
-    for _ in 0..r {
-        for j in (0..=r).rev() {
-            let stay = distinct[j] * (j as f64 / mf);
-            let grow = if j > 0 {
-                distinct[j - 1] * ((mf - (j - 1) as f64).max(0.0) / mf)
-            } else {
-                0.0
-            };
-            distinct[j] = stay + grow;
-        }
-    }
+    (0..r).for_each(|_| throw_once(&mut distinct, mf));
     (1..=r)
         .filter(|&j| distinct[j] > 0.0)
         .map(|j| distinct[j] * all_bits_written(writes, j, mf))
         .sum()
+}
+
+/// One more uniform throw into `bins` bins: `covered[c]`, the chance that c distinct bins
+/// are hit, stays with chance `c/bins` and moves to c + 1 with chance `(bins - c)/bins`.
+fn throw_once(covered: &mut [f64], bins: f64) {
+    for c in (0..covered.len()).rev() {
+        let stay = covered[c] * (c as f64 / bins);
+        let grow = if c > 0 {
+            covered[c - 1] * ((bins - (c - 1) as f64).max(0.0) / bins)
+        } else {
+            0.0
+        };
+        covered[c] = stay + grow;
+    }
 }
 
 /// True when [`occupancy_moment`] of this order would need a binomial window wider than
@@ -153,15 +157,7 @@ fn all_bits_written(writes: f64, j: usize, m: f64) -> f64 {
         if throws >= first {
             total += probs[(throws - first) as usize] * covered[j];
         }
-        for c in (0..=j).rev() {
-            let stay = covered[c] * (c as f64 / j as f64);
-            let grow = if c > 0 {
-                covered[c - 1] * ((j - c + 1) as f64 / j as f64)
-            } else {
-                0.0
-            };
-            covered[c] = stay + grow;
-        }
+        throw_once(&mut covered, j as f64);
     }
     total
 }

@@ -3,7 +3,7 @@
 //! processes took while it ran, and how far its own line-limit passes spread.
 
 use crate::pipeline::sharing::Shared;
-use crate::pipeline::timing::LineRate;
+use crate::pipeline::timing::{LineRate, cpuinfo_field as field};
 
 /// Slowest over fastest independent line-read pass at one size above which the limit the
 /// rows are compared with is flagged: on a quiet machine they stay within a few percent.
@@ -22,16 +22,6 @@ impl Machine {
     /// This machine, as `/proc/cpuinfo` and run-time feature detection describe it (the
     /// architecture's name where there is no `/proc/cpuinfo`).
     pub fn here() -> Machine {
-        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-        let field = |name: &str| {
-            cpuinfo
-                .lines()
-                .take_while(|line| !line.trim().is_empty())
-                .find_map(|line| {
-                    let (key, value) = line.split_once(':')?;
-                    (key.trim() == name).then(|| value.trim().to_string())
-                })
-        };
         let model = match (field("model name"), field("cpu family"), field("model")) {
             (Some(name), Some(family), Some(number)) => format!(
                 "{name} ({} family {family} model {number})",

@@ -483,12 +483,7 @@ fn set_peer_ratios(rows: &mut [BenchRow]) {
 /// size's limit is the median of the line-read passes taken among them.
 pub fn run(config: &BenchConfig, progress: &ProgressBar) -> Result<(Vec<BenchRow>, Vec<LineRate>)> {
     let contenders = contenders();
-    let mut designs: Vec<FilterKind> = Vec::new();
-    for contender in &contenders {
-        if !designs.contains(&contender.design) {
-            designs.push(contender.design.clone());
-        }
-    }
+    let designs = crate::experiments::distinct(contenders.iter().map(|c| c.design.clone()));
     progress.inc_length((config.sizes.len() * config.ks.len() * contenders.len()) as u64);
     let (mut rows, mut limits) = (Vec::new(), Vec::new());
     let cpu = machine::Machine::here().describe();

@@ -22,7 +22,7 @@ pub(super) static SIZE: Fixed<SizeArgs> = Fixed {
     name: "size",
     about: "Size a filter: the rate first, then space, then k, then the warning about n",
     after_help: "Give exactly two of --n, --fpr, --bits-per-key, --m (not --fpr with --bits-per-key).\nWith --n and --fpr, every structure is sized for them too (--measure checks each).\n\nExamples:\n  bloomlab size --n 4000 --fpr 0.01\n  bloomlab size --n 1000000 --fpr 0.001 --measure\n  bloomlab size --n 1000000 --bits-per-key 10\n  bloomlab size --m 8388608 --fpr 0.001 --format json",
-    run: run_size,
+    run: |args| size_with(args, None),
     merge: Some(size_with_parts),
 };
 
@@ -62,10 +62,6 @@ pub(super) struct SizeArgs {
     shards: ShardArgs,
     #[command(flatten)]
     output: OutputArgs,
-}
-
-fn run_size(args: &SizeArgs) -> Result<ExitCode> {
-    size_with(args, None)
 }
 
 /// `size`, whole, sharded (`--shard`, `--estimate`) or merged from `parts`.

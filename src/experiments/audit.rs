@@ -36,6 +36,7 @@ use crate::params::{
     Count, KeySources, ProgramParams, SeedParams, ValueList, check_count, positive_list, rates,
     require,
 };
+use crate::pipeline::measurement::CONFIDENCE;
 use crate::program::KeyForm;
 use crate::stats::queries_to_detect;
 use crate::structures::FilterKind;
@@ -210,7 +211,8 @@ Examples:
             notes::plate(&audit.rows),
         )?;
         if let Some(ratio) = plan.fail_above {
-            outcome.verdicts = notes::fail_above(&audit.rows, ratio);
+            let alpha = (1.0 - CONFIDENCE) / 2.0;
+            outcome.verdicts = both_ways::guard(&audit.rows, ratio, true, alpha);
         }
         outcome.table.notes.extend(both_ways::notes(&audit.rows));
         outcome.table.notes.extend(memory::notes(&audit.rows));

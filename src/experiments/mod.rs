@@ -434,6 +434,22 @@ pub fn distinct<K: PartialEq>(items: impl IntoIterator<Item = K>) -> Vec<K> {
     seen
 }
 
+/// `items` grouped by `key`: each distinct key with its items, in order of first appearance.
+pub fn grouped<T, K: PartialEq>(
+    items: impl IntoIterator<Item = T>,
+    key: impl Fn(&T) -> K,
+) -> Vec<(K, Vec<T>)> {
+    let mut groups: Vec<(K, Vec<T>)> = Vec::new();
+    for item in items {
+        let k = key(&item);
+        match groups.iter_mut().find(|(g, _)| *g == k) {
+            Some((_, group)) => group.push(item),
+            None => groups.push((k, vec![item])),
+        }
+    }
+    groups
+}
+
 /// Columns every measured row shows in the human views. The narrow view keeps the setting
 /// (bits per key, k), the count, the measured rate with its interval, the exact prediction,
 /// its z and the bits check; n and m are in the title, the rest under `--wide`.

@@ -268,8 +268,6 @@ fn shown_ks(design: &[u32], sized_itself: Option<f64>, measurements: &[Measureme
 /// Two panels: the rate against s (closed form, design rate, measured), and the fill
 /// against s (closed form `1 - 2^-s`, one half at the design point, measured).
 fn plate(rows: &[OverfillRow]) -> Plate {
-    let mut ks: Vec<u32> = rows.iter().map(|r| r.measurement.k).collect();
-    ks.dedup();
     let span = extent(rows.iter().map(|r| r.overfill_factor));
     let x_label = "overfill factor s = n / design n";
     let mut rate = Vec::new();
@@ -283,9 +281,8 @@ fn plate(rows: &[OverfillRow]) -> Plate {
         ),
         Series::level(None, Colour::Black, Mark::Dashed(1), 0.5, span),
     ];
-    for (i, &k) in ks.iter().enumerate() {
+    for (i, &(k, ref group)) in super::grouped(rows, |r| r.measurement.k).iter().enumerate() {
         let c = Colour::Palette(i);
-        let group: Vec<&OverfillRow> = rows.iter().filter(|r| r.measurement.k == k).collect();
         rate.push(Series::curve(
             format!("k = {k}: closed form (1-2^-s)^k"),
             c,

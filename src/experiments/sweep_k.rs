@@ -363,16 +363,13 @@ fn minimum_note(group: &[Measurement], best: &Measurement, by_k: &KReplicates) -
 /// Per size: the classic curve, the optimum as a vertical line, the measured points with
 /// the measured minimum highlighted.
 fn plate(rows: &[SweepKRow]) -> Plate {
-    let mut sizes: Vec<u64> = rows.iter().map(|r| r.measurement.m).collect();
-    sizes.dedup();
     let mut series = Vec::new();
     let (low, high) = crate::plot::extent(
         rows.iter()
             .flat_map(|r| [r.measurement.ci_low, r.measurement.ci_high]),
     );
-    for (i, &m) in sizes.iter().enumerate() {
+    for (i, (_, group)) in super::grouped(rows, |r| r.measurement.m).iter().enumerate() {
         let c = Colour::Palette(i);
-        let group: Vec<&SweepKRow> = rows.iter().filter(|r| r.measurement.m == m).collect();
         let bits = group[0].measurement.bits_per_key;
         series.push(Series::new(
             Some(format!("{bits:.2} bits/key: classic")),

@@ -103,13 +103,10 @@ impl Experiment for SweepSize {
 
 /// Per k: the classic curve, each row's rate from its own bits, and the measured points.
 fn plate(rows: &[Measurement]) -> Plate {
-    let mut ks: Vec<u32> = rows.iter().map(|r| r.k).collect();
-    ks.dedup();
+    let groups = super::grouped(rows, |r| r.k);
     let mut series = Vec::new();
-    for (i, &k) in ks.iter().enumerate() {
-        let c = Colour::Palette(i);
-        let group: Vec<&Measurement> = rows.iter().filter(|r| r.k == k).collect();
-        let n = group[0].n;
+    for (i, &(k, ref group)) in groups.iter().enumerate() {
+        let (c, n) = (Colour::Palette(i), group[0].n);
         let span = extent(group.iter().map(|r| r.bits_per_key));
         series.push(Series::curve(
             format!("k = {k}: classic (1-e^(-kn/m))^k"),
@@ -133,7 +130,7 @@ fn plate(rows: &[Measurement]) -> Plate {
             group.iter().map(|r| (r.bits_per_key, *r)),
         ));
     }
-    let k_list: Vec<String> = ks.iter().map(u32::to_string).collect();
+    let k_list: Vec<String> = groups.iter().map(|(k, _)| k.to_string()).collect();
     let title = match rows.first() {
         Some(r) => format!(
             "Rate against space: k = {}, m = n × bits per key, n = {}, {} queries, hash {}",

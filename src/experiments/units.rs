@@ -189,14 +189,9 @@ impl MeasuredPlan {
             let rows: Vec<&Measurement> = measurements.iter().collect();
             notes.extend(trial_summaries(&rows, self.trials as usize));
         }
-        let mut said = Vec::new();
-        for setup in &self.setups {
-            let line = duplicate_note(&setup.keying.keys, setup.n, PREDICTED_FOR_DISTINCT);
-            if let Some(line) = line.filter(|l| !said.contains(l)) {
-                said.push(line);
-            }
-        }
-        notes.extend(said);
+        let lines = (self.setups.iter())
+            .filter_map(|s| duplicate_note(&s.keying.keys, s.n, PREDICTED_FOR_DISTINCT));
+        notes.extend(super::distinct(lines));
     }
 }
 

@@ -409,13 +409,8 @@ impl Measurement {
         let distinct = self.n - self.duplicate_keys.unwrap_or(0);
         let fill_var = theory::fill_variance(self.m, self.k as f64 * distinct as f64);
         let slope = self.k as f64 * p / self.fill_expected;
-        let fill_term = slope * slope * fill_var;
-        se * se
-            + if fill_term.is_finite() {
-                fill_term
-            } else {
-                0.0
-            }
+        let fill_term = Some(slope * slope * fill_var).filter(|t| t.is_finite());
+        se * se + fill_term.unwrap_or(0.0)
     }
 }
 

@@ -93,6 +93,19 @@ pub struct Unit {
     pub counts: Counts,
 }
 
+impl Unit {
+    /// Block `block`, whose query keys `counters` the filter reported `present` of.
+    pub fn counted(block: u64, counters: Range<u64>, present: u64) -> Self {
+        let queries = counters.end - counters.start;
+        let counts = Counts {
+            queries,
+            present,
+            ..Counts::default()
+        };
+        Unit { block, counts }
+    }
+}
+
 /// The share of a row's query blocks one run counts: `blocks` here, plus the counts of
 /// the others made by other runs (`carried`: the shards a merge adds up). Every block and
 /// nothing carried by default: a whole run.

@@ -25,17 +25,25 @@ pub use crate::structures::Membership as Subject;
 /// The machine that made the timings: the CPU's model name (`/proc/cpuinfo`, else the
 /// architecture) and the widest vector path it runs.
 pub fn machine() -> String {
-    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let model = cpuinfo
-        .lines()
-        .filter_map(|line| line.split_once(':'))
-        .find(|(key, _)| key.trim() == "model name")
-        .map(|(_, name)| name.split_whitespace().collect::<Vec<_>>().join(" "));
+    let model = cpuinfo_field("model name")
+        .map(|name| name.split_whitespace().collect::<Vec<_>>().join(" "));
     format!(
         "{}, vector path {}",
         model.unwrap_or_else(|| std::env::consts::ARCH.to_string()),
         crate::hash::Simd::best().name()
     )
+}
+
+/// The value of `name` for the first CPU in `/proc/cpuinfo`; None where it has none.
+pub fn cpuinfo_field(name: &str) -> Option<String> {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+    cpuinfo
+        .lines()
+        .take_while(|line| !line.trim().is_empty())
+        .find_map(|line| {
+            let (key, value) = line.split_once(':')?;
+            (key.trim() == name).then(|| value.trim().to_string())
+        })
 }
 
 /// A size to time at.
@@ -174,11 +182,9 @@ pub fn interleave<E>(
 /// ns per item of each of `passes` calls of `pass`, each over `count` items, in thread CPU
 /// time.
 pub fn pass_times(passes: u32, count: u64, mut pass: impl FnMut()) -> Vec<f64> {
-    let timed = interleave(passes, 1, |_| {
-        Ok::<_, std::convert::Infallible>(time_pass(count, &mut pass))
-    });
-    let Ok(mut ns) = timed;
-    ns.pop().unwrap_or_default()
+    (0..passes.max(1))
+        .map(|_| time_pass(count, &mut pass))
+        .collect()
 }
 
 /// The median and spread of `passes` calls of `pass` ([`pass_times`]).

@@ -7,7 +7,7 @@ use crate::hash::AppliedHash;
 use crate::keys::KeySource;
 use crate::pipeline::keying::{count_keys, fill_keys, overlap};
 use crate::pipeline::measurement::{Measurement, Setup, Trial};
-use crate::pipeline::run::{Counts, OnKeys, Threads, Unit, block_counters, insert_and_count};
+use crate::pipeline::run::{OnKeys, Threads, Unit, block_counters, insert_and_count};
 use crate::pipeline::uniformity::{ProbePairs, SAMPLE_KEYS};
 use crate::structures::Filter;
 
@@ -75,20 +75,9 @@ fn settle(setup: &Setup, mut trial: Trial) -> Result<Trial> {
 
 /// The units of a trial: block `blocks.start + i` asked its queries and got `present[i]`.
 fn units(setup: &Setup, blocks: std::ops::Range<u64>, present: &[u64]) -> Vec<Unit> {
-    blocks
-        .zip(present)
-        .map(|(block, &present)| {
-            let counters = block_counters(setup.n, setup.queries, block);
-            let queries = counters.end - counters.start;
-            Unit {
-                block,
-                counts: Counts {
-                    queries,
-                    present,
-                    ..Counts::default()
-                },
-            }
-        })
+    let counters = |block| block_counters(setup.n, setup.queries, block);
+    (blocks.zip(present))
+        .map(|(block, &present)| Unit::counted(block, counters(block), present))
         .collect()
 }
 

@@ -150,8 +150,7 @@ pub fn chi_square_sf(x: f64, df: f64) -> f64 {
 /// Two-sided normal bound for a family of `comparisons` tests at family-wise error `alpha`
 /// (Bonferroni): `Φ^{-1}(1 - alpha / (2·comparisons))`.
 pub fn bonferroni_z(alpha: f64, comparisons: usize) -> f64 {
-    let normal = Normal::standard();
-    normal.inverse_cdf(1.0 - alpha / (2.0 * comparisons.max(1) as f64))
+    normal_quantile(1.0 - alpha / (2.0 * comparisons.max(1) as f64))
 }
 
 /// Cochran's Q: heterogeneity of estimates `x_i` with variances `v_i` around their

@@ -2,7 +2,7 @@
 
 use crate::error::{Error, Result};
 use crate::hash::{HashFamily, HashScheme, with_index};
-use crate::structures::bloom::{MAX_BITS, popcount};
+use crate::structures::bloom::{MAX_BITS, popcount, size_out_of_range};
 use crate::structures::probe_groups::every_group;
 use crate::theory;
 use crate::words::{LINE_WORDS, Words, prefetch, prefetch_pays};
@@ -11,12 +11,7 @@ use crate::words::{LINE_WORDS, Words, prefetch, prefetch_pays};
 pub(super) fn whole_blocks(m: u64, block: u64) -> Result<u64> {
     let rounded = m.div_ceil(block) * block;
     if rounded > MAX_BITS {
-        return Err(Error::invalid(
-            "m",
-            m,
-            "bit array size out of range",
-            format!("1..={MAX_BITS}"),
-        ));
+        return Err(size_out_of_range(m));
     }
     Ok(rounded)
 }

@@ -33,12 +33,7 @@ pub fn popcount<W: Copy + Into<u64>>(words: &[W]) -> u64 {
 /// Refuses a size outside `1..=MAX_BITS` or a k outside `1..=MAX_K`.
 pub fn check_shape(m: u64, k: u32) -> Result<()> {
     if m == 0 || m > MAX_BITS {
-        return Err(Error::invalid(
-            "m",
-            m,
-            "bit array size out of range",
-            format!("1..={MAX_BITS}"),
-        ));
+        return Err(size_out_of_range(m));
     }
     if k == 0 || k > MAX_K {
         return Err(Error::invalid(
@@ -49,6 +44,16 @@ pub fn check_shape(m: u64, k: u32) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// The refusal of a bit array of m bits, outside `1..=MAX_BITS`.
+pub(super) fn size_out_of_range(m: u64) -> Error {
+    Error::invalid(
+        "m",
+        m,
+        "bit array size out of range",
+        format!("1..={MAX_BITS}"),
+    )
 }
 
 /// `ceil(bits / 64)` zeroed words, or an error (not an abort) when they cannot be allocated.

@@ -76,12 +76,6 @@ registry! {
     peer ribbon_filter;
 }
 
-/// Refused names and arguments say what is allowed.
-fn unknown(text: &str) -> String {
-    let names: Vec<&str> = REGISTRY.iter().map(|s| s.name).collect();
-    format!("unknown filter '{text}' (allowed: {})", names.join(", "))
-}
-
 impl FilterKind {
     /// bloomlab's classic filter, the default.
     pub const CLASSIC: FilterKind = FilterKind::of(&classic::STRUCTURE);
@@ -134,10 +128,10 @@ impl FilterKind {
             Some((name, arg)) => (name, Some(arg)),
             None => (text, None),
         };
-        let structure = REGISTRY
-            .iter()
-            .find(|s| s.name == name)
-            .ok_or_else(|| unknown(text))?;
+        let structure = REGISTRY.iter().find(|s| s.name == name).ok_or_else(|| {
+            let names = Self::names_where(|_| true);
+            format!("unknown filter '{text}' (allowed: {names})")
+        })?;
         match (structure.argument, arg) {
             (None, None) => Ok(FilterKind::of(structure)),
             (Some(argument), None) if argument.optional => Ok(FilterKind::of(structure)),

@@ -56,10 +56,9 @@ struct Head {
 
 /// The `[params]` table alone, read from the whole file so that error spans are the file's.
 #[derive(Deserialize)]
-#[serde(bound(deserialize = "P: Deserialize<'de> + Default"))]
-struct ParamsOf<P> {
+struct ParamsOf {
     #[serde(default)]
-    params: P,
+    params: BTreeMap<String, Spanned<toml::Value>>,
 }
 
 /// The typed form of a definition: the registered experiment and its `[params]`, validated
@@ -165,7 +164,7 @@ impl Source<'_> {
 
     /// Turns a parameter error into one naming this file, the line and the key.
     fn locate(&self, error: Error) -> Error {
-        let spans = toml::from_str::<ParamsOf<BTreeMap<String, Spanned<toml::Value>>>>(self.text)
+        let spans = toml::from_str::<ParamsOf>(self.text)
             .map(|file| file.params)
             .unwrap_or_default();
         if let Error::InvalidKey { key, message } = &error {

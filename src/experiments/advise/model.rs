@@ -8,7 +8,7 @@
 //! `model(c) = fixed(structure of c) + lines(c) · line(size of c)`, at least a tenth of the
 //! reference time.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::candidates::Config;
 use super::cost::cost_at;
@@ -158,11 +158,11 @@ impl TimeModel {
 fn edges(configs: &[Config], order: &[usize], tied: impl Fn(usize) -> bool) -> Vec<usize> {
     let mut by_memory = order.to_vec();
     by_memory.sort_by_key(|&i| (configs[i].memory_bytes, i));
-    let mut families = BTreeMap::new();
+    let mut families = BTreeSet::new();
     let (mut edges, mut below): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
     for (j, &i) in by_memory.iter().enumerate() {
         let name = configs[i].kind.name();
-        if !tied(i) || families.insert(name, ()).is_some() {
+        if !tied(i) || !families.insert(name) {
             continue;
         }
         edges.push(i);
@@ -203,27 +203,19 @@ pub fn contenders(
         }
         None => Vec::new(),
     };
-    let push = |order: &mut Vec<usize>, i: usize| {
-        if !order.contains(&i) {
-            order.push(i);
-        }
-    };
-    let mut order = Vec::new();
-    (edges.into_iter().chain(at.first().copied())).for_each(|i| push(&mut order, i));
-    for &t_w in work_ns {
-        let mut families = BTreeMap::new();
-        for i in by_cost(t_w) {
-            if families.insert(configs[i].kind.name(), ()).is_none() {
-                push(&mut order, i);
-            }
-        }
-    }
-    let required = order.len();
-    for i in at {
-        if order.len() >= limit.max(required) {
-            break;
-        }
-        push(&mut order, i);
-    }
+    let family_bests = work_ns.iter().flat_map(|&t_w| {
+        let mut families = BTreeSet::new();
+        by_cost(t_w)
+            .into_iter()
+            .filter(move |&i| families.insert(configs[i].kind.name()))
+    });
+    let required = edges.into_iter().chain(at.first().copied());
+    let mut order = crate::experiments::distinct(required.chain(family_bests));
+    let room = limit.saturating_sub(order.len());
+    let rest: Vec<usize> = (at.into_iter())
+        .filter(|i| !order.contains(i))
+        .take(room)
+        .collect();
+    order.extend(rest);
     order.into_iter().map(|i| configs[i].clone()).collect()
 }

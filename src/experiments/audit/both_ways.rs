@@ -22,7 +22,7 @@ use crate::hash::splitmix64;
 use crate::params::require;
 use crate::pipeline::measurement::BITS_CHECK_ALPHA;
 use crate::report::percent;
-use crate::stats::{GUARD_ALPHA, below_p_value};
+use crate::stats::{GUARD_ALPHA, above_p_value, below_p_value};
 use crate::structures::{BATCH, Filter, for_each_batch};
 
 /// Inserted keys asked per row (all of them when fewer were inserted).
@@ -66,18 +66,15 @@ pub fn ask_inserted(
         ..Asked::default()
     };
     let mut answers = vec![false; BATCH];
-    let mut start = 0;
     for_each_batch(0..asked, counter, |batch| {
         let answers = &mut answers[..batch.len()];
         keys.ask_inserted(filter, batch, answers)?;
         for (i, _) in answers.iter().enumerate().filter(|(_, present)| !**present) {
             found.lost += 1;
             if found.first_lost.is_none() {
-                let number = counter(start + i as u64) + 1;
-                found.first_lost = Some((keys.shown(batch[i])?, number));
+                found.first_lost = Some((keys.shown(batch[i])?, batch[i] + 1));
             }
         }
-        start += batch.len() as u64;
         Ok(())
     })?;
     Ok(found)
@@ -141,34 +138,44 @@ pub fn verdicts(rows: &[AuditRow], fail_below: Option<f64>) -> Vec<Verdict> {
             alpha: GUARD_ALPHA,
         })
         .collect();
-    let Some(ratio) = fail_below else {
-        return verdicts;
-    };
-    verdicts.extend(rows.iter().filter(|r| r.load <= 1.0).map(|r| {
-        let m = &r.measurement;
-        let bound = ratio * r.fpr_configured;
-        let p_value = below_p_value(m.false_positives, m.queries, bound);
-        let relation = if p_value < GUARD_ALPHA {
-            "below"
-        } else {
-            "not below"
-        };
-        Verdict {
-            check: format!(
-                "--fail-below {ratio}: {} at {:.2}n, configured {}: 95% upper bound {} is \
-                 {relation} {ratio} x {} = {}",
-                label(r),
-                r.load,
-                percent(r.fpr_configured),
-                percent(m.ci_high),
-                percent(r.fpr_configured),
-                percent(bound)
-            ),
-            p_value,
-            alpha: GUARD_ALPHA,
-        }
-    }));
+    verdicts.extend(fail_below.map_or(Vec::new(), |ratio| guard(rows, ratio, false, GUARD_ALPHA)));
     verdicts
+}
+
+/// `--fail-above R` (`above`) or `--fail-below R`: one check per row at a load of at most 1,
+/// the row's 95% bound on that side (lower for above, upper for below) against `R·ε`. The
+/// check's p-value is the exact one-sided tail at `R·ε` ([`above_p_value`],
+/// [`below_p_value`]), its α `alpha`: at one side of the 95% interval, the tail is under α
+/// exactly when the bound is past `R·ε`.
+pub fn guard(rows: &[AuditRow], ratio: f64, above: bool, alpha: f64) -> Vec<Verdict> {
+    let tail = if above { above_p_value } else { below_p_value };
+    rows.iter()
+        .filter(|r| r.load <= 1.0)
+        .map(|r| {
+            let m = &r.measurement;
+            let bound = (ratio * r.fpr_configured).min(1.0);
+            let p_value = tail(m.false_positives, m.queries, bound);
+            let (side, end, ci) = match above {
+                true => ("above", "lower", m.ci_low),
+                false => ("below", "upper", m.ci_high),
+            };
+            let not = if p_value < alpha { "" } else { "not " };
+            Verdict {
+                check: format!(
+                    "--fail-{side} {ratio}: {} at {:.2}n, configured {}: 95% {end} bound {} is \
+                     {not}{side} {ratio} x {} = {}",
+                    label(r),
+                    r.load,
+                    percent(r.fpr_configured),
+                    percent(ci),
+                    percent(r.fpr_configured),
+                    percent(bound)
+                ),
+                p_value,
+                alpha,
+            }
+        })
+        .collect()
 }
 
 /// `rbloom (text keys) at 1.00n: 5000 of 10000 inserted keys answered absent, the first key

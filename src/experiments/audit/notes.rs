@@ -3,11 +3,10 @@
 //! rows; the `--fail-above` checks; one panel per configured rate.
 
 use super::{AuditPlan, AuditRow, AuditRun, FLAG_Z, MIN_EXPECTED_FALSE_POSITIVES};
-use crate::experiments::{Verdict, distinct};
-use crate::pipeline::measurement::CONFIDENCE;
+use crate::experiments::{distinct, grouped};
 use crate::plot::{Axis, Colour, Mark, Panel, Plate, Series, extent};
 use crate::report::{percent, times};
-use crate::stats::{DETECTION_LEVEL, DETECTION_POWER, binomial_upper_tail};
+use crate::stats::{DETECTION_LEVEL, DETECTION_POWER};
 
 /// How notes and the plate name a row's filter: the library, with a program's key form.
 pub fn label(row: &AuditRow) -> String {
@@ -80,8 +79,7 @@ fn verdict(own: &[&AuditRow]) -> Option<String> {
 pub fn notes(plan: &AuditPlan, audit: &AuditRun) -> Vec<String> {
     let rows = &audit.rows;
     let mut notes = Vec::new();
-    for fpr in distinct(rows.iter().map(|r| r.fpr_configured)) {
-        let group: Vec<&AuditRow> = rows.iter().filter(|r| r.fpr_configured == fpr).collect();
+    for (fpr, group) in grouped(rows, |r| r.fpr_configured) {
         let first = group[0];
         notes.push(format!(
             "configured {} for n = {}: {} queries per row detect an excess of {} or more over it (exact one-sided binomial test at level {DETECTION_LEVEL}, power {DETECTION_POWER})",
@@ -90,8 +88,7 @@ pub fn notes(plan: &AuditPlan, audit: &AuditRun) -> Vec<String> {
             first.measurement.queries,
             percent(first.detectable_excess)
         ));
-        for name in distinct(group.iter().map(|r| label(r))) {
-            let own: Vec<&AuditRow> = group.iter().copied().filter(|r| label(r) == name).collect();
+        for (_, own) in grouped(group, |r| label(r)) {
             notes.extend(verdict(&own));
         }
     }
@@ -149,43 +146,12 @@ fn small_counts(rows: &[AuditRow]) -> Vec<String> {
     notes
 }
 
-/// `--fail-above R`: one check per row at a load of at most 1, failing when the row's 95%
-/// Clopper–Pearson lower bound exceeds `R·ε`. The lower bound L solves
-/// `P(X ≥ c | L) = (1 - 0.95)/2`, so `L > R·ε` exactly when `P(X ≥ c | R·ε)` is below that
-/// level: the check's p-value is that tail, its α the level.
-pub fn fail_above(rows: &[AuditRow], ratio: f64) -> Vec<Verdict> {
-    let alpha = (1.0 - CONFIDENCE) / 2.0;
-    rows.iter()
-        .filter(|r| r.load <= 1.0)
-        .map(|r| {
-            let m = &r.measurement;
-            let bound = (ratio * r.fpr_configured).min(1.0);
-            let p_value = binomial_upper_tail(m.false_positives, m.queries, bound);
-            let relation = if p_value < alpha { "above" } else { "not above" };
-            Verdict {
-                check: format!(
-                    "--fail-above {ratio}: {} at {:.2}n, configured {}: 95% lower bound {} is {relation} {ratio} x {} = {}",
-                    label(r),
-                    r.load,
-                    percent(r.fpr_configured),
-                    percent(m.ci_low),
-                    percent(r.fpr_configured),
-                    percent(bound)
-                ),
-                p_value,
-                alpha,
-            }
-        })
-        .collect()
-}
-
 /// One panel per configured rate: each filter's measured rate (with its interval) against
 /// the load, its own predicted rate dashed where known, and the promise in black.
 pub fn plate(rows: &[AuditRow]) -> Plate {
-    let panels = distinct(rows.iter().map(|r| r.fpr_configured))
+    let panels = grouped(rows, |r| r.fpr_configured)
         .into_iter()
-        .map(|fpr| {
-            let group: Vec<&AuditRow> = rows.iter().filter(|r| r.fpr_configured == fpr).collect();
+        .map(|(fpr, group)| {
             let span = extent(group.iter().map(|r| r.load));
             let mut series = vec![Series::level(
                 Some(format!("configured {}", percent(fpr))),
@@ -194,10 +160,9 @@ pub fn plate(rows: &[AuditRow]) -> Plate {
                 fpr,
                 span,
             )];
-            let names = distinct(group.iter().map(|r| label(r)));
-            for (i, name) in names.iter().enumerate() {
+            let names = grouped(&group, |r| label(r));
+            for (i, (name, own)) in names.iter().enumerate() {
                 let c = Colour::Palette(i);
-                let own: Vec<&&AuditRow> = group.iter().filter(|r| &label(r) == name).collect();
                 // Filters configured alike sit on the same points: spread them a little in x.
                 let offset =
                     (i as f64 - (names.len() as f64 - 1.0) / 2.0) * (span.1 - span.0) * 0.008;

@@ -21,7 +21,6 @@ use crate::hash::HashScheme;
 use crate::keys::KeySource;
 use crate::params::preflight::Cost;
 use crate::pipeline::measurement::{Measurement, Setup, Unit, Work, filter_digest};
-use crate::pipeline::run::Counts;
 use crate::pipeline::timing::{best_ns, round_ns};
 use crate::pipeline::trial::read_trial;
 use crate::structures::{Spec, count_present};
@@ -181,10 +180,11 @@ fn audit_jobs(plan: &AuditPlan, progress: &ProgressBar, shard: bool) -> Result<V
 fn refused_units(plan: &AuditPlan, job: &Job, audited: &mut EntryAudit, shard: bool) -> Result<()> {
     let queries = queries_for(plan.queries, job.fpr)?;
     for row in (job.first + audited.done..job.first + job.loads.len()).filter(|_| shard) {
-        let units: Vec<Unit> = (plan.work(row).blocks(queries))
+        let blocks = plan.work(row).blocks(queries);
+        let units: Vec<Unit> = blocks
             .map(|block| Unit {
                 block,
-                counts: Counts::default(),
+                ..Unit::default()
             })
             .collect();
         if !units.is_empty() {
@@ -268,12 +268,7 @@ fn audit_entry(
             .map(|block| {
                 let counters = keys.block(queries, block);
                 let present = keys.count(filter, counters.clone(), &on_keys)?;
-                let counts = Counts {
-                    queries: counters.end - counters.start,
-                    present,
-                    ..Counts::default()
-                };
-                Ok(Unit { block, counts })
+                Ok(Unit::counted(block, counters, present))
             })
             .collect::<Result<Vec<_>>>()?;
         // Asked where block 0 is counted; a merge asks again only to name a lost key.

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::{Band, ClaimRow, Estimate, Measured, Sample, judge, unmeasured};
 use crate::experiments::compare::rows::CompareRow;
+use crate::experiments::grouped;
 use crate::experiments::overfill::OverfillRow;
 use crate::experiments::sweep_k::SweepKRow;
 use crate::hash::HashScheme;
@@ -551,15 +552,11 @@ pub(super) fn times_the_floor(
 /// pooled, `Σc / Σ q·classic`.
 fn classic_accuracy(runs: &[Run]) -> ClaimRow {
     let measured = run(runs, "seed-check").and_then(|run| {
-        let mut filters: Vec<&Measurement> = Vec::new();
-        for m in run.outcome.measurements.iter().filter(|m| is_classic(m)) {
-            let same = |o: &&Measurement| {
-                (o.n, o.m, o.k, o.seed, o.hash_seed) == (m.n, m.m, m.k, m.seed, m.hash_seed)
-            };
-            if !filters.iter().any(same) {
-                filters.push(m);
-            }
-        }
+        let classic = run.outcome.measurements.iter().filter(|m| is_classic(m));
+        let filters: Vec<&Measurement> = grouped(classic, |m| (m.n, m.m, m.k, m.seed, m.hash_seed))
+            .into_iter()
+            .map(|(_, same)| same[0])
+            .collect();
         if filters.is_empty() {
             return Err("seed-check: no classic rows".into());
         }
