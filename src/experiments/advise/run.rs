@@ -411,19 +411,8 @@ pub fn run(plan: &AdvisePlan, progress: &ProgressBar) -> Result<Outcome> {
     run.notes.push(format!(
         "every cost interval widened by the end-to-end run's worst miss of its prediction, x{miss:.3}"
     ));
-    // Another run's t_w moves every filter's cost alike, the limit with them: the noise is
-    // read at this run's t_w, each filter's interval then its rate's and lookups' (no
-    // filter's, t_w's own).
-    let at_t_w = (contenders.iter())
-        .map(|c| c.cost(plan.negative_share, Bounded::exact(t_w.value), drift))
-        .chain([t_w]);
-    let noise_points: Vec<Point> = (priced.iter().zip(at_t_w))
-        .map(|(p, cost)| Point {
-            cost: cost.widened(miss),
-            ..p.point()
-        })
-        .collect();
-    let choice = choice.within_intervals(&noise_points);
+    let s = plan.negative_share;
+    let choice = choice.within_intervals(&at_this_t_w(&contenders, &priced, s, (t_w, drift, miss)));
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     run.notes.push(sharing.since().note(cpus, "they slow the lookups, the work and the end-to-end run unevenly, so that the costs, their intervals and the choice move with them: run again on a quiet machine"));
     report::outcome(
@@ -434,6 +423,27 @@ pub fn run(plan: &AdvisePlan, progress: &ProgressBar) -> Result<Outcome> {
         checked,
         run.notes,
     )
+}
+
+/// The points the noise is read from ([`skyline::Choice::within_intervals`]): another run's
+/// `t_w` moves every filter's cost alike, the limit with them, so each filter's interval is
+/// taken at this run's `t_w` (its rate's and lookups' alone; no filter's is `t_w`'s own),
+/// widened by the end-to-end `miss` as the costs shown are.
+fn at_this_t_w(
+    contenders: &[Contender],
+    priced: &[Priced],
+    negative_share: f64,
+    (t_w, drift, miss): (Bounded, f64, f64),
+) -> Vec<Point> {
+    let at_t_w = (contenders.iter())
+        .map(|c| c.cost(negative_share, Bounded::exact(t_w.value), drift))
+        .chain([t_w]);
+    (priced.iter().zip(at_t_w))
+        .map(|(p, cost)| Point {
+            cost: cost.widened(miss),
+            ..p.point()
+        })
+        .collect()
 }
 
 /// Fewest queries per pass of an end-to-end run worth its time.
