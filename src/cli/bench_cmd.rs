@@ -62,6 +62,11 @@ pub(super) struct BenchArgs {
     /// shapes at --queries keys each; exit 1 when a ratio is outside [0.5, 2]
     #[arg(long, conflicts_with_all = ["sweep_k", "workloads"])]
     estimates: bool,
+    /// Instead: advise's question at n = 10^6 (σ 0.95, --work-ns ssd, --target-seconds 60)
+    /// run R times, and how often the cost measured end to end fell in the predicted
+    /// interval, its own run's and the others' [1..=100]
+    #[arg(long, value_name = "R", conflicts_with_all = ["sweep_k", "workloads", "estimates"])]
+    advise_coverage: Option<u64>,
     /// With --estimates: also the program behind exec:COMMAND
     #[arg(long, requires = "estimates", value_name = "COMMAND")]
     exec: Option<String>,
@@ -89,6 +94,14 @@ fn run_bench(args: &BenchArgs) -> Result<ExitCode> {
     }
     if args.estimates {
         return emit_estimates(args);
+    }
+    if let Some(runs) = args.advise_coverage {
+        let runs = bloomlab::params::check_count("advise-coverage", runs, 1, 100)?;
+        let bar = progress_bar(args.output.quiet, "runs");
+        let table = bench::advise_coverage::table(runs as u32, 1_000_000, &bar)?;
+        bar.finish_and_clear();
+        emit(&table, &args.output)?;
+        return Ok(ExitCode::SUCCESS);
     }
     let bar = progress_bar(args.output.quiet, "timings");
     bar.set_message("bench");
