@@ -106,7 +106,7 @@ Cost per query (Lang, Neumann, Kemper and Boncz, PVLDB 12(5), 2019):
   σ·t_a + (1 - σ)·t_p + (σ·ε + (1 - σ))·t_w, against t_w without a filter,
 with t_a and t_p the measured absent and present lookup times, ε the measured rate, and
 intervals that hold together with 95% confidence, the times' widened by their drift over
-the run (the work's, and for the lookups the memory's). Configurations whose cost is within --tolerance of the best are tied, and
+the run (the work's; the lookups' by the larger of the work's and the memory's). Configurations whose cost is within --tolerance of the best are tied, and
 the least memory among them is chosen; the choice, the runner-up and no filter are then
 run end to end in front of a simulated lookup of cost t_w, and only a runner-up faster
 there by more than the tolerance in every round replaces the choice.

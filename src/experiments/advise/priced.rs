@@ -181,3 +181,34 @@ pub fn runner_up(priced: &[Priced], choice: &Choice) -> Option<usize> {
         .min_by_key(|&i| (priced[i].point().memory_bytes, i))
         .or_else(|| others().min_by(|&a, &b| priced[a].cost.value.total_cmp(&priced[b].cost.value)))
 }
+
+/// The points the noise is read from ([`Choice::within_intervals`]), at this run's
+/// `t_w`: another run's `t_w` moves a filter's cost against the best's only by
+/// `σ·|ε - ε_best|·Δt_w` (no filter's by `σ·(1 - ε_best)·Δt_w`), so each interval is its rate's
+/// and lookups' (the lookups widened by the end-to-end `miss` too) and that much for `Δt_w`
+/// the largest distance of `t_w`'s interval from its value.
+pub fn at_this_t_w(
+    (contenders, priced): (&[Contender], &[Priced]),
+    (best, negative_share): (usize, f64),
+    (t_w, drift, miss): (Bounded, f64, f64),
+) -> Vec<Point> {
+    let fpr = |p: &Priced| p.rate.as_ref().map_or(1.0, |r| r.fpr_measured);
+    let swing = (t_w.high - t_w.value).max(t_w.value - t_w.low);
+    let exact = Bounded::exact(t_w.value);
+    let at_t_w = (contenders.iter())
+        .map(|c| c.cost(negative_share, exact, drift * miss))
+        .chain([exact]);
+    (priced.iter().zip(at_t_w))
+        .map(|(p, cost)| {
+            let apart = negative_share * (fpr(p) - fpr(&priced[best])).abs() * swing;
+            Point {
+                cost: Bounded {
+                    low: cost.low - apart,
+                    high: cost.high + apart,
+                    ..cost
+                },
+                ..p.point()
+            }
+        })
+        .collect()
+}

@@ -99,7 +99,7 @@ const WORKLOAD_KEYS: u64 = 200_000;
 
 /// Lookups a contender's measurement makes: its rate's queries and its timing passes.
 fn lookups_measured(plan: &AdvisePlan) -> u64 {
-    plan.queries + (2 * timed_keys(plan.n) + WORKLOAD_KEYS) * u64::from(TIMED_PASSES)
+    plan.queries + 2 * timed_keys(plan.n) * u64::from(TIMED_PASSES)
 }
 
 /// The configurations to measure in order of priority: all with `--measure-all` (no time
@@ -195,15 +195,15 @@ impl Run<'_> {
         let lookups = lookups_measured(plan);
         let t_w = self.resolved.t_work.value;
         let part_ns = validate::part_work_ns(t_w, TIMED_PASSES + spread::ROUNDS - 1);
-        // The lookups of a contender's passes in the workload's shape, as the model prices them.
-        let shape_lookups = |c: &Config| {
-            let passes = u64::from(TIMED_PASSES + spread::ROUNDS);
-            model.map_or(0.0, |m| {
-                m.lookup_ns(c) * (2 * workload_keys(t_w) * passes) as f64
-            })
+        // A contender's passes in the workload's shape, the work and the lookups (beside the
+        // work, and alone, where the work is short), as the model prices them.
+        let shape_ns = |c: &Config| {
+            let subjects = 1 + u64::from(t_w <= validate::PART_LONGEST_WORK_NS);
+            let lookups = subjects * workload_keys(t_w) * u64::from(TIMED_PASSES + spread::ROUNDS);
+            part_ns + model.map_or(0.0, |m| m.lookup_ns(c) * lookups as f64)
         };
         let guesses: Vec<Option<f64>> = (picked.iter())
-            .map(|c| model.map(|m| m.measuring_ns(c, plan.n, lookups) + part_ns))
+            .map(|c| model.map(|m| m.measuring_ns(c, plan.n, lookups) + shape_ns(c)))
             .collect();
         let predicted_cost = |c: &Config| {
             model.map_or(0.0, |m| {
@@ -240,8 +240,9 @@ impl Run<'_> {
                 config.k
             ));
             let started = self.steps.elapsed_ns();
-            let lookups_ns =
-                model.map_or(0.0, |m| m.lookup_ns(config) * lookups as f64 * ratio) + part_ns;
+            let lookups_ns = (model.map_or(0.0, |m| m.lookup_ns(config) * lookups as f64)
+                + shape_ns(config))
+                * ratio;
             // A choice needs one measured: the first is never stopped.
             let until = match contenders.is_empty() {
                 true => f64::INFINITY,
@@ -252,9 +253,9 @@ impl Run<'_> {
                     true => {
                         kept += measured.config.memory_bytes;
                         pending.defer(contenders.len(), shape);
-                        let deferral = part_ns + shape_lookups(config);
-                        deferred += deferral * ratio;
-                        predicted -= deferral;
+                        deferred += shape_ns(config) * ratio;
+                        // Spent in the rounds, after the loop: out of what this one took.
+                        predicted -= guess.map_or(0.0, |_| shape_ns(config));
                     }
                     false => {
                         let filter = measured.filter.take().expect("a contender is filled");
@@ -411,8 +412,9 @@ pub fn run(plan: &AdvisePlan, progress: &ProgressBar) -> Result<Outcome> {
     run.notes.push(format!(
         "every cost interval widened by the end-to-end run's worst miss of its prediction, x{miss:.3}"
     ));
-    let s = plan.negative_share;
-    let choice = choice.within_intervals(&at_this_t_w(&contenders, &priced, s, (t_w, drift, miss)));
+    let at = (choice.best, plan.negative_share);
+    let points = priced::at_this_t_w((&contenders, &priced), at, (t_w, drift, miss));
+    let choice = choice.within_intervals(&points);
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     run.notes.push(sharing.since().note(cpus, "they slow the lookups, the work and the end-to-end run unevenly, so that the costs, their intervals and the choice move with them: run again on a quiet machine"));
     report::outcome(
@@ -423,27 +425,6 @@ pub fn run(plan: &AdvisePlan, progress: &ProgressBar) -> Result<Outcome> {
         checked,
         run.notes,
     )
-}
-
-/// The points the noise is read from ([`skyline::Choice::within_intervals`]): another run's
-/// `t_w` moves every filter's cost alike, the limit with them, so each filter's interval is
-/// taken at this run's `t_w` (its rate's and lookups' alone; no filter's is `t_w`'s own),
-/// widened by the end-to-end `miss` as the costs shown are.
-fn at_this_t_w(
-    contenders: &[Contender],
-    priced: &[Priced],
-    negative_share: f64,
-    (t_w, drift, miss): (Bounded, f64, f64),
-) -> Vec<Point> {
-    let at_t_w = (contenders.iter())
-        .map(|c| c.cost(negative_share, Bounded::exact(t_w.value), drift))
-        .chain([t_w]);
-    (priced.iter().zip(at_t_w))
-        .map(|(p, cost)| Point {
-            cost: cost.widened(miss),
-            ..p.point()
-        })
-        .collect()
 }
 
 /// Fewest queries per pass of an end-to-end run worth its time.

@@ -12,7 +12,7 @@ use crate::error::Result;
 use crate::pipeline::timing::{Passes, interleave};
 use crate::structures::Filter;
 
-/// A contender's lookups as the workload asks them ([`in_workload_shape`]).
+/// A contender's lookups as the workload asks them ([`WorkloadShape`]).
 pub struct Shaped {
     /// `t_a` and `t_p` beside the work.
     pub lookups: Lookups,
@@ -228,6 +228,6 @@ mod tests {
         for (_, s) in &shaped {
             assert!(s.alone_ns > 0.0 && s.lookups.absent.value.is_finite());
         }
-        assert_eq!((probes.ns.len(), probes.line_ns.len()), (4, 6));
+        assert_eq!((probes.ns.len(), probes.line_ns.len()), (4, 4));
     }
 }

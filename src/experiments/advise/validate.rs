@@ -387,12 +387,11 @@ impl Probes {
     }
 
     /// From now on each pass also reads [`PROBE_READS`] lines of a buffer of `bytes` (the
-    /// largest contender's table, at most [`PROBE_MOST_BYTES`]); two such passes now.
+    /// largest contender's table, at most [`PROBE_MOST_BYTES`]), each pass lines no pass
+    /// read before. None now: the buffer was just written, so its lines would still be
+    /// cached, as no later pass finds them.
     pub fn watch_memory(&mut self, bytes: u64) -> Result<()> {
-        let buffer = LineBuffer::new(bytes.min(PROBE_MOST_BYTES), 11)?;
-        buffer.read_independent(0, PROBE_READS);
-        self.lines = Some(buffer);
-        (0..2).for_each(|_| self.take_memory());
+        self.lines = Some(LineBuffer::new(bytes.min(PROBE_MOST_BYTES), 11)?);
         Ok(())
     }
 
