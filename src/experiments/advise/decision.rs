@@ -104,7 +104,7 @@ fn recommendation(plan: &AdvisePlan, p: &Priced, t_w: f64) -> [String; 2] {
             )
         }
     };
-    let eps = p.rate.as_ref().map_or(1.0, |r| r.fpr_measured);
+    let eps = p.fpr();
     let (fp, present) = match p.config {
         Some(_) => (s * eps * t_w, (1.0 - s) * t_w),
         None => (s * t_w, (1.0 - s) * t_w),

@@ -141,11 +141,21 @@ impl Priced {
         }
     }
 
+    /// ε as measured; 1 for no filter, which lets every absent key through to the work.
+    pub fn fpr(&self) -> f64 {
+        self.rate.as_ref().map_or(1.0, |r| r.fpr_measured)
+    }
+
     /// The cost per query at σ and `t_w` from the central values (`t_w` without a filter).
     pub fn cost_at_work(&self, sigma: f64, t_w: f64) -> f64 {
-        let eps = self.rate.as_ref().map_or(1.0, |r| r.fpr_measured);
         let time = |t: Option<Bounded>| t.map_or(0.0, |t| t.value);
-        cost_at(sigma, eps, time(self.absent), time(self.present), t_w)
+        cost_at(
+            sigma,
+            self.fpr(),
+            time(self.absent),
+            time(self.present),
+            t_w,
+        )
     }
 
     /// The cost per query at σ and `t_w` with lookups of `lookup_ns` per query (`σ·t_a + (1 -
@@ -192,7 +202,6 @@ pub fn at_this_t_w(
     (best, negative_share): (usize, f64),
     (t_w, drift, miss): (Bounded, f64, f64),
 ) -> Vec<Point> {
-    let fpr = |p: &Priced| p.rate.as_ref().map_or(1.0, |r| r.fpr_measured);
     let swing = (t_w.high - t_w.value).max(t_w.value - t_w.low);
     let exact = Bounded::exact(t_w.value);
     let at_t_w = (contenders.iter())
@@ -200,7 +209,7 @@ pub fn at_this_t_w(
         .chain([exact]);
     (priced.iter().zip(at_t_w))
         .map(|(p, cost)| {
-            let apart = negative_share * (fpr(p) - fpr(&priced[best])).abs() * swing;
+            let apart = negative_share * (p.fpr() - priced[best].fpr()).abs() * swing;
             Point {
                 cost: Bounded {
                     low: cost.low - apart,

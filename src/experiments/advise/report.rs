@@ -101,7 +101,7 @@ fn row(p: &Priced, n: u64, t_w: f64) -> AdviceRow {
         fpr_closed_form: c.map_or(1.0, |c| c.fpr_closed_form),
         queries: r.map_or(0, |r| r.queries),
         false_positives: r.map_or(0, |r| r.false_positives),
-        fpr_measured: r.map_or(1.0, |r| r.fpr_measured),
+        fpr_measured: p.fpr(),
         ci_low: r.map_or(1.0, |r| r.ci_low),
         ci_high: r.map_or(1.0, |r| r.ci_high),
         ns_lookup_absent: p.absent.map(|t| t.value),

@@ -16,14 +16,14 @@ use super::model::{self, Reference, TimeModel};
 use super::priced::{self, Contender, KEPT_BYTES, PLOT_WORK_NS, Priced, Resolved};
 use super::report;
 use super::skyline::{self, Point};
-use super::spread;
-use super::spread::WorkloadShape;
+use super::spread::{self, WorkloadShape};
 use super::steps::Steps;
 use super::validate::{self, Checked, MODEL_FIRST, Probes};
 use super::work::{MISS_BYTES, resolve_work};
 use crate::error::Result;
 use crate::experiments::Outcome;
 use crate::hash::HashScheme;
+use crate::pipeline::timing::Passes;
 use crate::structures::Spec;
 
 /// Keys per timing pass of a contender: n/2, within 10^4 and 4·10^4.
@@ -151,13 +151,13 @@ impl Run<'_> {
             cost::drift(&self.probes.ns)
         ));
         let lines = &self.probes.line_ns;
-        if let (Some(low), Some(high)) = (
-            lines.iter().copied().reduce(f64::min),
-            lines.iter().copied().reduce(f64::max),
-        ) {
+        if !lines.is_empty() {
+            let range = Passes::of(lines.clone());
             self.notes.push(format!(
-                "the memory timed in {} passes spread over the run: {low:.1}-{high:.1} ns a line read; every lookup's interval widened by the larger drift of the work's and the memory's, x{drift:.3}",
-                lines.len()
+                "the memory timed in {} passes spread over the run: {:.1}-{:.1} ns a line read; every lookup's interval widened by the larger drift of the work's and the memory's, x{drift:.3}",
+                lines.len(),
+                range.low,
+                range.high
             ));
         }
         (t_w, drift)
@@ -198,7 +198,7 @@ impl Run<'_> {
         // A contender's passes in the workload's shape, the work and the lookups (beside the
         // work, and alone, where the work is short), as the model prices them.
         let shape_ns = |c: &Config| {
-            let subjects = 1 + u64::from(t_w <= validate::PART_LONGEST_WORK_NS);
+            let subjects = 1 + u64::from(validate::part_beside_work(t_w));
             let lookups = subjects * workload_keys(t_w) * u64::from(TIMED_PASSES + spread::ROUNDS);
             part_ns + model.map_or(0.0, |m| m.lookup_ns(c) * lookups as f64)
         };

@@ -2,7 +2,7 @@
 //! contender after another within a round, so that a burst of the host's memory traffic,
 //! which lasts longer than one contender's passes, slows each contender's passes in some
 //! rounds rather than all of one contender's; each contender's median is then of passes
-//! from every stretch of the run, and another run's median falls within its interval.
+//! from every stretch of the rounds.
 
 use super::cost::{Bounded, INPUT_CONFIDENCE, TIMED_PASSES, median_interval};
 use super::measure::{Keyed, Lookups};

@@ -277,10 +277,16 @@ const PART_MIN_QUERIES: u64 = 1000;
 /// small share of a longer work, which two passes of it subtracted would drown in noise.
 pub const PART_LONGEST_WORK_NS: f64 = 1e3;
 
+/// Whether a [`FilterPart`] at `t_w` ns of work a query is timed beside the work (at most
+/// [`PART_LONGEST_WORK_NS`]), rather than as the lookups alone.
+pub fn part_beside_work(t_w: f64) -> bool {
+    t_w <= PART_LONGEST_WORK_NS
+}
+
 /// ns of work the [`FilterPart`]s of one contender's timing do at most, over `passes`
 /// passes and a warming one: a pass of the workload and one of its work alone each.
 pub fn part_work_ns(t_w: f64, passes: u32) -> f64 {
-    match t_w <= PART_LONGEST_WORK_NS {
+    match part_beside_work(t_w) {
         true => 2.0 * PART_WORK_NS * f64::from(passes + 1),
         false => 0.0,
     }
@@ -312,7 +318,7 @@ impl FilterPart {
         let all = passing(filter, &queries, batched)?;
         let share = all.len() as f64 / queries.len().max(1) as f64;
         let fits = (PART_WORK_NS / (t_w * share)).min(count as f64) as u64;
-        if t_w > PART_LONGEST_WORK_NS || fits < PART_MIN_QUERIES.min(count) || queries.is_empty() {
+        if !part_beside_work(t_w) || fits < PART_MIN_QUERIES.min(count) || queries.is_empty() {
             return Ok(FilterPart {
                 queries,
                 passing: None,
